@@ -1,0 +1,18 @@
+import type { JobName } from './registry.js';
+import { JOB_NAMES } from './registry.js';
+import type { Processor } from './types.js';
+import { processOpenAPISpec } from './openapi-process.js';
+
+/** Exactly one processor per job name: the mapped type makes a missing one a compile error. */
+export const PROCESSORS: { [K in JobName]: Processor<K> } = {
+  'openapi.process': processOpenAPISpec,
+};
+
+/** Start-up check (also for plain JS callers): every registered job has exactly one processor. */
+export function checkProcessors(processors: Record<string, unknown> = PROCESSORS): void {
+  const missing = JOB_NAMES.filter((n) => typeof processors[n] !== 'function');
+  const extra = Object.keys(processors).filter((n) => !(JOB_NAMES as string[]).includes(n));
+  if (missing.length || extra.length) {
+    throw new Error(`Job registry mismatch: missing processors [${missing.join(', ')}], unknown processors [${extra.join(', ')}]`);
+  }
+}

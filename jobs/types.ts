@@ -1,0 +1,33 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { AppContext } from '../src/context.js';
+import type { OperationRow } from '../src/db/repos/operations.js';
+import type { Logger } from '../src/log.js';
+import type { JobData, JobName, JobPayloads } from './registry.js';
+
+export interface JobContext {
+  app: AppContext;
+  operation: OperationRow;
+  job: Job<JobData>;
+  log: Logger;
+  /** Report progress in [0, 1]; written to the operation row and the BullMQ job. */
+  progress(fraction: number): Promise<void>;
+}
+
+/** A processor returns the operation's result (stored as JSON) or throws. */
+export type Processor<K extends JobName> = (payload: JobPayloads[K], ctx: JobContext) => Promise<unknown>;
+
+/** Bad input or a final outcome: fail the operation now, without retries. */
+export class JobFailure extends UnrecoverableError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobFailure';
+  }
+}
+
+/** Nothing to do (superseded, target gone): the operation ends as `skipped` with this reason. */
+export class JobSkipped extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'JobSkipped';
+  }
+}

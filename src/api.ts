@@ -1,0 +1,34 @@
+// API process entrypoint: `npm run start:api`.
+import { loadConfig } from './config.js';
+import { createAppContext, closeAppContext } from './context.js';
+import { createApiServer } from './server.js';
+import { bootstrap } from './services/identity.js';
+
+const config = loadConfig();
+const app = await createAppContext(config, 'api');
+if (config.bootstrap) {
+  const created = await bootstrap(app.db);
+  if (created) {
+    // Printed once, on the first start with an empty database; it is not stored in clear anywhere.
+    process.stdout.write(
+      `\n  First start: created organization ${created.orgId} and admin user ${created.userId}.\n` +
+        `  Admin API token (shown once, keep it safe):\n\n    ${created.token}\n\n`,
+    );
+  }
+}
+const api = createApiServer(app);
+api.server.listen(config.port, config.host, () => {
+  app.log.info({ port: config.port, host: config.host, publicUrl: config.publicUrl }, 'API listening');
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  app.log.info({ signal }, 'API shutting down: no new connections, finishing in-flight requests');
+  await api.close();
+  await closeAppContext(app);
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

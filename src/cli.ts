@@ -1,0 +1,78 @@
+// Administration CLI: `npm run cli -- <command> [--flag value]...`
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.js';
+import { createPool } from './db/pool.js';
+import { migrate } from './db/migrate.js';
+import { addMember, createOrganization, createToken, createUser } from './services/identity.js';
+import { findUserByEmail } from './db/repos/users.js';
+import { ROLES } from './http/validate.js';
+
+const USAGE = `Usage: npm run cli -- <command> [options]
+
+  org create --title <title> [--admin <email>]      create an organization (the user becomes its admin)
+  user create --email <email> [--name <name>] [--operator]
+                                                   create a user (operators may open the job dashboard)
+  member add --org <orgId> --email <email> --role <admin|create|review|edit|comment|read|guest>
+  token create --email <email> [--label <label>]   issue an API token (printed once)
+  migrate                                          apply pending database migrations
+`;
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    title: { type: 'string' },
+    admin: { type: 'string' },
+    email: { type: 'string' },
+    name: { type: 'string' },
+    operator: { type: 'boolean' },
+    org: { type: 'string' },
+    role: { type: 'string' },
+    label: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+const config = loadConfig();
+const db = createPool(config.databaseUrl, 2);
+const need = (name: keyof typeof values) => (values[name] as string | undefined) ?? fail(`--${name} is required`);
+async function userByEmail(email: string) {
+  return (await findUserByEmail(db, email)) ?? fail(`No user with email ${email}`);
+}
+
+try {
+  await migrate(db);
+  const cmd = positionals.join(' ');
+  if (values.help || !cmd) {
+    process.stdout.write(USAGE);
+  } else if (cmd === 'migrate') {
+    process.stdout.write('migrations applied\n');
+  } else if (cmd === 'org create') {
+    const admin = values.admin ? await userByEmail(values.admin) : undefined;
+    const org = await createOrganization(db, { title: need('title'), adminUserId: admin?.id });
+    process.stdout.write(`${org.id}\n`);
+  } else if (cmd === 'user create') {
+    const user = await createUser(db, { email: need('email'), displayName: values.name, operator: values.operator });
+    process.stdout.write(`${user.id}\n`);
+  } else if (cmd === 'member add') {
+    const role = need('role');
+    if (role !== 'guest' && !(ROLES as readonly string[]).includes(role)) fail(`Unknown role ${role}`);
+    const user = await userByEmail(need('email'));
+    await addMember(db, need('org'), user.id, role === 'guest' ? null : (role as (typeof ROLES)[number]));
+    process.stdout.write('ok\n');
+  } else if (cmd === 'token create') {
+    const user = await userByEmail(need('email'));
+    process.stdout.write(`${await createToken(db, user.id, values.label)}\n`);
+  } else {
+    fail(`Unknown command "${cmd}"`);
+  }
+} catch (err) {
+  process.stderr.write(`error: ${(err as Error).message}\n`);
+  process.exitCode = 1;
+} finally {
+  await db.end();
+}

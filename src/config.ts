@@ -1,0 +1,146 @@
+// Environment -> typed, frozen configuration. Every variable read here is documented in README.md
+// (section "Configuration"). Nothing else in the code base reads process.env.
+
+export const ALL_QUEUES = ['openapi', 'git', 'import', 'pdf', 'translation', 'maintenance'] as const;
+export type QueueName = (typeof ALL_QUEUES)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  databaseUrl: string;
+  pgPoolMax: number;
+  redisUrl: string;
+  queuePrefix: string;
+  storage:
+    | { driver: 'local'; dir: string }
+    | {
+        driver: 's3';
+        endpoint?: string;
+        region: string;
+        bucket: string;
+        accessKeyId?: string;
+        secretAccessKey?: string;
+        forcePathStyle: boolean;
+      };
+  bodyLimitBytes: number;
+  logLevel: string;
+  secretKey?: string;
+  bootstrap: boolean;
+  autoMigrate: boolean;
+  adminPath: string;
+  shutdownTimeoutMs: number;
+  workers: {
+    queues: QueueName[];
+    concurrency: number;
+    processes: number;
+    attempts: number;
+    backoffMs: number;
+    lockDurationMs: number;
+    stalledIntervalMs: number;
+    keepCompleted: number;
+    keepFailed: number;
+    reconcileIntervalMs: number;
+    reconcileMinAgeMs: number;
+  };
+  fetch: {
+    timeoutMs: number;
+    maxBytes: number;
+    allowPrivate: boolean;
+  };
+}
+
+type Env = Record<string, string | undefined>;
+
+class ConfigError extends Error {}
+
+function int(env: Env, name: string, def: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be a boolean, got "${raw}"`);
+}
+
+function str(env: Env, name: string, def: string): string {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? def : raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000);
+  const queues = str(env, 'WORKER_QUEUES', ALL_QUEUES.join(','))
+    .split(',')
+    .map((q) => q.trim())
+    .filter(Boolean);
+  for (const q of queues) {
+    if (!(ALL_QUEUES as readonly string[]).includes(q)) {
+      throw new ConfigError(`WORKER_QUEUES names unknown queue "${q}" (known: ${ALL_QUEUES.join(', ')})`);
+    }
+  }
+  const bucket = env.S3_BUCKET;
+  const storage: Config['storage'] = bucket
+    ? {
+        driver: 's3',
+        endpoint: env.S3_ENDPOINT || undefined,
+        region: str(env, 'S3_REGION', 'us-east-1'),
+        bucket,
+        accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+        secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+        forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', true),
+      }
+    : { driver: 'local', dir: str(env, 'LOCAL_STORAGE_DIR', './data/blobs') };
+
+  const config: Config = {
+    port,
+    host: str(env, 'HOST', '0.0.0.0'),
+    publicUrl: str(env, 'PUBLIC_URL', `http://localhost:${port}`).replace(/\/+$/, ''),
+    databaseUrl: str(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/docsplatform'),
+    pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1),
+    redisUrl: str(env, 'REDIS_URL', 'redis://127.0.0.1:6379'),
+    queuePrefix: str(env, 'QUEUE_PREFIX', 'dp'),
+    storage,
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1),
+    logLevel: str(env, 'LOG_LEVEL', 'info'),
+    secretKey: env.SECRET_KEY || undefined,
+    bootstrap: bool(env, 'BOOTSTRAP', true),
+    autoMigrate: bool(env, 'AUTO_MIGRATE', true),
+    adminPath: str(env, 'ADMIN_DASHBOARD_PATH', '/admin/queues').replace(/\/+$/, ''),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000),
+    workers: {
+      queues: queues as QueueName[],
+      concurrency: int(env, 'WORKER_CONCURRENCY', 2, 1),
+      processes: int(env, 'WORKER_PROCESSES', 1, 0),
+      attempts: int(env, 'JOB_ATTEMPTS', 3, 1),
+      backoffMs: int(env, 'JOB_BACKOFF_MS', 2000),
+      lockDurationMs: int(env, 'JOB_LOCK_DURATION_MS', 30_000, 1000),
+      stalledIntervalMs: int(env, 'JOB_STALLED_INTERVAL_MS', 30_000, 500),
+      keepCompleted: int(env, 'JOB_KEEP_COMPLETED', 1000),
+      keepFailed: int(env, 'JOB_KEEP_FAILED', 5000),
+      reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30_000, 100),
+      reconcileMinAgeMs: int(env, 'RECONCILE_MIN_AGE_MS', 10_000),
+    },
+    fetch: {
+      timeoutMs: int(env, 'FETCH_TIMEOUT_MS', 15_000, 1),
+      maxBytes: int(env, 'FETCH_MAX_BYTES', 20 * 1024 * 1024, 1),
+      allowPrivate: bool(env, 'ALLOW_PRIVATE_FETCH', false),
+    },
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}

@@ -1,0 +1,127 @@
+import type { Queryable } from '../pool.js';
+
+export interface SpecRow {
+  id: string;
+  organization_id: string;
+  slug: string;
+  source_url: string | null;
+  source_text: string | null;
+  processing_state: 'pending' | 'progress' | 'complete';
+  processing_operation_id: string | null;
+  visibility: 'private' | 'public';
+  last_version: string | null;
+  last_processed_at: Date | null;
+  last_process_error_code: 'FETCH_TIMEOUT' | 'FETCH_ERROR' | 'PARSE_ERROR' | null;
+  last_process_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function listSpecs(db: Queryable, orgId: string, limit: number, after?: [string, string]) {
+  const params: unknown[] = [orgId, limit + 1];
+  let cond = '';
+  if (after) {
+    params.push(after[0], after[1]);
+    cond = 'AND (created_at, id) > ($3::timestamptz, $4)';
+  }
+  const { rows } = await db.query<SpecRow & { sort_key: string }>(
+    `SELECT *, created_at::text AS sort_key FROM openapi_specs WHERE organization_id = $1 ${cond}
+      ORDER BY created_at, id LIMIT $2`,
+    params,
+  );
+  const { rows: c } = await db.query('SELECT count(*) AS n FROM openapi_specs WHERE organization_id = $1', [orgId]);
+  return { rows, count: c[0].n as number };
+}
+
+export async function getSpecBySlug(db: Queryable, orgId: string, slug: string, forUpdate = false): Promise<SpecRow | null> {
+  const { rows } = await db.query<SpecRow>(
+    `SELECT * FROM openapi_specs WHERE organization_id = $1 AND slug = $2 ${forUpdate ? 'FOR UPDATE' : ''}`,
+    [orgId, slug],
+  );
+  return rows[0] ?? null;
+}
+
+export async function getSpec(db: Queryable, id: string, forUpdate = false): Promise<SpecRow | null> {
+  const { rows } = await db.query<SpecRow>(`SELECT * FROM openapi_specs WHERE id = $1 ${forUpdate ? 'FOR UPDATE' : ''}`, [id]);
+  return rows[0] ?? null;
+}
+
+/** Insert, or return null when the slug is already taken in the organization. */
+export async function insertSpec(
+  db: Queryable,
+  s: { id: string; orgId: string; slug: string; sourceUrl: string | null; sourceText: string | null; operationId: string },
+): Promise<SpecRow | null> {
+  const { rows } = await db.query<SpecRow>(
+    `INSERT INTO openapi_specs (id, organization_id, slug, source_url, source_text, processing_operation_id)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (organization_id, slug) DO NOTHING RETURNING *`,
+    [s.id, s.orgId, s.slug, s.sourceUrl, s.sourceText, s.operationId],
+  );
+  return rows[0] ?? null;
+}
+
+/** A new source: processing starts over under a new operation. */
+export async function resetSpecSource(db: Queryable, id: string, sourceUrl: string | null, sourceText: string | null, operationId: string) {
+  await db.query(
+    `UPDATE openapi_specs SET source_url = $2, source_text = $3, processing_operation_id = $4, processing_state = 'pending',
+            updated_at = clock_timestamp() WHERE id = $1`,
+    [id, sourceUrl, sourceText, operationId],
+  );
+}
+
+export async function setVisibility(db: Queryable, id: string, visibility: string) {
+  await db.query('UPDATE openapi_specs SET visibility = $2, updated_at = clock_timestamp() WHERE id = $1', [id, visibility]);
+}
+
+/** Move to `progress`, only if this operation is still the one the spec waits for. */
+export async function markSpecInProgress(db: Queryable, id: string, operationId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE openapi_specs SET processing_state = 'progress', updated_at = clock_timestamp()
+      WHERE id = $1 AND processing_operation_id = $2`,
+    [id, operationId],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+export async function completeSpec(
+  db: Queryable,
+  id: string,
+  operationId: string,
+  outcome: { versionId: string } | { errorCode: string; error: string },
+): Promise<boolean> {
+  const ok = 'versionId' in outcome;
+  const { rowCount } = await db.query(
+    `UPDATE openapi_specs SET processing_state = 'complete', last_processed_at = clock_timestamp(), updated_at = clock_timestamp(),
+            last_version = coalesce($3, last_version), last_process_error_code = $4, last_process_error = $5
+      WHERE id = $1 AND processing_operation_id = $2`,
+    [id, operationId, ok ? outcome.versionId : null, ok ? null : outcome.errorCode, ok ? null : outcome.error],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+export async function insertVersion(
+  db: Queryable,
+  v: { id: string; specId: string; blobKey: string; sha256: string; size: number; openapi: string; title?: string; apiVersion?: string },
+) {
+  await db.query(
+    `INSERT INTO openapi_spec_versions (id, spec_id, blob_key, sha256, size, openapi, title, api_version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [v.id, v.specId, v.blobKey, v.sha256, v.size, v.openapi, v.title ?? null, v.apiVersion ?? null],
+  );
+}
+
+export async function getVersion(db: Queryable, specId: string, versionId: string) {
+  const { rows } = await db.query('SELECT * FROM openapi_spec_versions WHERE spec_id = $1 AND id = $2', [specId, versionId]);
+  return rows[0] ?? null;
+}
+
+export function specBlobPrefix(specId: string) {
+  return `openapi/${specId}/`;
+}
+
+/** Delete a spec; its blobs' prefix is queued for deletion in the same transaction. */
+export async function deleteSpec(db: Queryable, id: string): Promise<string> {
+  const prefix = specBlobPrefix(id);
+  await db.query('INSERT INTO blob_garbage (blob_key) VALUES ($1) ON CONFLICT DO NOTHING', [prefix]);
+  await db.query('DELETE FROM openapi_specs WHERE id = $1', [id]);
+  return prefix;
+}

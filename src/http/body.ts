@@ -1,0 +1,34 @@
+import type { IncomingMessage } from 'node:http';
+import { badRequest, payloadTooLarge, ApiError } from './errors.js';
+
+/**
+ * Read a JSON request body, refusing more than `limit` bytes (413) before buffering it all.
+ * An empty body reads as `undefined`; anything but JSON is a 400 (or 415 for another media type).
+ */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) {
+    req.resume();
+    throw payloadTooLarge(`Request body exceeds the limit of ${limit} bytes`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      req.resume();
+      throw payloadTooLarge(`Request body exceeds the limit of ${limit} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  if (size === 0) return undefined;
+  const type = String(req.headers['content-type'] ?? 'application/json').toLowerCase();
+  if (!/^application\/([\w.+-]*\+)?json\b/.test(type)) {
+    throw new ApiError(415, `Unsupported Content-Type "${type}": send application/json`);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch (err) {
+    throw badRequest(`Request body is not valid JSON: ${(err as Error).message}`);
+  }
+}

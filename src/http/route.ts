@@ -1,0 +1,58 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { z } from 'zod';
+import type { AppContext } from '../context.js';
+import type { Principal } from '../auth/principal.js';
+import type { Logger } from '../log.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Streamed body (blobs); `body` is ignored when set. */
+  stream?: Readable;
+}
+
+export interface RequestContext<P, Q, B> {
+  app: AppContext;
+  req: IncomingMessage;
+  res: ServerResponse;
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+  log: Logger;
+  requestId: string;
+}
+
+type Shape = Record<string, z.ZodType>;
+type Out<S extends Shape | undefined> = S extends Shape ? z.output<z.ZodObject<S>> : Record<string, never>;
+type BodyOut<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteDef<P extends Shape | undefined = any, Q extends Shape | undefined = any, B = any> {
+  method: Method;
+  path: string;
+  /** Label for metrics and logs; defaults to the path pattern. */
+  name?: string;
+  /** false: no bearer token needed (health, metrics). */
+  auth?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** A body is required (400 when absent). Defaults to true when a body schema is given. */
+  bodyRequired?: boolean;
+  handler: (ctx: RequestContext<Out<P>, Out<Q>, BodyOut<B>>) => Promise<Reply>;
+}
+
+/** Identity function that types a route's handler from its schemas. */
+export function route<P extends Shape | undefined = undefined, Q extends Shape | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  def: RouteDef<P, Q, B>,
+): RouteDef<P, Q, B> {
+  return def;
+}
+
+export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, headers });
+export const created = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 201, body, headers });
+export const noContent = (headers?: Record<string, string>): Reply => ({ status: 204, headers });

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { badRequest } from './errors.js';
+
+/** Parse `input` with `schema`; on failure a 400 whose message names each offending field. */
+export function validate<T>(schema: z.ZodType<T>, input: unknown, where: 'path' | 'query' | 'body'): T {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const parts = result.error.issues.slice(0, 5).map((issue) => {
+    const field = [where, ...issue.path.map(String)].join('.');
+    return `${field}: ${issue.message}`;
+  });
+  throw badRequest(`Invalid request: ${parts.join('; ')}`);
+}
+
+// Query-string helpers: query values arrive as strings.
+export const qBool = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'], { message: 'expected true or false' })
+    .optional()
+    .transform((v) => (v === undefined ? def : v === 'true' || v === '1'));
+
+export const qInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: 'expected a whole number' })
+    .transform(Number)
+    .pipe(z.number().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }));
+
+export const entityId = z.string().regex(/^[a-zA-Z0-9_-]+$/, { message: 'must be an identifier' }).max(128);
+
+export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
+export type Role = (typeof ROLES)[number];
+export const roleSchema = z.enum(ROLES);

@@ -1,0 +1,8 @@
+import type { RouteDef } from '../http/route.js';
+import { orgRoutes } from './orgs.js';
+import { memberRoutes } from './members.js';
+import { openapiRoutes } from './openapi.js';
+import { operationRoutes } from './operations.js';
+
+/** Every public API route, one file per resource family. */
+export const apiRoutes: RouteDef[] = [...orgRoutes, ...memberRoutes, ...openapiRoutes, ...operationRoutes];

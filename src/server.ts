@@ -1,0 +1,177 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { AppContext } from './context.js';
+import { buildRouter } from './http/router.js';
+import type { RouteDef, Reply } from './http/route.js';
+import { ApiError, errorBody, notFound, unauthorized, forbidden, badRequest } from './http/errors.js';
+import { readJsonBody } from './http/body.js';
+import { validate } from './http/validate.js';
+import { authenticate } from './services/identity.js';
+import { getUser } from './db/repos/users.js';
+import { apiRoutes } from './routes/index.js';
+import { systemRoutes } from './routes/system.js';
+import { createMetrics } from './ops/metrics.js';
+import { createDashboard } from './ops/dashboard.js';
+import type { Principal } from './auth/principal.js';
+
+export interface ApiServer {
+  server: http.Server;
+  /** Stop accepting, let in-flight requests finish (bounded by the shutdown timeout). */
+  close(): Promise<void>;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+function bearer(req: IncomingMessage): string | null {
+  const h = req.headers.authorization;
+  if (!h) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1] : '';
+}
+
+function send(res: ServerResponse, reply: Reply) {
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  res.statusCode = reply.status;
+  if (reply.stream) {
+    reply.stream.on('error', () => res.destroy());
+    reply.stream.pipe(res);
+    return;
+  }
+  if (reply.body === undefined || reply.status === 204) {
+    res.end();
+    return;
+  }
+  if (typeof reply.body === 'string' || Buffer.isBuffer(reply.body)) {
+    if (!res.hasHeader('content-type')) res.setHeader('content-type', 'text/plain; charset=utf-8');
+    res.end(reply.body);
+    return;
+  }
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(reply.body));
+}
+
+export function createApiServer(app: AppContext): ApiServer {
+  const metrics = createMetrics(app);
+  const router = buildRouter([...systemRoutes(metrics), ...apiRoutes]);
+  const dashboard = createDashboard(app);
+  const adminPath = app.config.adminPath;
+  const schemas = new WeakMap<RouteDef, { params: z.ZodType; query: z.ZodType }>();
+  const compiled = (r: RouteDef) => {
+    let s = schemas.get(r);
+    if (!s) {
+      s = { params: z.object(r.params ?? {}), query: z.object(r.query ?? {}) };
+      schemas.set(r, s);
+    }
+    return s;
+  };
+
+  async function requireToken(req: IncomingMessage): Promise<Principal> {
+    const token = bearer(req);
+    if (token === null) throw unauthorized();
+    const principal = await authenticate(app.db, token);
+    if (!principal) throw unauthorized('Invalid or expired access token');
+    return principal;
+  }
+
+  /** Operators only. Browsers may pass ?token= once: it is moved into an HttpOnly cookie. */
+  async function serveDashboard(req: IncomingMessage, res: ServerResponse, url: URL) {
+    const fromQuery = url.searchParams.get('token');
+    const fromCookie = /(?:^|;\s*)dp_admin_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+    const token = bearer(req) ?? fromQuery ?? (fromCookie ? decodeURIComponent(fromCookie) : null);
+    if (token === null) throw unauthorized();
+    const principal = await authenticate(app.db, token);
+    if (!principal) throw unauthorized('Invalid or expired access token');
+    const user = await getUser(app.db, principal.userId);
+    if (!user?.is_operator) throw forbidden('The job dashboard is for operators only');
+    if (fromQuery) {
+      url.searchParams.delete('token');
+      res.writeHead(303, {
+        'set-cookie': `dp_admin_token=${encodeURIComponent(fromQuery)}; Path=${adminPath}; HttpOnly; SameSite=Strict`,
+        location: url.pathname + url.search,
+      });
+      res.end();
+      return;
+    }
+    dashboard(req, res);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const started = process.hrtime.bigint();
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('x-request-id', requestId);
+    const log = app.log.child({ reqId: requestId });
+    const method = req.method ?? 'GET';
+    let routeLabel = 'unmatched';
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://local');
+    } catch {
+      url = new URL('http://local/');
+    }
+    try {
+      if (url.pathname === adminPath || url.pathname.startsWith(`${adminPath}/`)) {
+        routeLabel = adminPath;
+        await serveDashboard(req, res, url);
+        return;
+      }
+      const m = router.match(method, url.pathname);
+      if (!m) throw notFound(`No route for ${method} ${url.pathname}`);
+      if ('allowed' in m) {
+        throw new ApiError(405, `Method ${method} is not allowed on ${url.pathname}`, { allow: m.allowed.join(', ') });
+      }
+      const route = m.route;
+      routeLabel = route.name ?? route.path;
+      const principal = route.auth === false ? (null as unknown as Principal) : await requireToken(req);
+      const s = compiled(route);
+      const params = validate(s.params, m.params, 'path');
+      const query = validate(s.query, Object.fromEntries(url.searchParams), 'query');
+      let body: unknown;
+      if (route.body) {
+        const raw = await readJsonBody(req, app.config.bodyLimitBytes);
+        if (raw === undefined && route.bodyRequired !== false) throw badRequest('Invalid request: body: a JSON body is required');
+        body = raw === undefined ? undefined : validate(route.body, raw, 'body');
+      } else if (method !== 'GET' && method !== 'DELETE') {
+        await readJsonBody(req, app.config.bodyLimitBytes); // enforce the limit, ignore content
+      }
+      const reply = await route.handler({ app, req, res, params, query, body, principal, log, requestId } as never);
+      send(res, reply);
+    } catch (err) {
+      if (res.headersSent) {
+        log.error({ err }, 'error after response started');
+        res.destroy();
+        return;
+      }
+      if (err instanceof ApiError) {
+        send(res, { status: err.status, body: errorBody(err.status, err.message), headers: err.headers });
+      } else {
+        log.error({ err }, 'unhandled error');
+        send(res, { status: 500, body: errorBody(500, `Internal server error (request ${requestId})`) });
+      }
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      metrics.observeHttp(routeLabel, method, res.statusCode, seconds);
+      log.info({ method, path: url.pathname, route: routeLabel, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+    }
+  }
+
+  const server = http.createServer((req, res) => void handle(req, res));
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 120_000;
+
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.closeAllConnections(), app.config.shutdownTimeoutMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,57 @@
+import type { AppContext } from '../context.js';
+import type { Principal } from '../auth/principal.js';
+import { atLeast } from '../auth/roles.js';
+import { forbidden, notFound } from '../http/errors.js';
+import type { Role } from '../http/validate.js';
+import { getOrgForUser, type OrgWithMembership } from '../db/repos/organizations.js';
+import type { Queryable } from '../db/pool.js';
+
+export type OrgPermissions = ReturnType<typeof orgPermissions>;
+
+/** The caller's permissions on an organization, computed from their membership and role. */
+export function orgPermissions(org: OrgWithMembership) {
+  const role = org.is_member ? (org.member_role as Role | null) : null;
+  const member = org.is_member;
+  const isAdmin = atLeast(role, 'admin');
+  return {
+    view: member,
+    access: member && role !== null,
+    admin: isAdmin,
+    ownTeam: member && org.owns_team,
+    createContent: atLeast(role, 'create'),
+    createOpenAPISpec: atLeast(role, 'create'),
+    ingestConversations: isAdmin,
+    viewBilling: isAdmin,
+    listMembers: member && role !== null,
+    listTeams: member && role !== null,
+    listIntegrations: member && role !== null,
+    listInstallations: isAdmin,
+    installIntegration: isAdmin,
+  };
+}
+
+/**
+ * Load an organization for the caller and check one of their permissions.
+ * 404 when the organization does not exist, 403 when the caller lacks the permission.
+ */
+export async function requireOrg(
+  db: Queryable,
+  principal: Principal,
+  orgId: string,
+  permission: keyof OrgPermissions = 'view',
+): Promise<{ org: OrgWithMembership; permissions: OrgPermissions; role: Role | null }> {
+  const org = await getOrgForUser(db, orgId, principal.userId);
+  if (!org) throw notFound(`Organization "${orgId}" not found`);
+  const permissions = orgPermissions(org);
+  if (!permissions.view) throw forbidden(`You are not a member of organization "${orgId}"`);
+  if (!permissions[permission]) throw forbidden(`Your role in organization "${orgId}" does not allow this action`);
+  return { org, permissions, role: org.is_member ? (org.member_role as Role | null) : null };
+}
+
+export function appUrls(app: AppContext) {
+  const base = app.config.publicUrl;
+  return {
+    api: (path: string) => `${base}/v1${path}`,
+    app: (path: string) => `${base}/app${path}`,
+  };
+}

@@ -1,0 +1,153 @@
+import type { AppContext } from '../context.js';
+import type { Principal } from '../auth/principal.js';
+import { withTx } from '../db/pool.js';
+import * as members from '../db/repos/members.js';
+import type { MemberRow, MemberSort } from '../db/repos/members.js';
+import { listTeamsOfMember } from '../db/repos/teams.js';
+import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../http/pagination.js';
+import { conflict, forbidden, notFound } from '../http/errors.js';
+import type { Role } from '../http/validate.js';
+import { signJwt } from '../auth/jwt.js';
+import { requireOrg, appUrls } from './access.js';
+
+export function toUser(app: AppContext, u: { id: string; display_name: string; email: string; photo_url: string | null }) {
+  return {
+    object: 'user',
+    id: u.id,
+    displayName: u.display_name,
+    email: u.email,
+    ...(u.photo_url ? { photoURL: u.photo_url } : {}),
+    urls: { location: appUrls(app).api(`/users/${u.id}`) },
+  };
+}
+
+export function toMember(app: AppContext, m: MemberRow) {
+  return {
+    object: 'member',
+    id: m.user_id,
+    role: m.role,
+    user: toUser(app, { id: m.user_id, display_name: m.display_name, email: m.email, photo_url: m.photo_url }),
+    disabled: m.disabled,
+    joinedAt: m.joined_at.toISOString(),
+    ...(m.last_seen_at ? { lastSeenAt: m.last_seen_at.toISOString() } : {}),
+    sso: m.sso,
+    spaces: m.spaces,
+    teams: m.teams,
+    sites: 0,
+  };
+}
+
+export interface MemberListQuery {
+  page?: string;
+  limit?: number;
+  order: 'asc' | 'desc';
+  sort: MemberSort;
+  role?: string;
+  search?: string;
+}
+
+export async function listMembers(app: AppContext, p: Principal, orgId: string, q: MemberListQuery) {
+  await requireOrg(app.db, p, orgId, 'listMembers');
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  const after = decodeCursor(q.page, 2) as [string, string] | undefined;
+  const { rows, count } = await members.listMembers(app.db, orgId, { ...q, limit, after });
+  return buildPage(rows, limit, count, (r) => [r.sort_key, r.user_id], (r) => toMember(app, r));
+}
+
+export async function getMember(app: AppContext, p: Principal, orgId: string, userId: string) {
+  await requireOrg(app.db, p, orgId, p.userId === userId ? 'view' : 'listMembers');
+  const m = await members.getMember(app.db, orgId, userId);
+  if (!m) throw notFound(`User "${userId}" is not a member of organization "${orgId}"`);
+  return toMember(app, m);
+}
+
+/** Changing a role keeps at least one enabled admin in the organization (409 otherwise). */
+export async function updateMemberRole(app: AppContext, p: Principal, orgId: string, userId: string, role: Role | null) {
+  await requireOrg(app.db, p, orgId, 'admin');
+  await withTx(app.db, async (c) => {
+    const m = await members.getMember(c, orgId, userId);
+    if (!m) throw notFound(`User "${userId}" is not a member of organization "${orgId}"`);
+    if (m.role === 'admin' && role !== 'admin' && (await members.countOtherAdmins(c, orgId, userId)) === 0) {
+      throw conflict('An organization must keep at least one admin: promote another member first');
+    }
+    await members.updateMemberRole(c, orgId, userId, role);
+  });
+  return getMember(app, p, orgId, userId);
+}
+
+/** Admins remove anyone; a member may remove themself. 204 whether or not the user was a member. */
+export async function removeMember(app: AppContext, p: Principal, orgId: string, userId: string) {
+  await requireOrg(app.db, p, orgId, p.userId === userId ? 'view' : 'admin');
+  await withTx(app.db, async (c) => {
+    const m = await members.getMember(c, orgId, userId);
+    if (!m) return;
+    if (m.role === 'admin' && (await members.countOtherAdmins(c, orgId, userId)) === 0) {
+      throw conflict('The last admin cannot leave the organization: promote another member first');
+    }
+    await members.deleteMember(c, orgId, userId);
+  });
+}
+
+export async function ping(app: AppContext, p: Principal, orgId: string) {
+  const { role } = await requireOrg(app.db, p, orgId, 'view');
+  await members.touchLastSeen(app.db, orgId, p.userId);
+  const token = signJwt({ sub: p.userId, org: orgId, role }, app.secret, 3600);
+  // The seeds name the field serviceVisitorClaims; the public client reads gitbookVisitorClaims.
+  return { serviceVisitorClaims: token, gitbookVisitorClaims: token };
+}
+
+export async function setSsoMember(app: AppContext, p: Principal, orgId: string, userId: string) {
+  await requireOrg(app.db, p, orgId, 'admin');
+  if (!(await members.setMemberSso(app.db, orgId, userId))) {
+    throw notFound(`User "${userId}" is not a member of organization "${orgId}"`);
+  }
+  return getMember(app, p, orgId, userId);
+}
+
+async function requireSelfOrAdmin(app: AppContext, p: Principal, orgId: string, userId: string) {
+  const { permissions } = await requireOrg(app.db, p, orgId, 'view');
+  if (p.userId !== userId && !permissions.admin) throw forbidden('Only admins can see the memberships of another member');
+  if (!(await members.getMember(app.db, orgId, userId))) {
+    throw notFound(`User "${userId}" is not a member of organization "${orgId}"`);
+  }
+}
+
+export async function listMemberTeams(
+  app: AppContext,
+  p: Principal,
+  orgId: string,
+  userId: string,
+  q: { page?: string; limit?: number; title?: string },
+) {
+  await requireSelfOrAdmin(app, p, orgId, userId);
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  const after = decodeCursor(q.page, 2) as [string, string] | undefined;
+  const { rows, count } = await listTeamsOfMember(app.db, orgId, userId, { title: q.title, limit, after });
+  const isAdmin = (await requireOrg(app.db, p, orgId, 'view')).permissions.admin;
+  return buildPage(rows, limit, count, (r) => [r.sort_key, r.id], (r) => ({
+    team: {
+      object: 'team',
+      id: r.id,
+      title: r.title,
+      members: r.members,
+      spaces: 0,
+      createdAt: r.created_at.toISOString(),
+      permissions: { admin: isAdmin || (p.userId === userId && r.role === 'owner'), view: true },
+      urls: { location: appUrls(app).api(`/orgs/${orgId}/teams/${r.id}`) },
+    },
+    member: { role: r.role },
+  }));
+}
+
+/** Spaces are introduced by the content issue; until then a member has no space permissions to list. */
+export async function listMemberSpaces(
+  app: AppContext,
+  p: Principal,
+  orgId: string,
+  userId: string,
+  q: { page?: string; limit?: number; order: 'asc' | 'desc' },
+) {
+  await requireSelfOrAdmin(app, p, orgId, userId);
+  decodeCursor(q.page, 2);
+  return { items: [], count: 0 };
+}

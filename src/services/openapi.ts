@@ -1,0 +1,183 @@
+import type { AppContext } from '../context.js';
+import type { Principal } from '../auth/principal.js';
+import { withTx } from '../db/pool.js';
+import * as specs from '../db/repos/openapi.js';
+import type { SpecRow } from '../db/repos/openapi.js';
+import { forgetGarbage } from '../db/repos/blob-garbage.js';
+import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../http/pagination.js';
+import { conflict, notFound } from '../http/errors.js';
+import { newId } from '../util/ids.js';
+import { requireOrg, appUrls, type OrgPermissions } from './access.js';
+import { createOperation, enqueue, operationLocation } from './operations.js';
+
+export type SpecSource = { url: string } | { text: string };
+
+function specPath(orgId: string, slug: string) {
+  return `/orgs/${orgId}/openapi/${slug}`;
+}
+
+export function toSpec(app: AppContext, s: SpecRow, perms: OrgPermissions) {
+  const urls = appUrls(app);
+  return {
+    object: 'openapi-spec',
+    id: s.id,
+    createdAt: s.created_at.toISOString(),
+    updatedAt: s.updated_at.toISOString(),
+    slug: s.slug,
+    ...(s.source_url ? { sourceURL: s.source_url } : {}),
+    processingState: s.processing_state,
+    visibility: s.visibility,
+    ...(s.last_version ? { lastVersion: s.last_version } : {}),
+    ...(s.last_processed_at ? { lastProcessedAt: s.last_processed_at.toISOString() } : {}),
+    ...(s.last_process_error_code ? { lastProcessErrorCode: s.last_process_error_code } : {}),
+    lastProcessedErrors: s.last_process_error ? [{ message: s.last_process_error, code: s.last_process_error_code ?? undefined }] : [],
+    lastProcessedErrorCount: s.last_process_error ? 1 : 0,
+    permissions: { view: perms.view, edit: perms.createOpenAPISpec },
+    urls: {
+      location: urls.api(specPath(s.organization_id, s.slug)),
+      app: urls.app(`/o/${s.organization_id}/openapi/${s.slug}`),
+      ...(s.visibility === 'public' ? { published: `${app.config.publicUrl}/public/openapi/${s.organization_id}/${s.slug}` } : {}),
+    },
+  };
+}
+
+function sourceColumns(source: SpecSource): [string | null, string | null] {
+  return 'url' in source ? [source.url, null] : [null, source.text];
+}
+
+export async function listSpecs(app: AppContext, p: Principal, orgId: string, q: { page?: string; limit?: number }) {
+  const { permissions } = await requireOrg(app.db, p, orgId, 'view');
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  const after = decodeCursor(q.page, 2) as [string, string] | undefined;
+  const { rows, count } = await specs.listSpecs(app.db, orgId, limit, after);
+  return buildPage(rows, limit, count, (r) => [r.sort_key, r.id], (r) => toSpec(app, r, permissions));
+}
+
+export async function getSpec(app: AppContext, p: Principal, orgId: string, slug: string) {
+  const { permissions } = await requireOrg(app.db, p, orgId, 'view');
+  const s = await specs.getSpecBySlug(app.db, orgId, slug);
+  if (!s) throw notFound(`OpenAPI spec "${slug}" not found`);
+  return toSpec(app, s, permissions);
+}
+
+/** POST: create only (409 when the slug exists). Processing continues in a worker. */
+export async function createSpec(app: AppContext, p: Principal, orgId: string, slug: string, source: SpecSource) {
+  const { permissions } = await requireOrg(app.db, p, orgId, 'createOpenAPISpec');
+  const [url, text] = sourceColumns(source);
+  const { spec, op } = await withTx(app.db, async (c) => {
+    const id = newId();
+    const op = await createOperation(c, 'openapi.process', {
+      organizationId: orgId,
+      payload: { specId: id },
+      targetType: 'openapi-spec',
+      targetId: id,
+      createdBy: p.userId,
+    });
+    const spec = await specs.insertSpec(c, { id, orgId, slug, sourceUrl: url, sourceText: text, operationId: op.id });
+    if (!spec) throw conflict(`An OpenAPI spec with slug "${slug}" already exists in this organization`);
+    return { spec, op };
+  });
+  await enqueue(app, op);
+  return { spec: toSpec(app, spec, permissions), location: operationLocation(app, op.id) };
+}
+
+/** PUT: create or replace the source; `created` tells which. */
+export async function upsertSpec(app: AppContext, p: Principal, orgId: string, slug: string, source: SpecSource) {
+  const { permissions } = await requireOrg(app.db, p, orgId, 'createOpenAPISpec');
+  const [url, text] = sourceColumns(source);
+  const result = await withTx(app.db, async (c) => {
+    const existing = await specs.getSpecBySlug(c, orgId, slug, true);
+    const id = existing?.id ?? newId();
+    const op = await createOperation(c, 'openapi.process', {
+      organizationId: orgId,
+      payload: { specId: id },
+      targetType: 'openapi-spec',
+      targetId: id,
+      createdBy: p.userId,
+    });
+    if (existing) {
+      await specs.resetSpecSource(c, id, url, text, op.id);
+      return { created: false, op, spec: (await specs.getSpec(c, id))! };
+    }
+    const spec = await specs.insertSpec(c, { id, orgId, slug, sourceUrl: url, sourceText: text, operationId: op.id });
+    // A concurrent PUT created it between our read and insert: the caller may simply retry.
+    if (!spec) throw conflict(`OpenAPI spec "${slug}" was created concurrently; retry the request`);
+    return { created: true, op, spec };
+  });
+  await enqueue(app, result.op);
+  return { created: result.created, spec: toSpec(app, result.spec, permissions), location: operationLocation(app, result.op.id) };
+}
+
+export async function setSpecVisibility(app: AppContext, p: Principal, orgId: string, slug: string, visibility: 'public' | 'private') {
+  const { permissions } = await requireOrg(app.db, p, orgId, 'createOpenAPISpec');
+  const s = await specs.getSpecBySlug(app.db, orgId, slug);
+  if (!s) throw notFound(`OpenAPI spec "${slug}" not found`);
+  await specs.setVisibility(app.db, s.id, visibility);
+  return toSpec(app, (await specs.getSpec(app.db, s.id))!, permissions);
+}
+
+/** 204 whether or not it existed. Version blobs are deleted after the rows; leftovers stay queued as garbage. */
+export async function deleteSpec(app: AppContext, p: Principal, orgId: string, slug: string) {
+  await requireOrg(app.db, p, orgId, 'createOpenAPISpec');
+  const prefix = await withTx(app.db, async (c) => {
+    const s = await specs.getSpecBySlug(c, orgId, slug, true);
+    return s ? specs.deleteSpec(c, s.id) : null;
+  });
+  if (!prefix) return;
+  try {
+    await app.blobs.deletePrefix(prefix);
+    await forgetGarbage(app.db, [prefix]);
+  } catch (err) {
+    app.log.warn({ err }, 'could not delete OpenAPI version blobs now; left for the purge job');
+  }
+}
+
+async function latestVersion(app: AppContext, p: Principal, orgId: string, slug: string, versionId?: string) {
+  await requireOrg(app.db, p, orgId, 'view');
+  const s = await specs.getSpecBySlug(app.db, orgId, slug);
+  if (!s) throw notFound(`OpenAPI spec "${slug}" not found`);
+  const id = versionId ?? s.last_version;
+  const v = id ? await specs.getVersion(app.db, s.id, id) : null;
+  if (!v) throw notFound(versionId ? `Version "${versionId}" not found` : `OpenAPI spec "${slug}" has no processed version yet`);
+  return { s, v };
+}
+
+export async function getSpecVersion(app: AppContext, p: Principal, orgId: string, slug: string, versionId?: string) {
+  const { v } = await latestVersion(app, p, orgId, slug, versionId);
+  const base = appUrls(app).api(`${specPath(orgId, slug)}/versions/${v.id}`);
+  return { object: 'openapi-spec-version', id: v.id, createdAt: v.created_at.toISOString(), url: `${base}/content`, urls: { location: base } };
+}
+
+/** The processed (bundled, validated) document of a version, read back from the BlobStore. */
+export async function getSpecVersionContent(app: AppContext, p: Principal, orgId: string, slug: string, versionId?: string) {
+  const { s, v } = await latestVersion(app, p, orgId, slug, versionId);
+  const bytes = await app.blobs.get(`${v.blob_key}`);
+  if (!bytes) throw notFound('The stored content of this version is missing');
+  const published = `${app.config.publicUrl}/public/openapi/${orgId}/${slug}`;
+  return {
+    filesystem: JSON.parse(bytes.toString('utf8')),
+    urls: { source: s.source_url ?? appUrls(app).api(`${specPath(orgId, slug)}/versions/${v.id}/content`), public: s.visibility === 'public' ? published : null },
+  };
+}
+
+export async function getSpecVersionRaw(app: AppContext, p: Principal, orgId: string, slug: string) {
+  const { v } = await latestVersion(app, p, orgId, slug);
+  const raw = await app.blobs.get(rawKey(v.blob_key));
+  if (!raw) throw notFound('The stored content of this version is missing');
+  const text = raw.toString('utf8');
+  return { text, format: /^\s*[{[]/.test(text) ? 'json' : 'yaml' };
+}
+
+export function rawKey(bundleKey: string) {
+  return bundleKey.replace(/bundle\.json$/, 'source.txt');
+}
+
+/** Public link of a public spec: no token needed, 404 for private ones. */
+export async function getPublicSpec(app: AppContext, orgId: string, slug: string): Promise<Buffer> {
+  const s = await specs.getSpecBySlug(app.db, orgId, slug);
+  if (!s || s.visibility !== 'public' || !s.last_version) throw notFound('Not found');
+  const v = await specs.getVersion(app.db, s.id, s.last_version);
+  const bytes = v && (await app.blobs.get(v.blob_key));
+  if (!bytes) throw notFound('Not found');
+  return bytes;
+}

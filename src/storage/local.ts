@@ -1,0 +1,88 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { checkKey, type BlobStore } from './blobstore.js';
+
+/** Blobs as files under one folder: the default when no S3 bucket is configured. */
+export class LocalBlobStore implements BlobStore {
+  readonly driver = 'local' as const;
+  private readonly root: string;
+
+  constructor(dir: string) {
+    this.root = path.resolve(dir);
+  }
+
+  private file(key: string): string {
+    return path.join(this.root, checkKey(key));
+  }
+
+  async put(key: string, data: Buffer | string): Promise<void> {
+    const target = this.file(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    // Write beside the target then rename: readers never see a partial file.
+    const tmp = path.join(this.root, '.tmp');
+    await mkdir(tmp, { recursive: true });
+    const tmpFile = path.join(tmp, `${randomBytes(8).toString('hex')}`);
+    await writeFile(tmpFile, data);
+    await rename(tmpFile, target);
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    try {
+      return await readFile(this.file(key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async head(key: string): Promise<{ size: number } | null> {
+    try {
+      const s = await stat(this.file(key));
+      return s.isFile() ? { size: s.size } : null;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async getStream(key: string) {
+    const h = await this.head(key);
+    if (!h) return null;
+    return { stream: createReadStream(this.file(key)), size: h.size };
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.file(key), { force: true });
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    const walk = async (dir: string, rel: string) => {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw err;
+      }
+      for (const e of entries) {
+        const relPath = rel ? `${rel}/${e.name}` : e.name;
+        if (!rel && e.name === '.tmp') continue;
+        if (e.isDirectory()) await walk(path.join(dir, e.name), relPath);
+        else if (relPath.startsWith(prefix)) out.push(relPath);
+      }
+    };
+    await walk(this.root, '');
+    return out.sort();
+  }
+
+  async deletePrefix(prefix: string): Promise<number> {
+    const keys = await this.list(prefix);
+    await Promise.all(keys.map((k) => this.delete(k)));
+    return keys.length;
+  }
+
+  async close(): Promise<void> {}
+}

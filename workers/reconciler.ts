@@ -1,0 +1,68 @@
+import type { AppContext } from '../src/context.js';
+import * as ops from '../src/db/repos/operations.js';
+import { isJobName } from '../jobs/registry.js';
+
+const RECONCILE_LOCK = 727_003;
+
+/**
+ * Make Redis agree with PostgreSQL: every accepted, unfinished operation must have its job.
+ * A missing job (Redis flushed, or a crash between commit and enqueue) is added again under the
+ * operation id, so doing this twice is harmless; a job BullMQ gave up on (for example stalled
+ * too often) fails its operation with the reason. One process at a time runs it (advisory lock).
+ */
+export async function reconcileOnce(app: AppContext): Promise<{ requeued: number; failed: number } | null> {
+  const client = await app.db.connect();
+  try {
+    const { rows } = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [RECONCILE_LOCK]);
+    if (!rows[0].ok) return null;
+    try {
+      let requeued = 0;
+      let failed = 0;
+      const open = await ops.listOpenOperations(app.db, app.config.workers.reconcileMinAgeMs);
+      for (const op of open) {
+        if (!isJobName(op.kind)) {
+          await ops.finishOperation(app.db, op.id, 'failed', { error: `Unknown job kind "${op.kind}"` });
+          failed++;
+          continue;
+        }
+        const job = await app.jobs.queue(op.queue as never).getJob(op.id);
+        if (!job) {
+          await app.jobs.enqueue(op);
+          await ops.touchOperation(app.db, op.id);
+          requeued++;
+          continue;
+        }
+        const state = await job.getState();
+        if (state === 'failed') {
+          await ops.finishOperation(app.db, op.id, 'failed', { error: job.failedReason || 'The job failed' });
+          failed++;
+        }
+      }
+      if (requeued || failed) app.log.info({ requeued, failed }, 'reconciler repaired operations');
+      return { requeued, failed };
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [RECONCILE_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+export function startReconciler(app: AppContext): () => void {
+  let running = false;
+  const tick = async () => {
+    if (running) return;
+    running = true;
+    try {
+      await reconcileOnce(app);
+    } catch (err) {
+      app.log.warn({ err }, 'reconciler pass failed');
+    } finally {
+      running = false;
+    }
+  };
+  void tick();
+  const timer = setInterval(tick, app.config.workers.reconcileIntervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

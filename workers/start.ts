@@ -1,0 +1,50 @@
+import { Worker } from 'bullmq';
+import type { AppContext } from '../src/context.js';
+import type { QueueName } from '../src/config.js';
+import { redisConnection } from '../jobs/client.js';
+import { checkProcessors } from '../jobs/index.js';
+import type { JobData } from '../jobs/registry.js';
+import { createJobHandler } from './runner.js';
+import { startReconciler } from './reconciler.js';
+
+export interface WorkerPool {
+  workers: Worker<JobData>[];
+  /** Stop taking jobs, let active ones finish for up to `timeoutMs`, then force-close. */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+/** One BullMQ Worker per configured queue, plus the reconciler loop. */
+export function startWorkers(app: AppContext, queues: readonly QueueName[] = app.config.workers.queues): WorkerPool {
+  checkProcessors();
+  const w = app.config.workers;
+  const handler = createJobHandler(app);
+  const workers = queues.map((queue) => {
+    const worker = new Worker<JobData>(queue, handler, {
+      connection: redisConnection(app.config.redisUrl),
+      prefix: app.config.queuePrefix,
+      concurrency: w.concurrency,
+      lockDuration: w.lockDurationMs,
+      stalledInterval: w.stalledIntervalMs,
+      maxStalledCount: 2,
+    });
+    worker.on('error', (err) => app.log.warn({ err: err.message, queue }, 'worker error'));
+    return worker;
+  });
+  const stopReconciler = startReconciler(app);
+  app.log.info({ queues, concurrency: w.concurrency }, 'workers started');
+  return {
+    workers,
+    async close(timeoutMs = app.config.shutdownTimeoutMs) {
+      stopReconciler();
+      let timer: NodeJS.Timeout | undefined;
+      const graceful = Promise.all(workers.map((x) => x.close())).then(() => 'closed' as const);
+      const limit = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs)));
+      const outcome = await Promise.race([graceful, limit]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') {
+        app.log.warn('workers did not finish in time; forcing close (their jobs will be retried)');
+        await Promise.all(workers.map((x) => x.close(true)));
+      }
+    },
+  };
+}
