@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+let org: Awaited<ReturnType<TestApp['seedOrg']>>;
+
+beforeAll(async () => {
+  t = await startTestApp({ env: { BODY_LIMIT_BYTES: '2048' } });
+  org = await t.seedOrg();
+});
+afterAll(() => t.close());
+
+describe('authentication', () => {
+  it('answers 401 with the error body when the token is missing', async () => {
+    const r = await t.api('GET', `/v1/orgs/${org.orgId}`);
+    expect(r.status).toBe(401);
+    expect(r.body).toEqual({ error: { code: 401, message: expect.stringContaining('Bearer') } });
+    expect(r.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it('answers 401 for an unknown token and for a malformed Authorization header', async () => {
+    expect((await t.api('GET', '/v1/orgs', { token: 'dp_not-a-real-token' })).status).toBe(401);
+    const basic = await t.api('GET', '/v1/orgs', { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    expect(basic.status).toBe(401);
+    expect(basic.body.error.code).toBe(401);
+  });
+
+  it('answers 403 to a known token without the right', async () => {
+    const reader = await t.seedUser(org.orgId, 'read');
+    const r = await t.api('PATCH', `/v1/orgs/${org.orgId}`, { token: reader.token, body: { title: 'Hijacked' } });
+    expect(r.status).toBe(403);
+    expect(r.body.error).toEqual({ code: 403, message: expect.any(String) });
+    const outsider = await t.seedUser();
+    expect((await t.api('GET', `/v1/orgs/${org.orgId}`, { token: outsider.token })).status).toBe(403);
+    // Nothing changed.
+    const after = await t.api('GET', `/v1/orgs/${org.orgId}`, { token: org.adminToken });
+    expect(after.body.title).toBe('Test organization');
+  });
+
+  it('stores tokens hashed, never in clear', async () => {
+    const { rows } = await t.app.db.query('SELECT token_hash FROM api_tokens');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      expect(r.token_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(r.token_hash).not.toBe(org.adminToken);
+    }
+  });
+});
+
+describe('routing and errors', () => {
+  it('answers 404 for an unknown route and 405 with Allow for a wrong method', async () => {
+    const missing = await t.api('GET', '/v1/nothing-here', { token: org.adminToken });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe(404);
+    const wrong = await t.api('DELETE', `/v1/orgs/${org.orgId}`, { token: org.adminToken });
+    expect(wrong.status).toBe(405);
+    expect(wrong.body.error.code).toBe(405);
+    expect(wrong.headers.get('allow')).toContain('GET');
+    expect(wrong.headers.get('allow')).toContain('PATCH');
+  });
+
+  it('answers 404 for an organization that does not exist', async () => {
+    const r = await t.api('GET', '/v1/orgs/doesNotExist123', { token: org.adminToken });
+    expect(r.status).toBe(404);
+    expect(r.body.error.message).toContain('doesNotExist123');
+  });
+
+  it('returns a request id header, echoing a valid incoming one', async () => {
+    const r = await t.api('GET', '/healthz');
+    expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await t.api('GET', '/healthz', { headers: { 'x-request-id': 'trace-abc.123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('trace-abc.123');
+    const refused = await t.api('GET', '/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(refused.headers.get('x-request-id')).not.toBe('bad id with spaces');
+  });
+});
+
+describe('bodies and validation', () => {
+  it('refuses a body over the limit with 413', async () => {
+    const r = await t.api('PATCH', `/v1/orgs/${org.orgId}`, { token: org.adminToken, body: { title: 'x'.repeat(5000) } });
+    expect(r.status).toBe(413);
+    expect(r.body.error).toEqual({ code: 413, message: expect.stringContaining('2048') });
+  });
+
+  it('refuses invalid JSON with 400', async () => {
+    const r = await t.api('PATCH', `/v1/orgs/${org.orgId}`, {
+      token: org.adminToken,
+      rawBody: '{"title": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toMatch(/not valid JSON/);
+  });
+
+  it('names the offending field in body validation errors', async () => {
+    const r = await t.api('PATCH', `/v1/orgs/${org.orgId}`, { token: org.adminToken, body: { title: 'ok title', sso: 'yes' } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toContain('body.sso');
+    const unknown = await t.api('PATCH', `/v1/orgs/${org.orgId}`, { token: org.adminToken, body: { colour: 'red' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toContain('colour');
+  });
+
+  it('names the offending query parameter; limit above 1000 is 400', async () => {
+    const over = await t.api('GET', '/v1/orgs?limit=1001', { token: org.adminToken });
+    expect(over.status).toBe(400);
+    expect(over.body.error.message).toContain('query.limit');
+    const nan = await t.api('GET', '/v1/orgs?limit=ten', { token: org.adminToken });
+    expect(nan.status).toBe(400);
+    expect(nan.body.error.message).toContain('query.limit');
+    const ok = await t.api('GET', '/v1/orgs?limit=1000', { token: org.adminToken });
+    expect(ok.status).toBe(200);
+    const badPage = await t.api('GET', '/v1/orgs?page=garbage', { token: org.adminToken });
+    expect(badPage.status).toBe(400);
+    expect(badPage.body.error.message).toContain('query.page');
+  });
+
+  it('names the offending path parameter', async () => {
+    const r = await t.api('GET', `/v1/orgs/${encodeURIComponent('bad id!')}`, { token: org.adminToken });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toContain('path.organizationId');
+  });
+
+  it('requires a body where one is expected', async () => {
+    const r = await t.api('PATCH', `/v1/orgs/${org.orgId}/members/${org.adminId}`, { token: org.adminToken });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toContain('body');
+  });
+});
+
+describe('operators', () => {
+  it('serves /healthz, /readyz and Prometheus /metrics with HTTP and job series', async () => {
+    expect((await t.api('GET', '/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await t.api('GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks).toEqual({ postgres: 'ok', redis: 'ok' });
+    await t.app.db.query(
+      `INSERT INTO operations (id, kind, queue, status, started_at, finished_at) VALUES
+       ('opmetric1', 'openapi.process', 'openapi', 'succeeded', now() - interval '3 seconds', now()),
+       ('opmetric2', 'openapi.process', 'openapi', 'failed', now() - interval '1 second', now())`,
+    );
+    const m = await t.api('GET', '/metrics');
+    expect(m.status).toBe(200);
+    expect(m.text).toMatch(/http_requests_total\{route="\/readyz",method="GET",status="200"\} \d+/);
+    expect(m.text).toContain('jobs_total{queue="openapi",kind="openapi.process",outcome="succeeded"} 1');
+    expect(m.text).toContain('jobs_total{queue="openapi",kind="openapi.process",outcome="failed"} 1');
+    expect(m.text).toMatch(/job_duration_seconds_bucket\{queue="openapi",le="2"\} 1/);
+    expect(m.text).toMatch(/job_duration_seconds_count\{queue="openapi"\} 2/);
+    expect(m.text).toMatch(/queue_jobs\{queue="openapi",state="waiting"\} 0/);
+  });
+
+  it('shows the job dashboard to operators only', async () => {
+    const anonymous = await t.api('GET', '/admin/queues');
+    expect(anonymous.status).toBe(401);
+    // An organization admin is not an operator.
+    expect((await t.api('GET', '/admin/queues', { token: org.adminToken })).status).toBe(403);
+    const { createUser, createToken } = await import('../../src/services/identity.js');
+    const op = await createUser(t.app.db, { email: 'ops@example.com', operator: true });
+    const token = await createToken(t.app.db, op.id);
+    const page = await t.api('GET', '/admin/queues', { token });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<html');
+    const queues = await t.api('GET', '/admin/queues/api/queues', { token });
+    expect(queues.status).toBe(200);
+    const names = queues.body.queues.map((q: { name: string }) => q.name).sort();
+    expect(names).toEqual(['git', 'import', 'maintenance', 'openapi', 'pdf', 'translation']);
+    // A browser passes the token once in the query; it moves into an HttpOnly cookie.
+    const redirect = await t.api('GET', `/admin/queues?token=${encodeURIComponent(token)}`);
+    expect(redirect.status).toBe(303);
+    expect(redirect.headers.get('location')).toBe('/admin/queues');
+    const cookie = redirect.headers.get('set-cookie')!;
+    expect(cookie).toContain('HttpOnly');
+    const withCookie = await t.api('GET', '/admin/queues', { headers: { cookie: cookie.split(';')[0] } });
+    expect(withCookie.status).toBe(200);
+  });
+});
