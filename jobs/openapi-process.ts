@@ -42,7 +42,9 @@ export const processOpenAPISpec: Processor<'openapi.process'> = async ({ specId 
       err instanceof FetchTimeoutError ? 'FETCH_TIMEOUT' : err instanceof FetchFailedError ? 'FETCH_ERROR' : err instanceof SpecParseError ? 'PARSE_ERROR' : null;
     if (!code) throw err; // unexpected (database, storage): let BullMQ retry
     const message = (err as Error).message;
-    await specs.completeSpec(app.db, specId, operation.id, { errorCode: code, error: message });
+    if (!(await specs.completeSpec(app.db, specId, operation.id, { errorCode: code, error: message }))) {
+      throw new JobSkipped('Superseded by a newer update of the spec');
+    }
     throw new JobFailure(`${code}: ${message}`);
   }
   await ctx.progress(0.7);
