@@ -10,5 +10,6 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     globalSetup: ['test/helpers/global-setup.ts'],
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });
