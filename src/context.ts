@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 import { createPool, type Db } from './db/pool.js';
 import { migrate } from './db/migrate.js';
+import { ensureDatabase } from './db/ensure-database.js';
 import { createLogger, type Logger } from './log.js';
 import { createBlobStore, type BlobStore } from './storage/index.js';
 import { JobClient } from '../jobs/client.js';
@@ -19,6 +20,7 @@ export interface AppContext {
 
 export async function createAppContext(config: Config, name: string, log?: Logger): Promise<AppContext> {
   const logger = log ?? createLogger(config.logLevel, name);
+  if (config.autoMigrate && (await ensureDatabase(config.databaseUrl))) logger.info('database created');
   const db = createPool(config.databaseUrl, config.pgPoolMax);
   if (config.autoMigrate) {
     const applied = await migrate(db);

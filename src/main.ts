@@ -6,11 +6,13 @@ import path from 'node:path';
 import { loadConfig } from './config.js';
 import { createPool } from './db/pool.js';
 import { migrate } from './db/migrate.js';
+import { ensureDatabase } from './db/ensure-database.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = loadConfig();
 
 // Migrate once before the children start (they would also do it safely under the advisory lock).
+await ensureDatabase(config.databaseUrl);
 const db = createPool(config.databaseUrl, 1);
 await migrate(db);
 await db.end();

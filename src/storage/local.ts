@@ -4,6 +4,15 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { checkKey, type BlobStore } from './blobstore.js';
 
+/**
+ * No object at this key: the path does not exist, goes through a regular file (ENOTDIR: key
+ * "a/b" when object "a" exists), or is a directory (EISDIR: key "a" when only "a/b" exists).
+ */
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ERR_FS_EISDIR';
+}
+
 /** Blobs as files under one folder: the default when no S3 bucket is configured. */
 export class LocalBlobStore implements BlobStore {
   readonly driver = 'local' as const;
@@ -32,7 +41,7 @@ export class LocalBlobStore implements BlobStore {
     try {
       return await readFile(this.file(key));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if (isMissing(err)) return null;
       throw err;
     }
   }
@@ -42,7 +51,7 @@ export class LocalBlobStore implements BlobStore {
       const s = await stat(this.file(key));
       return s.isFile() ? { size: s.size } : null;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if (isMissing(err)) return null;
       throw err;
     }
   }
@@ -54,7 +63,12 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await rm(this.file(key), { force: true });
+    try {
+      await rm(this.file(key), { force: true });
+    } catch (err) {
+      // A directory or a path through a file is not an object: nothing to delete (never recurse).
+      if (!isMissing(err)) throw err;
+    }
   }
 
   async list(prefix: string): Promise<string[]> {

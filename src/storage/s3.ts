@@ -108,9 +108,14 @@ export class S3BlobStore implements BlobStore {
     const keys = await this.list(prefix);
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000);
-      await this.client.send(
+      const r = await this.client.send(
         new DeleteObjectsCommand({ Bucket: this.opts.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
       );
+      // DeleteObjects answers 200 even when some keys failed; those are listed in Errors.
+      if (r.Errors?.length) {
+        const e = r.Errors[0];
+        throw new Error(`S3 DeleteObjects failed for ${r.Errors.length} key(s) under "${prefix}", e.g. "${e.Key}": ${e.Code} ${e.Message ?? ''}`.trim());
+      }
     }
     return keys.length;
   }

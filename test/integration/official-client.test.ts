@@ -15,14 +15,16 @@ afterAll(() => t.close());
 it('works for organizations, members and OpenAPI specs', async () => {
   const org = await t.seedOrg('Client org');
   await t.seedUser(org.orgId, 'edit', 'Eve Editor');
-  const api = new GitBookAPI({ endpoint: t.baseUrl, authToken: org.adminToken });
+  // The package's typings import './client' without an extension, which NodeNext resolution
+  // cannot follow, so its methods are untyped here; the runtime client is the real one.
+  const api: any = new GitBookAPI({ endpoint: t.baseUrl, authToken: org.adminToken });
 
   const orgs = await api.orgs.listOrganizationsForAuthenticatedUser();
-  expect(orgs.data.items.map((o) => o.id)).toEqual([org.orgId]);
+  expect(orgs.data.items.map((o: { id: string }) => o.id)).toEqual([org.orgId]);
   const patched = await api.orgs.updateOrganizationById(org.orgId, { title: 'Renamed by client' });
   expect(patched.data.title).toBe('Renamed by client');
   const members = await api.orgs.listMembersInOrganizationById(org.orgId, { order: 'asc' });
-  expect(members.data.items.map((m) => m.user.displayName)).toEqual(['Ada Admin', 'Eve Editor']);
+  expect(members.data.items.map((m: any) => m.user.displayName)).toEqual(['Ada Admin', 'Eve Editor']);
 
   const created = await api.orgs.createOpenApiSpec(org.orgId, { slug: 'client-spec', source: { text: await fixture('petstore.yaml') } });
   expect(created.status).toBe(201);
@@ -34,7 +36,7 @@ it('works for organizations, members and OpenAPI specs', async () => {
   expect(done.lastVersion).toBeDefined();
 
   // Errors reach the client as its own error type with our status and message.
-  const err = await api.orgs.getOpenApiSpecBySlug(org.orgId, 'missing-spec').catch((e) => e);
+  const err = await api.orgs.getOpenApiSpecBySlug(org.orgId, 'missing-spec').catch((e: unknown) => e);
   expect(err).toBeInstanceOf(GitBookAPIError);
   expect(err.code).toBe(404);
   expect(err.message).toContain('missing-spec');

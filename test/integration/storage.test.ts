@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DeleteObjectsCommand, S3Client } from '@aws-sdk/client-s3';
 // @ts-expect-error -- s3rver ships no type declarations; the shape we use is typed below.
 import S3rverUntyped from 's3rver';
 import { InvalidBlobKey, type BlobStore } from '../../src/storage/blobstore.js';
@@ -23,6 +25,69 @@ type S3rverCtor = new (opts: {
   resetOnClose?: boolean;
 }) => S3rverInstance;
 const S3rver = S3rverUntyped as S3rverCtor;
+
+interface RunningS3rver {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * s3rver 3.x signs ListObjectsV2 continuation tokens with single DES ('des'), which OpenSSL 3
+ * (Node >= 17) only offers with --openssl-legacy-provider: without it every listing longer than
+ * one page (1000 keys) fails with a 500 InternalError. Triple DES with the 8-byte key repeated
+ * three times (K1 = K2 = K3) is exactly single DES and is in the default provider, so map 'des'
+ * onto it for the duration of the s3rver tests. Returns a function that undoes the patch.
+ */
+function patchSingleDesForS3rver(): () => void {
+  const nodeCrypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  try {
+    nodeCrypto.createCipheriv('des', Buffer.alloc(8), Buffer.alloc(8));
+    return () => {}; // legacy provider loaded: nothing to do
+  } catch {
+    /* fall through */
+  }
+  type Factory = (alg: string, key: Buffer, iv: Buffer | null, opts?: unknown) => unknown;
+  const mutable = nodeCrypto as unknown as { createCipheriv: Factory; createDecipheriv: Factory };
+  const { createCipheriv, createDecipheriv } = mutable;
+  const wrap =
+    (orig: Factory): Factory =>
+    (alg, key, iv, opts) =>
+      alg.toLowerCase() === 'des' && key.length === 8
+        ? orig.call(nodeCrypto, 'des-ede3-cbc', Buffer.concat([key, key, key]), iv, opts)
+        : orig.call(nodeCrypto, alg, key, iv, opts);
+  mutable.createCipheriv = wrap(createCipheriv);
+  mutable.createDecipheriv = wrap(createDecipheriv);
+  return () => {
+    mutable.createCipheriv = createCipheriv;
+    mutable.createDecipheriv = createDecipheriv;
+  };
+}
+
+async function startS3rver(): Promise<RunningS3rver> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'blobstore-s3rver-'));
+  const unpatch = patchSingleDesForS3rver();
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir });
+  const { port } = await server.run();
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    async stop() {
+      await server.close();
+      unpatch();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function makeS3Store(endpoint: string): S3BlobStore {
+  return new S3BlobStore({
+    endpoint,
+    region: 'us-east-1',
+    bucket: 'test-bucket',
+    accessKeyId: 'S3RVER',
+    secretAccessKey: 'S3RVER',
+    forcePathStyle: true,
+  });
+}
 
 interface StoreHandle {
   store: BlobStore;
@@ -193,6 +258,9 @@ function contract(name: string, makeStore: () => Promise<StoreHandle>): void {
       ]);
       expect(underAB).not.toContain(`${ns}/a/bc/x.txt`);
       expect(underAB).not.toContain(`${ns}/a/b.txt`);
+      // The prefix is a plain string prefix (S3 semantics), not a folder: without the trailing
+      // slash the siblings match too. Callers wanting a "folder" must pass the slash.
+      expect(await store.list(`${ns}/a/b`)).toEqual([...underAB, `${ns}/a/b.txt`, `${ns}/a/bc/x.txt`].sort());
 
       // The whole namespace, sorted, nothing else (no temp files, no other tests' keys).
       expect(await store.list(`${ns}/`)).toEqual([...keys].sort());
@@ -293,27 +361,55 @@ contract('local', async () => {
 });
 
 contract('s3', async () => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'blobstore-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir });
-  const { port } = await server.run();
-  const store = new S3BlobStore({
-    endpoint: `http://127.0.0.1:${port}`,
-    region: 'us-east-1',
-    bucket: 'test-bucket',
-    accessKeyId: 'S3RVER',
-    secretAccessKey: 'S3RVER',
-    forcePathStyle: true,
-  });
-  // The bucket does not exist yet: this exercises the HeadBucket-404 -> CreateBucket path.
+  const s3 = await startS3rver();
+  const store = makeS3Store(s3.endpoint);
+  // The bucket does not exist yet: this exercises the HeadBucket-404 -> CreateBucket path...
   await store.ensureBucket();
-  // ...and is idempotent once it does.
+  // ...and it is idempotent once the bucket exists.
   await store.ensureBucket();
   return {
     store,
     async teardown() {
       await store.close();
-      await server.close();
-      await rm(dir, { recursive: true, force: true });
+      await s3.stop();
     },
   };
+});
+
+describe('S3BlobStore specifics', () => {
+  let s3: RunningS3rver;
+  let store: S3BlobStore;
+
+  beforeAll(async () => {
+    s3 = await startS3rver();
+    store = makeS3Store(s3.endpoint);
+    await store.ensureBucket();
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await s3?.stop();
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  // DeleteObjects answers HTTP 200 and lists per-key failures in <Error> elements (s3rver never
+  // produces them, so the response is substituted); deletePrefix must not report them as deleted.
+  it('deletePrefix fails loudly when DeleteObjects reports per-key errors', async () => {
+    await store.put('partial/one', '1');
+    await store.put('partial/two', '2');
+    const realSend = S3Client.prototype.send;
+    vi.spyOn(S3Client.prototype, 'send').mockImplementation(function (this: S3Client, ...args: unknown[]) {
+      if (args[0] instanceof DeleteObjectsCommand) {
+        return Promise.resolve({
+          $metadata: { httpStatusCode: 200 },
+          Errors: [{ Key: 'partial/two', Code: 'AccessDenied', Message: 'Access Denied' }],
+        });
+      }
+      return (realSend as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+    } as typeof S3Client.prototype.send);
+    await expect(store.deletePrefix('partial/')).rejects.toThrow(/AccessDenied/);
+  });
 });
