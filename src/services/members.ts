@@ -4,7 +4,7 @@ import { withTx } from '../db/pool.js';
 import * as members from '../db/repos/members.js';
 import type { MemberRow, MemberSort } from '../db/repos/members.js';
 import { listTeamsOfMember } from '../db/repos/teams.js';
-import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../http/pagination.js';
+import { buildPage, decodeCursor, DEFAULT_LIMIT, pageInMemory } from '../http/pagination.js';
 import { conflict, forbidden, notFound } from '../http/errors.js';
 import type { Role } from '../http/validate.js';
 import { signJwt } from '../auth/jwt.js';
@@ -139,7 +139,7 @@ export async function listMemberTeams(
   }));
 }
 
-/** Spaces are introduced by the content issue; until then a member has no space permissions to list. */
+/** Every space of the organization the member can access, with their real permission on it. */
 export async function listMemberSpaces(
   app: AppContext,
   p: Principal,
@@ -148,6 +148,13 @@ export async function listMemberSpaces(
   q: { page?: string; limit?: number; order: 'asc' | 'desc' },
 ) {
   await requireSelfOrAdmin(app, p, orgId, userId);
-  decodeCursor(q.page, 2);
-  return { items: [], count: 0 };
+  const { visibleSpaces } = await import('./space-lists.js');
+  const { toSpace } = await import('./spaces.js');
+  return pageInMemory(
+    await visibleSpaces(app, orgId, userId),
+    q,
+    (v) => [v.space.created_key, v.space.id],
+    (v) => ({ permission: v.role, space: toSpace(app, v.space, v.role) }),
+    q.order === 'desc',
+  );
 }

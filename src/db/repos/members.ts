@@ -15,11 +15,13 @@ export interface MemberRow {
   spaces: number;
 }
 
-// Space counts join the spaces table once it exists (content issue); until then 0.
+// `spaces` counts the live spaces the member was explicitly invited to (access through default
+// levels is listed by GET .../members/{userId}/spaces, which computes every space's role).
 const SELECT_MEMBER = `m.*, u.display_name, u.email, u.photo_url,
   (SELECT count(*) FROM team_members tm JOIN teams t ON t.id = tm.team_id
     WHERE t.organization_id = m.organization_id AND tm.user_id = m.user_id) AS teams,
-  0 AS spaces`;
+  (SELECT count(*) FROM space_members sm JOIN spaces s ON s.id = sm.space_id
+    WHERE s.organization_id = m.organization_id AND sm.user_id = m.user_id AND s.deleted_at IS NULL) AS spaces`;
 
 export async function insertMember(db: Queryable, orgId: string, userId: string, role: string | null) {
   await db.query(

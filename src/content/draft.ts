@@ -1,0 +1,275 @@
+import type { Queryable } from '../db/pool.js';
+import { newId } from '../util/ids.js';
+import { hashObject, putObjects } from './objects.js';
+import type { Snapshot, TreePage } from './snapshot.js';
+import type { BodyNode, ContentObject, FileNode, Hash, PageNode, PageType, ReusableContent, RootNode } from './types.js';
+import { slugify } from './markdown.js';
+
+/** Editable fields of a page (everything but its place in the tree and its children). */
+export interface PageFields {
+  title?: string;
+  type?: PageType;
+  slug?: string;
+  emoji?: string | null;
+  icon?: string | null;
+  description?: string | null;
+  hidden?: boolean;
+  noIndex?: boolean;
+  noRobotsIndex?: boolean;
+  layout?: Record<string, unknown> | null;
+  cover?: Record<string, unknown> | null;
+  variables?: Record<string, string> | null;
+  computed?: PageNode['computed'] | null;
+  computedSeed?: string | null;
+  target?: PageNode['target'] | null;
+  href?: string | null;
+  git?: PageNode['git'] | null;
+  /** New body; '' empties the page. */
+  markdown?: string;
+}
+
+interface MPage {
+  node: Omit<PageNode, 'children'>;
+  /** New body text not yet hashed. */
+  markdown?: string;
+  children: MPage[];
+  parent: MPage | null;
+  /** Hash of the unchanged stored node; undefined once the page or its subtree changed. */
+  hash?: Hash;
+}
+
+export class DraftError extends Error {
+  constructor(message: string, readonly status = 400) {
+    super(message);
+  }
+}
+
+/**
+ * A mutable view of a revision. Edits mark the page and its ancestors dirty; `commit` hashes only
+ * those, so a change to one page of a large space writes a handful of objects and shares the rest.
+ */
+export class Draft {
+  private readonly top: MPage[];
+  private readonly byId = new Map<string, MPage>();
+  private files: (FileNode & { hash?: Hash })[];
+  private reusableContents: ReusableContent[];
+  private variables: Record<string, string>;
+  private rootDirty = false;
+  private readonly now = new Date().toISOString();
+  /** Pages touched by this draft (inserted, updated, moved or deleted): for incremental indexing. */
+  readonly touched = new Set<string>();
+
+  /** `baseRevisionId`: the revision `base` was loaded from, the new revision's parent. */
+  constructor(
+    readonly base: Snapshot | null,
+    readonly baseRevisionId?: string,
+  ) {
+    const build = (p: TreePage, parent: MPage | null): MPage => {
+      const { children: _c, ...node } = p.node;
+      const m: MPage = { node, children: [], parent, hash: p.hash };
+      m.children = p.children.map((c) => build(c, m));
+      this.byId.set(node.id, m);
+      return m;
+    };
+    this.top = base ? base.pages.map((p) => build(p, null)) : [];
+    this.files = base ? base.files.map((f) => ({ ...f })) : [];
+    this.reusableContents = base ? [...base.root.reusableContents] : [];
+    this.variables = base ? { ...base.root.variables } : {};
+  }
+
+  has(pageId: string): boolean {
+    return this.byId.has(pageId);
+  }
+
+  page(pageId: string): Readonly<Omit<PageNode, 'children'>> | undefined {
+    return this.byId.get(pageId)?.node;
+  }
+
+  childIds(parentId: string | null): string[] {
+    return this.siblings(parentId).map((p) => p.node.id);
+  }
+
+  private siblings(parentId: string | null): MPage[] {
+    if (parentId === null) return this.top;
+    const parent = this.byId.get(parentId);
+    if (!parent) throw new DraftError(`Parent page "${parentId}" does not exist`, 404);
+    return parent.children;
+  }
+
+  private dirty(p: MPage | null) {
+    this.rootDirty = true;
+    for (let x = p; x; x = x.parent) x.hash = undefined;
+  }
+
+  private uniqueSlug(list: MPage[], wanted: string, self?: MPage): string {
+    const base = wanted || 'page';
+    const taken = new Set(list.filter((p) => p !== self).map((p) => p.node.slug));
+    if (!taken.has(base)) return base;
+    for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+  }
+
+  /** Insert a page under `parentId` (null: top level) at `index` (default: last). Returns its id. */
+  insertPage(parentId: string | null, fields: PageFields & { id?: string; title: string }, index?: number): string {
+    const list = this.siblings(parentId);
+    const parent = parentId === null ? null : this.byId.get(parentId)!;
+    const id = fields.id ?? newId();
+    if (this.byId.has(id)) throw new DraftError(`Page "${id}" already exists`, 409);
+    const m: MPage = {
+      node: { kind: 'page', id, type: fields.type ?? 'document', title: fields.title, slug: '', createdAt: this.now, updatedAt: this.now },
+      children: [],
+      parent,
+    };
+    this.assign(m, fields);
+    m.node.slug = this.uniqueSlug(list, fields.slug ?? slugify(fields.title));
+    list.splice(index === undefined ? list.length : clamp(index, 0, list.length), 0, m);
+    this.byId.set(id, m);
+    this.touched.add(id);
+    this.dirty(m);
+    return id;
+  }
+
+  updatePage(pageId: string, fields: PageFields): void {
+    const m = this.byId.get(pageId);
+    if (!m) throw new DraftError(`Page "${pageId}" does not exist`, 404);
+    this.assign(m, fields);
+    // A page keeps its slug when renamed (links and URLs stay valid) unless a slug is given.
+    if (fields.slug !== undefined) m.node.slug = this.uniqueSlug(m.parent ? m.parent.children : this.top, fields.slug, m);
+    m.node.updatedAt = this.now;
+    this.touched.add(pageId);
+    this.dirty(m);
+  }
+
+  private assign(m: MPage, f: PageFields) {
+    const n = m.node as unknown as Record<string, unknown>;
+    for (const key of [
+      'title',
+      'type',
+      'emoji',
+      'icon',
+      'description',
+      'hidden',
+      'noIndex',
+      'noRobotsIndex',
+      'layout',
+      'cover',
+      'variables',
+      'computed',
+      'computedSeed',
+      'target',
+      'href',
+      'git',
+    ] as const) {
+      const v = f[key];
+      if (v === undefined) continue;
+      if (v === null || (v === false && (key === 'hidden' || key === 'noIndex' || key === 'noRobotsIndex'))) delete n[key];
+      else n[key] = v;
+    }
+    if (f.markdown !== undefined) {
+      m.markdown = f.markdown;
+      delete n.body;
+    }
+  }
+
+  /** Move a page (with its subtree) under another parent, at `index` among its new siblings. */
+  movePage(pageId: string, parentId: string | null, index?: number): void {
+    const m = this.byId.get(pageId);
+    if (!m) throw new DraftError(`Page "${pageId}" does not exist`, 404);
+    for (let p = parentId === null ? null : this.byId.get(parentId); p; p = p.parent) {
+      if (p === m) throw new DraftError('A page cannot be moved inside itself', 400);
+    }
+    const from = m.parent ? m.parent.children : this.top;
+    this.dirty(m.parent);
+    from.splice(from.indexOf(m), 1);
+    const to = this.siblings(parentId);
+    m.parent = parentId === null ? null : this.byId.get(parentId)!;
+    m.node.slug = this.uniqueSlug(to, m.node.slug, m);
+    to.splice(index === undefined ? to.length : clamp(index, 0, to.length), 0, m);
+    this.touched.add(pageId);
+    this.dirty(m);
+  }
+
+  /** Delete a page and its subtree; returns the ids removed. */
+  deletePage(pageId: string): string[] {
+    const m = this.byId.get(pageId);
+    if (!m) throw new DraftError(`Page "${pageId}" does not exist`, 404);
+    const list = m.parent ? m.parent.children : this.top;
+    list.splice(list.indexOf(m), 1);
+    this.dirty(m.parent);
+    this.rootDirty = true;
+    const removed: string[] = [];
+    const drop = (p: MPage) => {
+      removed.push(p.node.id);
+      this.byId.delete(p.node.id);
+      this.touched.add(p.node.id);
+      p.children.forEach(drop);
+    };
+    drop(m);
+    return removed;
+  }
+
+  insertFile(file: Omit<FileNode, 'kind' | 'createdAt' | 'id'> & { id?: string }): string {
+    const id = file.id ?? newId();
+    if (this.files.some((f) => f.id === id)) throw new DraftError(`File "${id}" already exists`, 409);
+    this.files.push({ ...file, kind: 'file', id, createdAt: this.now });
+    this.rootDirty = true;
+    return id;
+  }
+
+  hasFile(fileId: string): boolean {
+    return this.files.some((f) => f.id === fileId);
+  }
+
+  deleteFile(fileId: string): void {
+    const i = this.files.findIndex((f) => f.id === fileId);
+    if (i < 0) throw new DraftError(`File "${fileId}" does not exist`, 404);
+    this.files.splice(i, 1);
+    this.rootDirty = true;
+  }
+
+  setVariables(vars: Record<string, string>): void {
+    this.variables = { ...vars };
+    this.rootDirty = true;
+  }
+
+  /** True when nothing differs from the base revision. */
+  get unchanged(): boolean {
+    return !!this.base && !this.rootDirty;
+  }
+
+  /** Hash what changed and write the new objects; returns the new root hash. */
+  async writeObjects(db: Queryable, spaceId: string): Promise<Hash> {
+    if (this.unchanged) return this.base!.rootHash;
+    const out = new Map<Hash, ContentObject>();
+    const add = (o: ContentObject) => {
+      const h = hashObject(o);
+      out.set(h, o);
+      return h;
+    };
+    const finalize = (m: MPage): Hash => {
+      const childHashes = m.children.map(finalize);
+      if (m.hash) return m.hash;
+      if (m.markdown !== undefined) {
+        if (m.markdown === '') delete (m.node as Partial<PageNode>).body;
+        else m.node.body = add({ kind: 'body', markdown: m.markdown } satisfies BodyNode);
+        m.markdown = undefined;
+      }
+      m.hash = add({ ...m.node, children: childHashes } as PageNode);
+      return m.hash;
+    };
+    const pages = this.top.map(finalize);
+    const files = this.files.map((f) => {
+      if (f.hash) return f.hash;
+      const { hash: _h, ...node } = f;
+      f.hash = add(node as FileNode);
+      return f.hash;
+    });
+    const root: RootNode = { kind: 'root', pages, files, reusableContents: this.reusableContents, variables: this.variables };
+    const rootHash = add(root);
+    await putObjects(db, spaceId, out);
+    return rootHash;
+  }
+}
+
+function clamp(n: number, lo: number, hi: number) {
+  return Math.max(lo, Math.min(hi, n));
+}

@@ -1,0 +1,244 @@
+import type { BlockContent, ListItem, PhrasingContent, RootContent, TableCell, TableRow } from 'mdast';
+import { serializeMdast } from './parse.js';
+import type {
+  ContentRef,
+  DocumentBlock,
+  DocumentBlockTable,
+  DocumentInlineContent,
+  DocumentTextLeaf,
+  FormatRef,
+  JSONDocument,
+} from './types.js';
+
+export interface DocumentToMarkdownOptions {
+  /** How a content reference is written as a link or image destination. */
+  formatRef?: FormatRef;
+}
+
+/** url → the url, page → `/pages/<id>`, file → `/files/<id>`, anchor → `#<anchor>` (after `/pages/<id>` if set). */
+export const defaultFormatRef: FormatRef = (ref) => {
+  switch (ref.kind) {
+    case 'url':
+      return ref.url;
+    case 'page':
+      return `/pages/${ref.page}`;
+    case 'file':
+      return `/files/${ref.file}`;
+    case 'anchor':
+      return `${ref.page ? `/pages/${ref.page}` : ''}#${ref.anchor}`;
+    case 'space':
+      return `/spaces/${ref.space}`;
+    case 'collection':
+      return `/collections/${ref.collection}`;
+    case 'user':
+      return `/users/${ref.user}`;
+    case 'reusable-content':
+      return `/reusable-contents/${ref.reusableContent}`;
+    case 'tag':
+      return `/tags/${ref.tag}`;
+    case 'openapi':
+      return `/openapi/${ref.spec}`;
+  }
+};
+
+type Wrapper = 'bold' | 'italic' | 'strikethrough';
+const WRAPPERS: readonly Wrapper[] = ['bold', 'italic', 'strikethrough'];
+type Run = { text: string; marks: Set<string> };
+
+/**
+ * Leaves → nested mdast. At each position the mark shared by the longest run of following leaves
+ * becomes the outer node (ties: bold, italic, strikethrough), so `**a *b* c**` comes back as it was;
+ * code is always innermost since inline code holds nothing else. Unknown marks are ignored.
+ */
+function markTree(runs: readonly Run[]): PhrasingContent[] {
+  const out: PhrasingContent[] = [];
+  let i = 0;
+  while (i < runs.length) {
+    const run = runs[i];
+    let best: Wrapper | undefined;
+    let bestEnd = i;
+    for (const mark of WRAPPERS) {
+      if (!run.marks.has(mark)) continue;
+      let end = i;
+      while (end < runs.length && runs[end].marks.has(mark)) end++;
+      if (end > bestEnd) [best, bestEnd] = [mark, end];
+    }
+    if (!best) {
+      out.push(run.marks.has('code') ? { type: 'inlineCode', value: run.text } : { type: 'text', value: run.text });
+      i++;
+      continue;
+    }
+    const inner = runs.slice(i, bestEnd).map((r) => ({ text: r.text, marks: new Set([...r.marks].filter((m) => m !== best)) }));
+    const children = markTree(inner);
+    out.push(best === 'bold' ? { type: 'strong', children } : best === 'italic' ? { type: 'emphasis', children } : { type: 'delete', children });
+    i = bestEnd;
+  }
+  return out;
+}
+
+class Writer {
+  constructor(private readonly format: FormatRef) {}
+
+  phrasing(nodes: readonly DocumentInlineContent[] | readonly unknown[]): PhrasingContent[] {
+    const out: PhrasingContent[] = [];
+    let runs: Run[] = [];
+    const flush = () => {
+      out.push(...markTree(runs));
+      runs = [];
+    };
+    for (const raw of nodes) {
+      const node = raw as DocumentInlineContent;
+      if (node.object === 'text') {
+        for (const l of node.leaves as DocumentTextLeaf[]) if (l.text !== '') runs.push({ text: l.text, marks: new Set(l.marks.map((m) => m.type)) });
+        continue;
+      }
+      flush();
+      if (node.type === 'link') {
+        out.push({ type: 'link', url: this.format(node.data.ref), title: null, children: this.phrasing(node.nodes) as never });
+      } else if (node.type === 'inline-image') {
+        out.push({ type: 'image', url: this.format(node.data.ref), title: null, alt: node.data.alt ?? '' });
+      } else if (Array.isArray((node as { nodes?: unknown }).nodes)) {
+        out.push(...this.phrasing((node as { nodes: unknown[] }).nodes));
+      }
+    }
+    flush();
+    return out;
+  }
+
+  blocks(nodes: readonly DocumentBlock[]): RootContent[] {
+    return nodes.flatMap((node) => this.block(node));
+  }
+
+  private block(node: DocumentBlock): RootContent[] {
+    switch (node.type) {
+      case 'paragraph':
+        return [{ type: 'paragraph', children: this.phrasing(node.nodes) }];
+      case 'heading-1':
+      case 'heading-2':
+      case 'heading-3':
+        return [{ type: 'heading', depth: node.type === 'heading-1' ? 1 : node.type === 'heading-2' ? 2 : 3, children: this.phrasing(node.nodes) }];
+      case 'code': {
+        const value = node.nodes.map((line) => lineText(line.nodes)).join('\n');
+        return [{ type: 'code', lang: node.data.syntax || null, meta: null, value }];
+      }
+      case 'code-line':
+        return [{ type: 'code', lang: null, meta: null, value: lineText(node.nodes) }];
+      case 'list-ordered':
+      case 'list-unordered':
+      case 'list-tasks': {
+        const tasks = node.type === 'list-tasks';
+        const children = node.nodes.map(
+          (item): ListItem => ({ type: 'listItem', spread: false, checked: tasks ? item.data?.checked === true : null, children: this.blocks(item.nodes) as BlockContent[] }),
+        );
+        const start = node.type === 'list-ordered' ? (node.data.start ?? 1) : null;
+        return [{ type: 'list', ordered: node.type === 'list-ordered', start, spread: false, children }];
+      }
+      case 'list-item':
+        return this.blocks(node.nodes);
+      case 'blockquote':
+        return [{ type: 'blockquote', children: this.blocks(node.nodes) as BlockContent[] }];
+      case 'hint':
+        // Only top-level hints are written as `{% hint %}` (see documentToMarkdown); nested ones are quotes.
+        return [{ type: 'blockquote', children: this.blocks(node.nodes) as BlockContent[] }];
+      case 'divider':
+        return [{ type: 'thematicBreak' }];
+      case 'images':
+        return [{ type: 'paragraph', children: this.images(node.nodes) }];
+      case 'image':
+        return [{ type: 'paragraph', children: this.images([node]) }];
+      case 'file': {
+        const url = this.format(node.data.ref);
+        return [{ type: 'paragraph', children: [{ type: 'link', url, title: null, children: [{ type: 'text', value: url }] }] }];
+      }
+      case 'table':
+        return [this.table(node)];
+      default: {
+        const nested = (node as { nodes?: unknown }).nodes;
+        return Array.isArray(nested) ? this.blocks(nested as DocumentBlock[]) : [];
+      }
+    }
+  }
+
+  private images(nodes: readonly { data: { ref: ContentRef; alt?: string } }[]): PhrasingContent[] {
+    return nodes.flatMap((img, i): PhrasingContent[] => [
+      ...(i ? [{ type: 'text' as const, value: ' ' }] : []),
+      { type: 'image', url: this.format(img.data.ref), title: null, alt: img.data.alt ?? '' },
+    ]);
+  }
+
+  private table(node: DocumentBlockTable): RootContent {
+    const { view, records, definition } = node.data;
+    const columns = (view.columns?.length ? view.columns : Object.keys(definition)).filter((c) => definition[c]);
+    const fragments = new Map(node.fragments.map((f) => [f.fragment, f]));
+    const cell = (children: PhrasingContent[]): TableCell => ({ type: 'tableCell', children });
+    const header: TableRow = { type: 'tableRow', children: columns.map((c) => cell(view.type === 'grid' && view.hideHeader ? [] : textOf(definition[c].title))) };
+    const ordered = Object.entries(records).sort(([ia, a], [ib, b]) => (a.orderIndex < b.orderIndex ? -1 : a.orderIndex > b.orderIndex ? 1 : ia < ib ? -1 : ia > ib ? 1 : 0));
+    const rows = ordered.map(([, record]): TableRow => ({ type: 'tableRow', children: columns.map((c) => cell(this.cellValue(record.values[c], fragments))) }));
+    const align = columns.map((c) => {
+      const a = (definition[c] as { textAlignment?: string }).textAlignment;
+      return a === 'center' || a === 'right' ? a : null;
+    });
+    return { type: 'table', align, children: [header, ...rows] };
+  }
+
+  private cellValue(value: unknown, fragments: Map<string | undefined, { nodes: DocumentBlock[] }>): PhrasingContent[] {
+    if (value === null || value === undefined) return [];
+    if (typeof value === 'string') {
+      const fragment = fragments.get(value);
+      if (!fragment) return textOf(value);
+      // A cell holds one line: the fragment's blocks are joined with spaces.
+      return fragment.nodes.flatMap((block, i) => [...(i ? textOf(' ') : []), ...this.phrasing(blockInlines(block))]);
+    }
+    if (typeof value === 'number' || typeof value === 'boolean') return textOf(String(value));
+    if (Array.isArray(value)) return textOf(value.join(', '));
+    if (typeof value === 'object' && 'kind' in value) {
+      const url = this.format(value as ContentRef);
+      return [{ type: 'link', url, title: null, children: textOf(url) }];
+    }
+    if (typeof value === 'object' && 'ref' in value) return this.cellValue((value as { ref: unknown }).ref, fragments);
+    return [];
+  }
+}
+
+function textOf(value: string): PhrasingContent[] {
+  return value ? [{ type: 'text', value }] : [];
+}
+
+function lineText(nodes: readonly unknown[]): string {
+  return nodes.map((n) => ((n as { object?: string }).object === 'text' ? (n as { leaves: DocumentTextLeaf[] }).leaves.map((l) => l.text).join('') : '')).join('');
+}
+
+function blockInlines(block: DocumentBlock): DocumentInlineContent[] {
+  if (block.type === 'paragraph' || block.type.startsWith('heading-')) return (block as { nodes: DocumentInlineContent[] }).nodes;
+  return [];
+}
+
+/**
+ * GitBook JSON document → Markdown (GFM). The inverse of markdownToDocument for the node types it
+ * produces: top-level hints and files are written as `{% hint style="…" %}…{% endhint %}` and
+ * `{% file src="…" %}{% endfile %}`; links and images use `formatRef` for their destination.
+ */
+export function documentToMarkdown(doc: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
+  const format = options.formatRef ?? defaultFormatRef;
+  const writer = new Writer(format);
+  const chunks: string[] = [];
+  let pending: RootContent[] = [];
+  const flush = () => {
+    if (pending.length) chunks.push(serializeMdast({ type: 'root', children: pending }));
+    pending = [];
+  };
+  for (const block of doc.nodes) {
+    if (block.type === 'hint') {
+      flush();
+      const inner = serializeMdast({ type: 'root', children: writer.blocks(block.nodes) });
+      chunks.push(`{% hint style="${block.data.style}" %}\n${inner}{% endhint %}\n`);
+    } else if (block.type === 'file') {
+      flush();
+      chunks.push(`{% file src="${format(block.data.ref).replace(/"/g, '%22')}" %}\n{% endfile %}\n`);
+    } else {
+      pending.push(...writer.blocks([block]));
+    }
+  }
+  flush();
+  return chunks.filter((c) => c !== '').join('\n');
+}

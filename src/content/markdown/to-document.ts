@@ -1,0 +1,317 @@
+import type { Definition, Heading, List, Paragraph, PhrasingContent, Table } from 'mdast';
+import { type Block, collapse, headingIds, htmlText, parseExtended, phrasingText } from './parse.js';
+import type {
+  ContentRef,
+  DocumentBlock,
+  DocumentBlockImage,
+  DocumentBlockListItem,
+  DocumentBlockParagraph,
+  DocumentBlockTable,
+  DocumentFragment,
+  DocumentInline,
+  DocumentInlineContent,
+  DocumentInlineImage,
+  DocumentMark,
+  DocumentText,
+  DocumentTextLeaf,
+  ImageRef,
+  JSONDocument,
+  MarkType,
+  ResolveRef,
+} from './types.js';
+
+/**
+ * Where a block sits decides what it may contain (the public schema is strict about it):
+ * top level takes everything; a list item no images block; a blockquote only paragraphs, headings,
+ * lists, dividers and quotes; a hint the same plus tables but no quotes. What a context refuses is
+ * degraded: images become inline images, code becomes one code-marked paragraph per line, a table
+ * becomes one paragraph per row, and a quote inside a hint gives its content.
+ */
+type Context = 'top' | 'item' | 'quote' | 'hint';
+
+const MARK_ORDER: readonly MarkType[] = ['bold', 'italic', 'strikethrough', 'code'];
+const HEADING_ID = /^[-a-z0-9.+_]+$/;
+
+const defaultResolve: ResolveRef = (url) => ({ kind: 'url', url });
+
+type Piece = { leaf: DocumentTextLeaf } | { inline: DocumentInline };
+
+function leaf(text: string, marks: readonly MarkType[]): DocumentTextLeaf {
+  const sorted = MARK_ORDER.filter((m) => marks.includes(m));
+  return { object: 'leaf', text, marks: sorted.map((type): DocumentMark => ({ object: 'mark', type })) };
+}
+
+function sameMarks(a: DocumentTextLeaf, b: DocumentTextLeaf): boolean {
+  return a.marks.length === b.marks.length && a.marks.every((m, i) => m.type === b.marks[i].type);
+}
+
+function textNode(leaves: DocumentTextLeaf[]): DocumentText {
+  return { object: 'text', key: '', leaves: leaves.length ? leaves : [leaf('', [])] };
+}
+
+/** Consecutive leaves become one text node (equal-marked neighbours merged, empty ones dropped). */
+function group(pieces: readonly Piece[]): DocumentInlineContent[] {
+  const out: DocumentInlineContent[] = [];
+  let run: DocumentTextLeaf[] = [];
+  const flush = () => {
+    if (run.length) out.push(textNode(run));
+    run = [];
+  };
+  for (const piece of pieces) {
+    if ('inline' in piece) {
+      flush();
+      out.push(piece.inline);
+    } else if (piece.leaf.text !== '') {
+      const prev = run[run.length - 1];
+      if (prev && sameMarks(prev, piece.leaf)) prev.text += piece.leaf.text;
+      else run.push({ ...piece.leaf });
+    }
+  }
+  flush();
+  return out.length ? out : [textNode([])];
+}
+
+function emptyParagraph(): DocumentBlockParagraph {
+  return { object: 'block', type: 'paragraph', key: '', data: {}, nodes: [textNode([])] };
+}
+
+class Converter {
+  readonly root: Block[];
+  private readonly ids: Map<Heading, string>;
+  private readonly definitions: Map<string, Definition>;
+
+  constructor(
+    md: string,
+    private readonly resolve: ResolveRef,
+  ) {
+    const { root, definitions } = parseExtended(md);
+    this.definitions = definitions;
+    this.ids = headingIds(root);
+    this.root = root.children;
+  }
+
+  private imageRef(url: string): ImageRef {
+    const ref = this.resolve(url);
+    return ref.kind === 'url' || ref.kind === 'file' ? ref : { kind: 'url', url };
+  }
+
+  private inlineImage(url: string, alt: string | null | undefined): DocumentInlineImage {
+    return { object: 'inline', type: 'inline-image', key: '', data: { ref: this.imageRef(url), ...(alt ? { alt } : {}) }, isVoid: true };
+  }
+
+  private link(url: string, children: PhrasingContent[], marks: readonly MarkType[]): DocumentInline {
+    const nodes = group(this.pieces(children, marks)) as Array<DocumentText | DocumentInlineImage>;
+    return { object: 'inline', type: 'link', key: '', data: { ref: this.resolve(url) }, nodes };
+  }
+
+  private pieces(nodes: readonly PhrasingContent[], marks: readonly MarkType[]): Piece[] {
+    const out: Piece[] = [];
+    for (const node of nodes) {
+      switch (node.type) {
+        case 'text':
+          out.push({ leaf: leaf(node.value, marks) });
+          break;
+        case 'inlineCode':
+          out.push({ leaf: leaf(node.value, [...marks, 'code']) });
+          break;
+        case 'break':
+          out.push({ leaf: leaf('\n', marks) });
+          break;
+        case 'html':
+          // Inline tags are dropped (the text between them is kept); <br> is a line break.
+          out.push({ leaf: leaf(phrasingText([node]), marks) });
+          break;
+        case 'strong':
+          out.push(...this.pieces(node.children, [...marks, 'bold']));
+          break;
+        case 'emphasis':
+          out.push(...this.pieces(node.children, [...marks, 'italic']));
+          break;
+        case 'delete':
+          out.push(...this.pieces(node.children, [...marks, 'strikethrough']));
+          break;
+        case 'link':
+          out.push({ inline: this.link(node.url, node.children, marks) });
+          break;
+        case 'linkReference': {
+          const def = this.definitions.get(node.identifier);
+          if (def) out.push({ inline: this.link(def.url, node.children, marks) });
+          else out.push(...this.pieces(node.children, marks));
+          break;
+        }
+        case 'image':
+          out.push({ inline: this.inlineImage(node.url, node.alt) });
+          break;
+        case 'imageReference': {
+          const def = this.definitions.get(node.identifier);
+          out.push(def ? { inline: this.inlineImage(def.url, node.alt) } : { leaf: leaf(node.alt ?? '', marks) });
+          break;
+        }
+        case 'footnoteReference':
+          out.push({ leaf: leaf(phrasingText([node]), marks) });
+          break;
+      }
+    }
+    return out;
+  }
+
+  private paragraph(children: readonly PhrasingContent[]): DocumentBlockParagraph {
+    return { object: 'block', type: 'paragraph', key: '', data: {}, nodes: group(this.pieces(children, [])) };
+  }
+
+  private imagesOnly(node: Paragraph): DocumentBlockImage[] | undefined {
+    const images: DocumentBlockImage[] = [];
+    for (const child of node.children) {
+      let url: string | undefined;
+      if (child.type === 'image') url = child.url;
+      else if (child.type === 'imageReference') url = this.definitions.get(child.identifier)?.url;
+      else if (child.type === 'text' && child.value.trim() === '') continue;
+      if (url === undefined) return undefined;
+      const alt = (child as { alt?: string | null }).alt;
+      images.push({ object: 'block', type: 'image', key: '', data: { ref: this.imageRef(url), ...(alt ? { alt } : {}) }, fragments: [], isVoid: true });
+    }
+    return images.length ? images : undefined;
+  }
+
+  blocks(nodes: readonly Block[], ctx: Context): DocumentBlock[] {
+    return nodes.flatMap((node) => this.block(node, ctx));
+  }
+
+  private block(node: Block, ctx: Context): DocumentBlock[] {
+    switch (node.type) {
+      case 'paragraph': {
+        const images = ctx === 'top' ? this.imagesOnly(node) : undefined;
+        if (images) return [{ object: 'block', type: 'images', key: '', data: {}, nodes: images, isVoid: false }];
+        return [this.paragraph(node.children)];
+      }
+      case 'heading': {
+        const id = this.ids.get(node) ?? '';
+        const type = node.depth === 1 ? 'heading-1' : node.depth === 2 ? 'heading-2' : 'heading-3';
+        const data = HEADING_ID.test(id) ? { id } : {};
+        return [{ object: 'block', type, key: '', data, meta: { id }, nodes: group(this.pieces(node.children, [])) }];
+      }
+      case 'thematicBreak':
+        return [{ object: 'block', type: 'divider', key: '', data: {}, isVoid: true }];
+      case 'code': {
+        const lines = node.value.split('\n');
+        if (ctx === 'quote' || ctx === 'hint') {
+          return lines.filter((l) => l.trim() !== '').map((l) => ({ ...emptyParagraph(), nodes: [textNode([leaf(l, ['code'])])] }));
+        }
+        const nodes = lines.map((l) => ({ object: 'block' as const, type: 'code-line' as const, key: '', data: {}, nodes: [textNode(l ? [leaf(l, [])] : [])] }));
+        return [{ object: 'block', type: 'code', key: '', data: node.lang ? { syntax: node.lang } : {}, nodes }];
+      }
+      case 'blockquote':
+        if (ctx === 'hint') return this.blocks(node.children, 'hint');
+        return [{ object: 'block', type: 'blockquote', key: '', data: {}, nodes: this.blocks(node.children, 'quote') }];
+      case 'list':
+        return [this.list(node)];
+      case 'table':
+        if (ctx === 'quote') {
+          return node.children.map((row) => ({
+            ...emptyParagraph(),
+            nodes: group(row.children.flatMap((cell, i) => [...(i ? [{ leaf: leaf(' | ', []) }] : []), ...this.pieces(cell.children, [])])),
+          }));
+        }
+        return [this.table(node)];
+      case 'html': {
+        const text = collapse(htmlText(node.value));
+        return text ? [{ ...emptyParagraph(), nodes: [textNode([leaf(text, [])])] }] : [];
+      }
+      case 'footnoteDefinition': {
+        // No footnotes in the model: the definition becomes its content, prefixed with `[^label]: `.
+        const label = `[^${node.label ?? node.identifier}]:`;
+        const content = this.blocks(node.children, ctx);
+        const first = content[0];
+        if (first?.type === 'paragraph') first.nodes = group([{ leaf: leaf(`${label} `, []) }, ...first.nodes.flatMap(toPieces)]);
+        else content.unshift({ ...emptyParagraph(), nodes: [textNode([leaf(label, [])])] });
+        return content;
+      }
+      case 'gitbookHint': {
+        const nodes = this.blocks(node.children, 'hint');
+        return [{ object: 'block', type: 'hint', key: '', data: { style: node.style }, nodes: nodes.length ? nodes : [emptyParagraph()] }];
+      }
+      case 'gitbookFile': {
+        const ref = this.resolve(node.src);
+        if (ref.kind === 'file') return [{ object: 'block', type: 'file', key: '', data: { ref }, isVoid: true }];
+        return [{ ...emptyParagraph(), nodes: [this.link(node.src, [{ type: 'text', value: node.src }], [])] }];
+      }
+      default:
+        // definition, yaml and anything unknown produce nothing
+        return [];
+    }
+  }
+
+  private list(node: List): DocumentBlock {
+    const tasks = node.children.some((item) => typeof item.checked === 'boolean');
+    const type = tasks ? 'list-tasks' : node.ordered ? 'list-ordered' : 'list-unordered';
+    const items = node.children.map((item): DocumentBlockListItem => {
+      const nodes = this.blocks(item.children, 'item');
+      return { object: 'block', type: 'list-item', key: '', data: tasks ? { checked: item.checked === true } : {}, nodes: nodes.length ? nodes : [emptyParagraph()] };
+    });
+    const data = type === 'list-ordered' && node.start != null && node.start !== 1 ? { start: node.start } : {};
+    return { object: 'block', type, key: '', data, nodes: items };
+  }
+
+  /**
+   * A GFM table becomes a grid view: one text column per header cell (`c0`, `c1`, … titled with the
+   * header's plain text, aligned as the delimiter row says, left by default), one record per body row
+   * (`r0`, `r1`, … with sortable orderIndex `a0000`, `a0001`, …). As in GitBook, a text cell's value
+   * is the id of a fragment of the block holding the cell's content as a paragraph (so bold, code and
+   * links in cells survive); empty cells have no value. An all-empty header row sets `hideHeader`.
+   */
+  private table(node: Table): DocumentBlockTable {
+    const [head, ...rows] = node.children;
+    const width = Math.max(node.align?.length ?? 0, head?.children.length ?? 0);
+    const columns = Array.from({ length: width }, (_, i) => `c${i}`);
+    const definition: DocumentBlockTable['data']['definition'] = {};
+    columns.forEach((id, i) => {
+      const align = node.align?.[i];
+      const title = collapse(phrasingText(head?.children[i]?.children ?? [], false));
+      definition[id] = { id, title, type: 'text', textAlignment: align === 'center' || align === 'right' ? align : 'left' };
+    });
+    const records: DocumentBlockTable['data']['records'] = {};
+    const fragments: DocumentFragment[] = [];
+    rows.forEach((row, r) => {
+      const values: Record<string, string> = {};
+      columns.forEach((col, c) => {
+        const cell = row.children[c];
+        if (!cell || cell.children.length === 0) return;
+        const fragment = `r${r}-${col}`;
+        values[col] = fragment;
+        fragments.push({ object: 'fragment', key: '', fragment, nodes: [this.paragraph(cell.children)] });
+      });
+      records[`r${r}`] = { orderIndex: `a${r.toString(36).padStart(4, '0')}`, values };
+    });
+    const hideHeader = columns.every((c) => definition[c].title === '');
+    return { object: 'block', type: 'table', key: '', data: { view: { type: 'grid', columns, hideHeader }, records, definition }, fragments, isVoid: true };
+  }
+}
+
+function toPieces(node: DocumentInlineContent): Piece[] {
+  return node.object === 'text' ? node.leaves.map((l) => ({ leaf: l })) : [{ inline: node }];
+}
+
+/** Gives every block, inline, text and fragment a key `k1`, `k2`, … in document order. */
+function assignKeys(doc: JSONDocument): void {
+  let n = 0;
+  const visit = (node: { object: string; key?: string; nodes?: unknown[]; fragments?: unknown[] }) => {
+    node.key = `k${++n}`;
+    for (const child of node.nodes ?? []) visit(child as typeof node);
+    for (const fragment of node.fragments ?? []) visit(fragment as typeof node);
+  };
+  for (const block of doc.nodes) visit(block);
+}
+
+/**
+ * Markdown → GitBook JSON document. `resolve` maps every link, image and file destination to a
+ * content reference (default `{ kind: 'url', url }`); images only keep url or file references.
+ * The output is deterministic: the same Markdown always gives the same document, keys included.
+ */
+export function markdownToDocument(md: string, resolve: ResolveRef = defaultResolve): JSONDocument {
+  const converter = new Converter(md, resolve);
+  const doc: JSONDocument = { object: 'document', data: {}, nodes: converter.blocks(converter.root, 'top') };
+  assignKeys(doc);
+  return doc;
+}
+
+export type { ContentRef };

@@ -1,0 +1,181 @@
+import type { Queryable } from '../pool.js';
+
+export interface SpaceRow {
+  id: string;
+  organization_id: string;
+  parent_id: string | null;
+  title: string;
+  emoji: string;
+  visibility: string;
+  edit_mode: 'live' | 'locked';
+  default_level: string | null;
+  language: string | null;
+  position: number;
+  revision_id: string;
+  share_key: string;
+  git_sync: Record<string, unknown> | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+  comments: number;
+  change_requests: number;
+  change_requests_open: number;
+  change_requests_draft: number;
+}
+
+// Counters are computed, never stored, so they are true at all times. Change requests and comments
+// arrive with their own migration; until then the counts are zero.
+export const SPACE_COLUMNS = `s.*, 0 AS comments, 0 AS change_requests, 0 AS change_requests_open, 0 AS change_requests_draft`;
+
+export async function insertSpace(
+  db: Queryable,
+  s: {
+    id: string;
+    orgId: string;
+    parentId: string | null;
+    title: string;
+    emoji: string;
+    visibility: string;
+    editMode: string;
+    defaultLevel: string | null;
+    language: string | null;
+    position: number;
+    revisionId: string;
+    shareKey: string;
+    createdBy: string;
+  },
+) {
+  await db.query(
+    `INSERT INTO spaces (id, organization_id, parent_id, title, emoji, visibility, edit_mode, default_level, language, position,
+                         revision_id, share_key, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    [s.id, s.orgId, s.parentId, s.title, s.emoji, s.visibility, s.editMode, s.defaultLevel, s.language, s.position, s.revisionId, s.shareKey, s.createdBy],
+  );
+}
+
+export async function getSpace(db: Queryable, id: string, opts: { includeDeleted?: boolean; forUpdate?: boolean } = {}): Promise<SpaceRow | null> {
+  const { rows } = await db.query<SpaceRow>(
+    `SELECT ${SPACE_COLUMNS} FROM spaces s WHERE s.id = $1 ${opts.includeDeleted ? '' : 'AND s.deleted_at IS NULL'}
+     ${opts.forUpdate ? 'FOR UPDATE OF s' : ''}`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+/** Lock a live space row (serializes writers of its content) and return its current revision. */
+export async function lockSpace(db: Queryable, id: string): Promise<SpaceRow | null> {
+  return getSpace(db, id, { forUpdate: true });
+}
+
+/** Next position at the end of a parent's children (spaces and collections share the ordering). */
+export async function nextPosition(db: Queryable, orgId: string, parentId: string | null): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT coalesce(max(p), 0) + 1 AS n FROM (
+       SELECT position AS p FROM spaces WHERE organization_id = $1 AND parent_id IS NOT DISTINCT FROM $2 AND deleted_at IS NULL
+       UNION ALL SELECT position FROM collections WHERE organization_id = $1 AND parent_id IS NOT DISTINCT FROM $2) x`,
+    [orgId, parentId],
+  );
+  return Number(rows[0].n);
+}
+
+export async function listSpaces(
+  db: Queryable,
+  where: { orgId: string; parentId?: string | null },
+  limit: number,
+  after?: [number, string, string],
+) {
+  const params: unknown[] = [where.orgId];
+  const conds = ['s.organization_id = $1', 's.deleted_at IS NULL'];
+  if (where.parentId !== undefined) {
+    params.push(where.parentId);
+    conds.push(`s.parent_id IS NOT DISTINCT FROM $${params.length}`);
+  }
+  const countParams = [...params];
+  const countConds = [...conds];
+  if (after) {
+    params.push(after[0], after[1], after[2]);
+    conds.push(`(s.position, s.created_at, s.id) > ($${params.length - 2}::float8, $${params.length - 1}::timestamptz, $${params.length})`);
+  }
+  params.push(limit);
+  const { rows } = await db.query<SpaceRow & { created_key: string }>(
+    `SELECT ${SPACE_COLUMNS}, s.created_at::text AS created_key FROM spaces s WHERE ${conds.join(' AND ')}
+      ORDER BY s.position, s.created_at, s.id LIMIT $${params.length}`,
+    params,
+  );
+  const { rows: c } = await db.query(`SELECT count(*) AS n FROM spaces s WHERE ${countConds.join(' AND ')}`, countParams);
+  return { rows, count: c[0].n as number };
+}
+
+const PATCHABLE: Record<string, string> = {
+  title: 'title',
+  emoji: 'emoji',
+  editMode: 'edit_mode',
+  defaultLevel: 'default_level',
+  language: 'language',
+  visibility: 'visibility',
+};
+
+export async function updateSpace(db: Queryable, id: string, patch: object) {
+  const sets: string[] = [];
+  const params: unknown[] = [id];
+  for (const [k, v] of Object.entries(patch)) {
+    const col = PATCHABLE[k];
+    if (!col || v === undefined) continue;
+    params.push(v);
+    sets.push(`${col} = $${params.length}`);
+  }
+  if (!sets.length) return;
+  await db.query(`UPDATE spaces SET ${sets.join(', ')}, updated_at = clock_timestamp() WHERE id = $1`, params);
+}
+
+export async function setSpaceRevision(db: Queryable, id: string, revisionId: string) {
+  await db.query('UPDATE spaces SET revision_id = $2, updated_at = clock_timestamp() WHERE id = $1', [id, revisionId]);
+}
+
+export async function softDeleteSpace(db: Queryable, id: string, userId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE spaces SET deleted_at = clock_timestamp(), deleted_by = $2 WHERE id = $1 AND deleted_at IS NULL',
+    [id, userId],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+export async function restoreSpace(db: Queryable, id: string) {
+  await db.query('UPDATE spaces SET deleted_at = NULL, deleted_by = NULL, updated_at = clock_timestamp() WHERE id = $1', [id]);
+}
+
+export async function setSpacePlace(db: Queryable, id: string, parentId: string | null, position: number) {
+  await db.query('UPDATE spaces SET parent_id = $2, position = $3, updated_at = clock_timestamp() WHERE id = $1', [id, parentId, position]);
+}
+
+export async function setSpaceOrganization(db: Queryable, id: string, orgId: string, position: number) {
+  await db.query(
+    'UPDATE spaces SET organization_id = $2, parent_id = NULL, position = $3, updated_at = clock_timestamp() WHERE id = $1',
+    [id, orgId, position],
+  );
+  await db.query('DELETE FROM space_members WHERE space_id = $1 AND user_id NOT IN (SELECT user_id FROM members WHERE organization_id = $2)', [
+    id,
+    orgId,
+  ]);
+}
+
+export async function explicitSpaceRoles(db: Queryable, userId: string, spaceIds: string[]): Promise<Map<string, string>> {
+  if (!spaceIds.length) return new Map();
+  const { rows } = await db.query('SELECT space_id, role FROM space_members WHERE user_id = $1 AND space_id = ANY($2)', [userId, spaceIds]);
+  return new Map(rows.map((r) => [r.space_id, r.role]));
+}
+
+export async function setSpaceMember(db: Queryable, spaceId: string, userId: string, role: string) {
+  await db.query(
+    `INSERT INTO space_members (space_id, user_id, role) VALUES ($1, $2, $3)
+     ON CONFLICT (space_id, user_id) DO UPDATE SET role = EXCLUDED.role`,
+    [spaceId, userId, role],
+  );
+}
+
+/** Spaces deleted before `cutoff`, oldest first (purge candidates). */
+export async function listDeletedBefore(db: Queryable, cutoff: Date, limit: number): Promise<string[]> {
+  const { rows } = await db.query('SELECT id FROM spaces WHERE deleted_at < $1 ORDER BY deleted_at LIMIT $2', [cutoff, limit]);
+  return rows.map((r) => r.id);
+}

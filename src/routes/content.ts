@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { route, ok } from '../http/route.js';
+import { listQuery } from '../http/pagination.js';
+import { entityId, qBool } from '../http/validate.js';
+import * as content from '../services/content.js';
+import { serveSignedFile } from '../services/files.js';
+
+const spaceParams = { spaceId: entityId };
+export const readFlags = { metadata: qBool(true), computed: qBool(true) };
+export const pageFlags = {
+  ...readFlags,
+  format: z.enum(['markdown', 'document']).default('markdown'),
+  evaluated: qBool(false),
+};
+
+export const contentRoutes = [
+  route({
+    method: 'GET',
+    path: '/v1/spaces/:spaceId/content',
+    params: spaceParams,
+    query: readFlags,
+    handler: async ({ app, principal, params, query }) =>
+      ok(await content.readRevision(app, await content.mainTarget(app, principal, params.spaceId), query)),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/spaces/:spaceId/content/pages',
+    params: spaceParams,
+    query: readFlags,
+    handler: async ({ app, principal, params, query }) =>
+      ok(await content.readPages(app, await content.mainTarget(app, principal, params.spaceId), query)),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/spaces/:spaceId/content/files',
+    params: spaceParams,
+    query: { ...listQuery, ...readFlags },
+    handler: async ({ app, principal, params, query }) =>
+      ok(await content.listFiles(app, await content.mainTarget(app, principal, params.spaceId), query)),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/spaces/:spaceId/content/files/:fileId',
+    params: { ...spaceParams, fileId: entityId },
+    query: readFlags,
+    handler: async ({ app, principal, params, query }) =>
+      ok(await content.readFile(app, await content.mainTarget(app, principal, params.spaceId), params.fileId, query)),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/spaces/:spaceId/content/page/:pageId',
+    params: { ...spaceParams, pageId: entityId },
+    query: pageFlags,
+    handler: async ({ app, principal, params, query }) =>
+      ok(await content.readPage(app, await content.mainTarget(app, principal, params.spaceId), params.pageId, query)),
+  }),
+  route({
+    method: 'GET',
+    path: '/files/:sha256',
+    auth: false,
+    params: { sha256: z.string().regex(/^[0-9a-f]{64}$/) },
+    query: { name: z.string().max(500), type: z.string().max(200), sig: z.string().max(100) },
+    handler: async ({ app, params, query }) => serveSignedFile(app, params.sha256, query),
+  }),
+];

@@ -1,0 +1,79 @@
+import type { AppContext } from '../context.js';
+import type { Principal } from '../auth/principal.js';
+import type { Queryable } from '../db/pool.js';
+import { notFound } from '../http/errors.js';
+import { pageInMemory } from '../http/pagination.js';
+import { revisionSnapshot } from '../content/commit.js';
+import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
+import { toFile, toRevision, toTreePage, type ReadOptions } from '../content/present.js';
+import { evaluateComputedPage } from '../content/computed.js';
+import { evaluateExpressions } from '../content/expressions.js';
+import { markdownToDocument } from '../content/markdown.js';
+import { requireSpace } from './space-access.js';
+
+/** Where content is read from: the space's current revision, or a given one (change requests). */
+export interface ContentTarget {
+  spaceId: string;
+  revisionId: string;
+  organizationId: string;
+}
+
+export async function mainTarget(app: AppContext, p: Principal, spaceId: string): Promise<ContentTarget> {
+  const { space } = await requireSpace(app.db, p, spaceId, 'read');
+  return { spaceId, revisionId: space.revision_id, organizationId: space.organization_id };
+}
+
+export async function targetSnapshot(db: Queryable, t: ContentTarget) {
+  return revisionSnapshot(db, t.spaceId, t.revisionId);
+}
+
+export async function readRevision(app: AppContext, t: ContentTarget, o: ReadOptions) {
+  const { revision, snapshot } = await targetSnapshot(app.db, t);
+  return toRevision(app, t.spaceId, revision, snapshot, o);
+}
+
+export async function readPages(app: AppContext, t: ContentTarget, o: ReadOptions) {
+  const { snapshot } = await targetSnapshot(app.db, t);
+  return { pages: snapshot.pages.map((p) => toTreePage(app, t.spaceId, p, o)) };
+}
+
+/** Files ordered by (name, id); the cursor is that key, so it survives files added in between. */
+export async function listFiles(app: AppContext, t: ContentTarget, q: { page?: string; limit?: number } & ReadOptions) {
+  const { snapshot } = await targetSnapshot(app.db, t);
+  return pageInMemory(snapshot.files, q, (f) => [f.name, f.id], (f) => toFile(app, f, q));
+}
+
+export async function readFile(app: AppContext, t: ContentTarget, fileId: string, o: ReadOptions) {
+  const { snapshot } = await targetSnapshot(app.db, t);
+  const f = snapshot.filesById.get(fileId);
+  if (!f) throw notFound(`File "${fileId}" not found`);
+  return toFile(app, f, o);
+}
+
+export function findPage(snapshot: Snapshot, pageId: string): TreePage {
+  const page = snapshot.byId.get(pageId);
+  if (!page) throw notFound(`Page "${pageId}" not found`);
+  return page;
+}
+
+export interface PageReadOptions extends ReadOptions {
+  format: 'markdown' | 'document';
+  evaluated: boolean;
+}
+
+/**
+ * One page with its body, as markdown (default) or as a JSON document. A computed page is
+ * evaluated here, on request only; `evaluated` substitutes variable expressions.
+ */
+export async function readPage(app: AppContext, t: ContentTarget, pageId: string, o: PageReadOptions) {
+  const { snapshot } = await targetSnapshot(app.db, t);
+  const tp = findPage(snapshot, pageId);
+  const out = toTreePage(app, t.spaceId, tp, o);
+  if (tp.node.type === 'group' || tp.node.type === 'link' || (tp.node.type === 'computed' && !o.computed)) return out;
+  let markdown =
+    tp.node.type === 'computed' ? await evaluateComputedPage(app, t.organizationId, tp.node) : await loadBody(app.db, t.spaceId, tp.node);
+  if (o.evaluated) markdown = evaluateExpressions(markdown, { space: snapshot.root.variables, page: tp.node.variables ?? {} });
+  delete out.documentId;
+  if (o.format === 'document') return { ...out, document: markdownToDocument(markdown) };
+  return { ...out, markdown };
+}

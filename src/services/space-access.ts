@@ -1,0 +1,98 @@
+import type { Queryable } from '../db/pool.js';
+import type { Principal } from '../auth/principal.js';
+import type { Role } from '../http/validate.js';
+import { atLeast, maxRole } from '../auth/roles.js';
+import { collectionChainInfo } from '../db/repos/collections.js';
+import { explicitSpaceRoles, getSpace, type SpaceRow } from '../db/repos/spaces.js';
+import { getMember } from '../db/repos/members.js';
+import { forbidden, notFound } from '../http/errors.js';
+
+export interface AccessContext {
+  /** The caller's organization role; null for a guest; undefined when not a member. */
+  orgRole: Role | null | undefined;
+  collections: Map<string, { parent: string | null; level: string | null }>;
+}
+
+export async function accessContext(db: Queryable, orgId: string, userId: string): Promise<AccessContext> {
+  const [member, collections] = await Promise.all([getMember(db, orgId, userId), collectionChainInfo(db, orgId)]);
+  return { orgRole: member && !member.disabled ? (member.role as Role | null) : undefined, collections };
+}
+
+/**
+ * The default level a piece of content grants an organization member: its own `defaultLevel`,
+ * or, when 'inherit', its parent collection's, up to the top where it is the member's own role.
+ */
+export function inheritedLevel(ctx: AccessContext, level: string | null, parentId: string | null): Role | null {
+  const seen = new Set<string>();
+  let current = level;
+  let parent = parentId;
+  while (current === 'inherit') {
+    if (!parent || seen.has(parent)) return (ctx.orgRole ?? null) as Role | null;
+    seen.add(parent);
+    const c = ctx.collections.get(parent);
+    if (!c) return (ctx.orgRole ?? null) as Role | null;
+    current = c.level;
+    parent = c.parent;
+  }
+  return current as Role | null;
+}
+
+/**
+ * The caller's effective role on a space: organization admins administer everything; otherwise the
+ * higher of an explicit grant and the inherited default level (guests get only explicit grants).
+ * Spaces with visibility `in-collection` take their collection's level. Anyone signed in may read
+ * public and unlisted spaces. null: no access at all.
+ */
+export function spaceRole(ctx: AccessContext, space: SpaceRow, explicit: Role | undefined): Role | null {
+  if (ctx.orgRole === 'admin') return 'admin';
+  let base: Role | null = null;
+  if (ctx.orgRole) {
+    const own = space.visibility === 'in-collection' ? 'inherit' : space.default_level;
+    base = inheritedLevel(ctx, own, space.parent_id);
+  }
+  let role = maxRole(explicit ?? null, base);
+  if (!role && (space.visibility === 'public' || space.visibility === 'unlisted')) role = 'read';
+  return role;
+}
+
+export function spacePermissions(role: Role | null) {
+  return {
+    view: atLeast(role, 'read'),
+    access: atLeast(role, 'read'),
+    admin: atLeast(role, 'admin'),
+    viewInviteLinks: atLeast(role, 'admin'),
+    edit: atLeast(role, 'edit'),
+    triggerGitSync: atLeast(role, 'edit'),
+    comment: atLeast(role, 'comment'),
+    merge: atLeast(role, 'review'),
+    review: atLeast(role, 'review'),
+    installIntegration: atLeast(role, 'admin'),
+  };
+}
+
+export interface SpaceAccess {
+  space: SpaceRow;
+  role: Role;
+  ctx: AccessContext;
+}
+
+/**
+ * Load a space and require `needed` on it. A space the caller cannot see at all is a 404 (its
+ * existence is not revealed); one they see but may not change is a 403.
+ */
+export async function requireSpace(
+  db: Queryable,
+  p: Principal,
+  spaceId: string,
+  needed: Role = 'read',
+  opts: { includeDeleted?: boolean } = {},
+): Promise<SpaceAccess> {
+  const space = await getSpace(db, spaceId, opts);
+  if (!space) throw notFound(`Space "${spaceId}" not found`);
+  const ctx = await accessContext(db, space.organization_id, p.userId);
+  const explicit = (await explicitSpaceRoles(db, p.userId, [space.id])).get(space.id) as Role | undefined;
+  const role = spaceRole(ctx, space, explicit);
+  if (!role) throw notFound(`Space "${spaceId}" not found`);
+  if (!atLeast(role, needed)) throw forbidden(`Your role on this space (${role}) does not allow this action`);
+  return { space, role, ctx };
+}

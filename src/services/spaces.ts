@@ -1,0 +1,221 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import type { Principal } from '../auth/principal.js';
+import type { Role } from '../http/validate.js';
+import { withTx, type Queryable } from '../db/pool.js';
+import * as spaces from '../db/repos/spaces.js';
+import type { SpaceRow } from '../db/repos/spaces.js';
+import { getCollection } from '../db/repos/collections.js';
+import { insertRevision, getRevision } from '../db/repos/revisions.js';
+import { copyObjects } from '../content/objects.js';
+import { Draft } from '../content/draft.js';
+import { commitDraft } from '../content/commit.js';
+import { badRequest, conflict, forbidden, notFound } from '../http/errors.js';
+import { newId } from '../util/ids.js';
+import { requireOrg, appUrls } from './access.js';
+import { requireSpace, spacePermissions, spaceRole, accessContext } from './space-access.js';
+import { afterContentChange } from './content-hooks.js';
+import { placeAmongSiblings, type Position } from './positions.js';
+
+export const RESTORE_WINDOW_DAYS = 7;
+
+export function toSpace(app: AppContext, s: SpaceRow, role: Role | null, opts: { shareKey?: string } = {}) {
+  const urls = appUrls(app);
+  const published = `${app.config.publicUrl}/s/${s.id}`;
+  const showPublished =
+    s.visibility !== 'private' && (s.visibility !== 'share-link' || opts.shareKey === s.share_key || role === 'admin');
+  return {
+    object: 'space',
+    id: s.id,
+    title: s.title,
+    emoji: s.emoji,
+    visibility: s.visibility,
+    createdAt: s.created_at.toISOString(),
+    updatedAt: s.updated_at.toISOString(),
+    ...(s.deleted_at ? { deletedAt: s.deleted_at.toISOString() } : {}),
+    editMode: s.edit_mode,
+    mergeRules: { type: 'inherit' },
+    urls: {
+      location: urls.api(`/spaces/${s.id}`),
+      app: urls.app(`/s/${s.id}`),
+      ...(showPublished ? { published: s.visibility === 'share-link' ? `${published}?share=${s.share_key}` : published } : {}),
+      ...(s.visibility === 'public' ? { public: published } : {}),
+    },
+    organization: s.organization_id,
+    ...(s.parent_id ? { parent: s.parent_id } : {}),
+    ...(s.language ? { language: s.language } : {}),
+    ...(s.git_sync ? { gitSync: s.git_sync } : {}),
+    revision: s.revision_id,
+    defaultLevel: s.default_level,
+    comments: s.comments,
+    changeRequests: s.change_requests,
+    changeRequestsOpen: s.change_requests_open,
+    changeRequestsDraft: s.change_requests_draft,
+    permissions: spacePermissions(role),
+  };
+}
+
+export interface CreateSpaceInput {
+  title?: string;
+  emoji?: string;
+  parent?: string;
+  language?: string;
+  editMode?: 'live' | 'locked';
+  visibility?: string;
+  empty?: boolean;
+  template?: { id: string; params?: { contentRefs?: Record<string, { kind: 'file'; file: string }> } };
+}
+
+async function requireCollectionInOrg(db: Queryable, collectionId: string, orgId: string) {
+  const c = await getCollection(db, collectionId);
+  if (!c || c.organization_id !== orgId) throw badRequest(`Invalid request: collection "${collectionId}" does not exist in this organization`);
+  return c;
+}
+
+export async function createSpace(app: AppContext, p: Principal, orgId: string, input: CreateSpaceInput) {
+  await requireOrg(app.db, p, orgId, 'createContent');
+  if (input.parent) await requireCollectionInOrg(app.db, input.parent, orgId);
+  if (input.visibility === 'in-collection' && !input.parent) throw badRequest('Invalid request: body.visibility: in-collection needs a parent collection');
+  const { applyTemplate } = await import('./templates.js');
+  const id = await withTx(app.db, async (c) => {
+    const id = newId();
+    await spaces.insertSpace(c, {
+      id,
+      orgId,
+      parentId: input.parent ?? null,
+      title: input.title ?? '',
+      emoji: input.emoji ?? '',
+      visibility: input.visibility ?? (input.parent ? 'in-collection' : 'private'),
+      editMode: input.editMode ?? 'live',
+      defaultLevel: 'inherit',
+      language: input.language ?? null,
+      position: await spaces.nextPosition(c, orgId, input.parent ?? null),
+      revisionId: '',
+      shareKey: randomBytes(12).toString('base64url'),
+      createdBy: p.userId,
+    });
+    const draft = new Draft(null);
+    if (input.template) await applyTemplate(app, c, id, draft, input.template.id, input.template.params ?? {});
+    else if (!input.empty) draft.insertPage(null, { title: 'Introduction', markdown: '' });
+    const revision = await commitDraft(c, id, draft, { createdBy: p.userId });
+    await spaces.setSpaceRevision(c, id, revision.id);
+    return id;
+  });
+  await afterContentChange(app, id);
+  return getSpace(app, p, id);
+}
+
+export async function getSpace(app: AppContext, p: Principal, spaceId: string, opts: { shareKey?: string } = {}) {
+  const { space, role } = await requireSpace(app.db, p, spaceId, 'read');
+  return toSpace(app, space, role, opts);
+}
+
+export interface SpacePatch {
+  title?: string;
+  emoji?: string;
+  editMode?: 'live' | 'locked';
+  defaultLevel?: Role | 'inherit' | null;
+  language?: string;
+  visibility?: string;
+}
+
+export async function updateSpace(app: AppContext, p: Principal, spaceId: string, patch: SpacePatch) {
+  const adminOnly = patch.editMode !== undefined || patch.defaultLevel !== undefined || patch.visibility !== undefined;
+  const { space } = await requireSpace(app.db, p, spaceId, adminOnly ? 'admin' : 'edit');
+  if (patch.visibility === 'in-collection' && !space.parent_id) throw badRequest('Invalid request: body.visibility: in-collection needs a parent collection');
+  await spaces.updateSpace(app.db, spaceId, patch);
+  return getSpace(app, p, spaceId);
+}
+
+/** Soft delete (admins). 204 also when the space does not exist or is already deleted. */
+export async function deleteSpace(app: AppContext, p: Principal, spaceId: string) {
+  const existing = await spaces.getSpace(app.db, spaceId);
+  if (!existing) return;
+  await requireSpace(app.db, p, spaceId, 'admin');
+  await spaces.softDeleteSpace(app.db, spaceId, p.userId);
+}
+
+/** Restore a soft-deleted space within the window (admins). Restoring a live space returns it. */
+export async function restoreSpace(app: AppContext, p: Principal, spaceId: string) {
+  const { space } = await requireSpace(app.db, p, spaceId, 'admin', { includeDeleted: true });
+  if (space.deleted_at) {
+    const ageMs = Date.now() - space.deleted_at.getTime();
+    if (ageMs > RESTORE_WINDOW_DAYS * 86_400_000) {
+      throw conflict(`Space "${spaceId}" was deleted more than ${RESTORE_WINDOW_DAYS} days ago and can no longer be restored`);
+    }
+    await spaces.restoreSpace(app.db, spaceId);
+  }
+  return getSpace(app, p, spaceId);
+}
+
+/** A full copy of the content and files; file bytes are shared, not copied. */
+export async function duplicateSpace(app: AppContext, p: Principal, spaceId: string) {
+  const { space } = await requireSpace(app.db, p, spaceId, 'read');
+  await requireOrg(app.db, p, space.organization_id, 'createContent');
+  const id = await withTx(app.db, async (c) => {
+    const id = newId();
+    const source = await getRevision(c, spaceId, space.revision_id);
+    await spaces.insertSpace(c, {
+      id,
+      orgId: space.organization_id,
+      parentId: space.parent_id,
+      title: `${space.title} (copy)`.slice(0, 50),
+      emoji: space.emoji,
+      visibility: space.visibility,
+      editMode: space.edit_mode,
+      defaultLevel: space.default_level,
+      language: space.language,
+      position: await spaces.nextPosition(c, space.organization_id, space.parent_id),
+      revisionId: '',
+      shareKey: randomBytes(12).toString('base64url'),
+      createdBy: p.userId,
+    });
+    await copyObjects(c, spaceId, id);
+    await c.query('INSERT INTO space_blobs (space_id, blob_key) SELECT $2, blob_key FROM space_blobs WHERE space_id = $1', [spaceId, id]);
+    const revision = await insertRevision(c, { id: newId(), spaceId: id, rootHash: source!.root_hash, parents: [], createdBy: p.userId });
+    await spaces.setSpaceRevision(c, id, revision.id);
+    return id;
+  });
+  await afterContentChange(app, id);
+  return getSpace(app, p, id);
+}
+
+export async function moveSpace(app: AppContext, p: Principal, spaceId: string, body: { parent?: string | null; position?: Position }) {
+  const { space } = await requireSpace(app.db, p, spaceId, 'admin');
+  const parent = body.parent === undefined ? space.parent_id : body.parent;
+  if (parent) await requireCollectionInOrg(app.db, parent, space.organization_id);
+  await withTx(app.db, async (c) => {
+    const position = await placeAmongSiblings(c, space.organization_id, parent, { type: 'space', id: spaceId }, body.position);
+    await spaces.setSpacePlace(c, spaceId, parent, position);
+    if (!parent && space.visibility === 'in-collection') await spaces.updateSpace(c, spaceId, { visibility: 'private' });
+  });
+  return getSpace(app, p, spaceId);
+}
+
+/** Move a space to another organization; the caller must administer both. */
+export async function transferSpace(app: AppContext, p: Principal, spaceId: string, targetOrgId: string) {
+  const { space } = await requireSpace(app.db, p, spaceId, 'admin');
+  const source = await requireOrg(app.db, p, space.organization_id, 'view');
+  if (!source.permissions.admin) throw forbidden('Only an admin of the source organization can transfer a space');
+  await requireOrg(app.db, p, targetOrgId, 'admin');
+  if (targetOrgId === space.organization_id) return getSpace(app, p, spaceId);
+  await withTx(app.db, async (c) => {
+    await spaces.setSpaceOrganization(c, spaceId, targetOrgId, await spaces.nextPosition(c, targetOrgId, null));
+    if (space.visibility === 'in-collection') await spaces.updateSpace(c, spaceId, { visibility: 'private' });
+  });
+  return getSpace(app, p, spaceId);
+}
+
+/** Every live space of an organization that `userId` can access, with their real role. */
+export async function listMemberSpacePermissions(app: AppContext, orgId: string, userId: string) {
+  const ctx = await accessContext(app.db, orgId, userId);
+  const { rows } = await spaces.listSpaces(app.db, { orgId }, 100_000);
+  const explicit = await spaces.explicitSpaceRoles(app.db, userId, rows.map((r) => r.id));
+  return rows
+    .map((s) => ({ space: s, role: spaceRole(ctx, s, explicit.get(s.id) as Role | undefined) }))
+    .filter((x): x is typeof x & { role: Role } => x.role !== null);
+}
+
+export async function requireSpaceExists(app: AppContext, spaceId: string) {
+  if (!(await spaces.getSpace(app.db, spaceId))) throw notFound(`Space "${spaceId}" not found`);
+}
