@@ -5,6 +5,10 @@ import { openapiRoutes } from './openapi.js';
 import { operationRoutes } from './operations.js';
 import { spaceRoutes } from './spaces.js';
 import { contentRoutes } from './content.js';
+import { collectionRoutes } from './collections.js';
+import { searchRoutes } from './search.js';
+import { linkRoutes } from './links.js';
+import { templateRoutes } from './templates.js';
 
 /** Every public API route, one file per resource family. */
 export const apiRoutes: RouteDef[] = [
@@ -14,4 +18,8 @@ export const apiRoutes: RouteDef[] = [
   ...operationRoutes,
   ...spaceRoutes,
   ...contentRoutes,
+  ...collectionRoutes,
+  ...searchRoutes,
+  ...linkRoutes,
+  ...templateRoutes,
 ];
