@@ -85,6 +85,12 @@ export class Draft {
     return this.byId.get(pageId)?.node;
   }
 
+  /** The parent of a page (null at the top level), undefined when the page does not exist. */
+  parentOf(pageId: string): string | null | undefined {
+    const m = this.byId.get(pageId);
+    return m ? (m.parent?.node.id ?? null) : undefined;
+  }
+
   childIds(parentId: string | null): string[] {
     return this.siblings(parentId).map((p) => p.node.id);
   }

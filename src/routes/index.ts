@@ -9,6 +9,7 @@ import { collectionRoutes } from './collections.js';
 import { searchRoutes } from './search.js';
 import { linkRoutes } from './links.js';
 import { templateRoutes } from './templates.js';
+import { changeRequestRoutes } from './change-requests.js';
 
 /** Every public API route, one file per resource family. */
 export const apiRoutes: RouteDef[] = [
@@ -22,4 +23,5 @@ export const apiRoutes: RouteDef[] = [
   ...searchRoutes,
   ...linkRoutes,
   ...templateRoutes,
+  ...changeRequestRoutes,
 ];

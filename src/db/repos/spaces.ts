@@ -24,9 +24,13 @@ export interface SpaceRow {
   change_requests_draft: number;
 }
 
-// Counters are computed, never stored, so they are true at all times. Change requests and comments
-// arrive with their own migration; until then the counts are zero.
-export const SPACE_COLUMNS = `s.*, 0 AS comments, 0 AS change_requests, 0 AS change_requests_open, 0 AS change_requests_draft`;
+// Counters are computed, never stored, so they are true at all times. `comments` counts the open
+// comments on the space's main content (change requests have their own counter).
+export const SPACE_COLUMNS = `s.*,
+  (SELECT count(*) FROM comments c WHERE c.space_id = s.id AND c.change_request_id IS NULL AND c.status = 'open') AS comments,
+  (SELECT count(*) FROM change_requests cr WHERE cr.space_id = s.id) AS change_requests,
+  (SELECT count(*) FROM change_requests cr WHERE cr.space_id = s.id AND cr.status = 'open') AS change_requests_open,
+  (SELECT count(*) FROM change_requests cr WHERE cr.space_id = s.id AND cr.status = 'draft') AS change_requests_draft`;
 
 export async function insertSpace(
   db: Queryable,
@@ -178,4 +182,45 @@ export async function setSpaceMember(db: Queryable, spaceId: string, userId: str
 export async function listDeletedBefore(db: Queryable, cutoff: Date, limit: number): Promise<string[]> {
   const { rows } = await db.query('SELECT id FROM spaces WHERE deleted_at < $1 ORDER BY deleted_at LIMIT $2', [cutoff, limit]);
   return rows.map((r) => r.id);
+}
+
+/** Spaces (live and soft-deleted) whose parent is one of `collectionIds`, in sibling order. */
+export async function spacesInCollections(db: Queryable, collectionIds: string[]): Promise<SpaceRow[]> {
+  if (!collectionIds.length) return [];
+  const { rows } = await db.query<SpaceRow>(
+    `SELECT ${SPACE_COLUMNS} FROM spaces s WHERE s.parent_id = ANY($1) ORDER BY s.position, s.created_at, s.id`,
+    [collectionIds],
+  );
+  return rows;
+}
+
+/**
+ * Take a space out of its collection to the top level, soft-deleting it (when live) by `deletedBy`.
+ * A space already deleted keeps its deletion time.
+ */
+export async function detachAndSoftDeleteSpace(
+  db: Queryable,
+  id: string,
+  s: { defaultLevel: string | null; visibility: string; position: number; deletedBy: string },
+): Promise<void> {
+  await db.query(
+    `UPDATE spaces SET parent_id = NULL, default_level = $2, visibility = $3, position = $4,
+            deleted_by = CASE WHEN deleted_at IS NULL THEN $5 ELSE deleted_by END,
+            deleted_at = coalesce(deleted_at, clock_timestamp()), updated_at = clock_timestamp()
+      WHERE id = $1`,
+    [id, s.defaultLevel, s.visibility, s.position, s.deletedBy],
+  );
+}
+
+/**
+ * Move spaces to another organization keeping their parent collection (which moves with them);
+ * explicit grants of users who are not members of the target organization are dropped.
+ */
+export async function setSpacesOrganizationKeepingParent(db: Queryable, ids: string[], orgId: string): Promise<void> {
+  if (!ids.length) return;
+  await db.query('UPDATE spaces SET organization_id = $2, updated_at = clock_timestamp() WHERE id = ANY($1)', [ids, orgId]);
+  await db.query(
+    'DELETE FROM space_members WHERE space_id = ANY($1) AND user_id NOT IN (SELECT user_id FROM members WHERE organization_id = $2)',
+    [ids, orgId],
+  );
 }

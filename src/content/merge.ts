@@ -1,0 +1,201 @@
+import { diff3Merge } from 'node-diff3';
+import type { Queryable } from '../db/pool.js';
+import { canonicalJson } from './objects.js';
+import type { Draft, PageFields } from './draft.js';
+import { loadBody, type Snapshot, type TreePage } from './snapshot.js';
+import type { PageNode } from './types.js';
+
+export interface MergeConflict {
+  pageId: string;
+  title: string;
+  reason: string;
+}
+
+/** Page fields a merge compares and carries over (everything but identity, tree links and timestamps). */
+const FIELDS = [
+  'type',
+  'title',
+  'slug',
+  'emoji',
+  'icon',
+  'description',
+  'hidden',
+  'noIndex',
+  'noRobotsIndex',
+  'layout',
+  'cover',
+  'variables',
+  'computed',
+  'computedSeed',
+  'target',
+  'href',
+  'git',
+] as const satisfies readonly (keyof PageNode & keyof PageFields)[];
+
+type Field = (typeof FIELDS)[number];
+
+const fieldValue = (n: PageNode, f: Field) => canonicalJson(n[f] ?? null);
+const sameContent = (a: PageNode, b: PageNode) => a.body === b.body && FIELDS.every((f) => fieldValue(a, f) === fieldValue(b, f));
+
+/** Where a page sits: its parent and the sibling before it (the anchor a move or insert keeps). */
+function place(s: Snapshot, p: TreePage): { parent: string | null; after: string | null } {
+  const siblings = p.parentId ? s.byId.get(p.parentId)!.children : s.pages;
+  const i = siblings.indexOf(p);
+  return { parent: p.parentId, after: i > 0 ? siblings[i - 1].node.id : null };
+}
+const samePlace = (a: { parent: string | null; after: string | null }, b: { parent: string | null; after: string | null }) =>
+  a.parent === b.parent && a.after === b.after;
+
+function fieldsOf(n: PageNode): PageFields {
+  const out: Record<string, unknown> = {};
+  for (const f of FIELDS) out[f] = n[f] ?? null;
+  if (!n.hidden) out.hidden = false;
+  if (!n.noIndex) out.noIndex = false;
+  if (!n.noRobotsIndex) out.noRobotsIndex = false;
+  return out as PageFields;
+}
+
+/**
+ * Apply "their" changes since `base` onto `draft`, which was opened on "our" revision: a three-way
+ * merge at page level (insertions, deletions, moves, each metadata field) and, when both sides
+ * changed one page's text, a line-based diff3 of the bodies. Non-overlapping changes combine;
+ * anything that cannot be combined is returned as a conflict naming the page (the caller then
+ * commits nothing).
+ */
+export async function mergeInto(
+  db: Queryable,
+  spaceId: string,
+  base: Snapshot,
+  ours: Snapshot,
+  theirs: Snapshot,
+  draft: Draft,
+): Promise<MergeConflict[]> {
+  const conflicts: MergeConflict[] = [];
+  const conflict = (p: PageNode, reason: string) => conflicts.push({ pageId: p.id, title: p.title, reason });
+
+  // 1. Insertions, moves and content changes, in their tree order (a parent before its children,
+  //    a sibling before the one placed after it).
+  for (const t of theirs.ordered) {
+    const id = t.node.id;
+    const b = base.byId.get(id);
+    const o = ours.byId.get(id);
+    const tPlace = place(theirs, t);
+    if (!b) {
+      if (o) {
+        if (!sameContent(o.node, t.node)) conflict(t.node, 'added on both sides with different content');
+        continue;
+      }
+      if (tPlace.parent && !draft.has(tPlace.parent)) {
+        conflict(t.node, 'added under a page that was deleted on the other side');
+        continue;
+      }
+      draft.insertPage(tPlace.parent, { ...fieldsOf(t.node), id, title: t.node.title, markdown: await loadBody(db, spaceId, t.node) }, anchorIndex(draft, tPlace));
+      continue;
+    }
+    const theirsChanged = !sameContent(b.node, t.node);
+    const theirsMoved = !samePlace(place(base, b), tPlace);
+    if (!o) {
+      if (theirsChanged) conflict(t.node, 'deleted on one side and changed on the other');
+      continue;
+    }
+    if (theirsChanged) {
+      const merged = await mergePage(db, spaceId, b.node, o.node, t.node);
+      if (typeof merged === 'string') conflict(t.node, merged);
+      else if (merged) draft.updatePage(id, merged);
+    }
+    if (theirsMoved) {
+      const ourPlace = place(ours, o);
+      const oursMoved = !samePlace(place(base, b), ourPlace);
+      if (!oursMoved) {
+        if (tPlace.parent && !draft.has(tPlace.parent)) conflict(t.node, 'moved under a page that was deleted on the other side');
+        else draft.movePage(id, tPlace.parent, anchorIndex(draft, tPlace, id));
+      } else if (ourPlace.parent !== tPlace.parent) {
+        conflict(t.node, 'moved to different places on both sides');
+      }
+    }
+  }
+
+  // 2. Deletions: a page they deleted goes, unless we changed it (or added pages under it).
+  for (const b of base.ordered) {
+    const id = b.node.id;
+    if (theirs.byId.has(id) || !ours.byId.has(id) || !draft.has(id)) continue;
+    const o = ours.byId.get(id)!;
+    if (!sameContent(b.node, o.node)) {
+      conflict(o.node, 'deleted on one side and changed on the other');
+      continue;
+    }
+    const addedBelow = descendants(o).some((d) => !base.byId.has(d.node.id));
+    if (addedBelow) conflict(o.node, 'deleted on one side while pages were added under it on the other');
+    else draft.deletePage(id);
+  }
+
+  // 3. Files by id.
+  for (const f of theirs.files) {
+    const b = base.filesById.get(f.id);
+    const o = ours.filesById.get(f.id);
+    if (!b && !o) draft.insertFile(f);
+    else if (b && o && b.hash !== f.hash && o.hash !== b.hash && o.hash !== f.hash) {
+      conflicts.push({ pageId: f.id, title: f.name, reason: 'file changed on both sides' });
+    }
+  }
+  for (const b of base.files) {
+    if (!theirs.filesById.has(b.id) && ours.filesById.get(b.id)?.hash === b.hash && draft.hasFile(b.id)) draft.deleteFile(b.id);
+  }
+
+  // 4. Variables, key by key.
+  const vb = base.root.variables;
+  const vo = ours.root.variables;
+  const vt = theirs.root.variables;
+  if (canonicalJson(vt) !== canonicalJson(vb)) {
+    const merged: Record<string, string> = { ...vo };
+    for (const k of new Set([...Object.keys(vb), ...Object.keys(vt)])) {
+      if (vt[k] === vb[k]) continue;
+      if (vo[k] === vb[k]) {
+        if (vt[k] === undefined) delete merged[k];
+        else merged[k] = vt[k];
+      } else if (vo[k] !== vt[k]) conflicts.push({ pageId: `variables.${k}`, title: k, reason: 'variable changed on both sides' });
+    }
+    draft.setVariables(merged);
+  }
+  return conflicts;
+}
+
+function descendants(p: TreePage): TreePage[] {
+  return p.children.flatMap((c) => [c, ...descendants(c)]);
+}
+
+/** Index among the new parent's children right after the anchor sibling (first when none). */
+function anchorIndex(draft: Draft, at: { parent: string | null; after: string | null }, self?: string): number {
+  const ids = draft.childIds(at.parent).filter((x) => x !== self);
+  if (!at.after) return 0;
+  const i = ids.indexOf(at.after);
+  return i < 0 ? ids.length : i + 1;
+}
+
+/**
+ * Field-wise merge of one page changed on their side: returns the fields to set, null when ours
+ * already has everything, or a conflict reason.
+ */
+async function mergePage(db: Queryable, spaceId: string, b: PageNode, o: PageNode, t: PageNode): Promise<PageFields | null | string> {
+  if (sameContent(o, t)) return null;
+  if (sameContent(o, b)) return { ...fieldsOf(t), ...(t.body !== o.body ? { markdown: await loadBody(db, spaceId, t) } : {}) };
+  const out: Record<string, unknown> = {};
+  const clashing: string[] = [];
+  for (const f of FIELDS) {
+    const [bv, ov, tv] = [fieldValue(b, f), fieldValue(o, f), fieldValue(t, f)];
+    if (tv === bv || ov === tv) continue;
+    if (ov === bv) out[f] = t[f] ?? (f === 'hidden' || f === 'noIndex' || f === 'noRobotsIndex' ? false : null);
+    else clashing.push(f);
+  }
+  if (clashing.length) return `both sides changed ${clashing.join(', ')}`;
+  if (t.body !== b.body && o.body !== t.body) {
+    if (o.body === b.body) out.markdown = await loadBody(db, spaceId, t);
+    else {
+      const [bt, ot, tt] = await Promise.all([loadBody(db, spaceId, b), loadBody(db, spaceId, o), loadBody(db, spaceId, t)]);
+      const regions = diff3Merge(ot.split('\n'), bt.split('\n'), tt.split('\n'));
+      if (regions.some((r) => r.conflict)) return 'both sides changed the same lines of the page';
+      out.markdown = regions.flatMap((r) => r.ok ?? []).join('\n');
+    }
+  }
+  return Object.keys(out).length ? (out as PageFields) : null;
+}

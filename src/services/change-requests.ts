@@ -1,0 +1,257 @@
+import type { AppContext } from '../context.js';
+import type { Principal } from '../auth/principal.js';
+import { withTx } from '../db/pool.js';
+import * as crs from '../db/repos/change-requests.js';
+import type { ChangeRequestRow, ChangeRequestStatus } from '../db/repos/change-requests.js';
+import { getSpace, lockSpace, setSpaceRevision } from '../db/repos/spaces.js';
+import { insertRevision, getRevision } from '../db/repos/revisions.js';
+import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../http/pagination.js';
+import { ApiError, badRequest, conflict, notFound, payloadTooLarge } from '../http/errors.js';
+import { newId } from '../util/ids.js';
+import { commitDraft, openDraft, revisionSnapshot } from '../content/commit.js';
+import { mergeInto, type MergeConflict } from '../content/merge.js';
+import { applyBatch, BatchError, type ContentChange, type StoredFile } from '../content/batch.js';
+import { safeFetch, FetchFailedError, FetchTimeoutError } from '../net/safe-fetch.js';
+import { appUrls } from './access.js';
+import { requireSpace } from './space-access.js';
+import { storeFileBytes } from './files.js';
+import { toUser } from './members.js';
+import { afterContentChange } from './content-hooks.js';
+import type { ContentTarget } from './content.js';
+
+export function toChangeRequest(app: AppContext, cr: ChangeRequestRow, mainRevision: string) {
+  const urls = appUrls(app);
+  const user = (id: string | null, name: string | null, email: string | null, photo: string | null) =>
+    id ? toUser(app, { id, display_name: name ?? '', email: email ?? '', photo_url: photo }) : undefined;
+  return {
+    object: 'change-request',
+    id: cr.id,
+    number: cr.number,
+    status: cr.status,
+    subject: cr.subject,
+    ...(cr.created_by ? { createdBy: user(cr.created_by, cr.creator_name, cr.creator_email, cr.creator_photo) } : {}),
+    createdAt: cr.created_at.toISOString(),
+    updatedAt: cr.updated_at.toISOString(),
+    ...(cr.merged_by ? { mergedBy: user(cr.merged_by, cr.merger_name, cr.merger_email, cr.merger_photo) } : {}),
+    ...(cr.merged_at ? { mergedAt: cr.merged_at.toISOString() } : {}),
+    space: cr.space_id,
+    revision: cr.revision,
+    revisionInitial: cr.revision_initial,
+    ...(cr.revision_merged_ancestor ? { revisionMergedAncestor: cr.revision_merged_ancestor } : {}),
+    ...(cr.revision_merged ? { revisionMerged: cr.revision_merged } : {}),
+    comments: cr.comments,
+    // True exactly when main content moved on since the change request was created or last updated.
+    outdated: cr.status !== 'merged' && mainRevision !== (cr.revision_merged_ancestor ?? cr.revision_initial),
+    urls: {
+      location: urls.api(`/spaces/${cr.space_id}/change-requests/${cr.id}`),
+      app: urls.app(`/s/${cr.space_id}/change-requests/${cr.number}`),
+    },
+  };
+}
+
+async function loadCr(app: AppContext, spaceId: string, ref: string) {
+  const cr = await crs.getChangeRequest(app.db, spaceId, ref);
+  if (!cr) throw notFound(`Change request "${ref}" not found`);
+  return cr;
+}
+
+/** Space access plus the change request; `needed` is the role required on the space. */
+export async function requireChangeRequest(app: AppContext, p: Principal, spaceId: string, ref: string, needed: Parameters<typeof requireSpace>[3] = 'read') {
+  const access = await requireSpace(app.db, p, spaceId, needed);
+  return { ...access, cr: await loadCr(app, spaceId, ref) };
+}
+
+/** Where a change request's content is read from (its latest revision). */
+export async function changeRequestTarget(app: AppContext, p: Principal, spaceId: string, ref: string): Promise<ContentTarget & { cr: ChangeRequestRow }> {
+  const { space, cr } = await requireChangeRequest(app, p, spaceId, ref);
+  return { spaceId, revisionId: cr.revision, organizationId: space.organization_id, cr };
+}
+
+export async function listChangeRequests(
+  app: AppContext,
+  p: Principal,
+  spaceId: string,
+  q: { page?: string; limit?: number; status?: ChangeRequestStatus; creator?: string },
+) {
+  const { space } = await requireSpace(app.db, p, spaceId, 'read');
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  const after = decodeCursor(q.page, 1) as [number] | undefined;
+  const { rows, count } = await crs.listChangeRequests(app.db, spaceId, { status: q.status, creator: q.creator, limit, afterNumber: after?.[0] });
+  return buildPage(rows, limit, count, (r) => [r.number], (r) => toChangeRequest(app, r, space.revision_id));
+}
+
+export async function createChangeRequest(app: AppContext, p: Principal, spaceId: string, subject: string) {
+  await requireSpace(app.db, p, spaceId, 'edit');
+  const id = newId();
+  const revision = await withTx(app.db, async (c) => {
+    const space = await lockSpace(c, spaceId);
+    if (!space) throw notFound(`Space "${spaceId}" not found`);
+    const number = await crs.nextChangeRequestNumber(c, spaceId);
+    await crs.insertChangeRequest(c, { id, spaceId, number, subject, createdBy: p.userId, revision: space.revision_id });
+    return space.revision_id;
+  });
+  return toChangeRequest(app, (await crs.getChangeRequest(app.db, spaceId, id))!, revision);
+}
+
+export async function getChangeRequest(app: AppContext, p: Principal, spaceId: string, ref: string) {
+  const { space, cr } = await requireChangeRequest(app, p, spaceId, ref);
+  return toChangeRequest(app, cr, space.revision_id);
+}
+
+export async function updateChangeRequest(app: AppContext, p: Principal, spaceId: string, ref: string, patch: { subject?: string; status?: 'draft' | 'open' | 'archived' }) {
+  const { cr } = await requireChangeRequest(app, p, spaceId, ref, 'edit');
+  if (cr.status === 'merged' && patch.status) throw conflict('A merged change request cannot change status');
+  await crs.updateChangeRequest(app.db, cr.id, patch);
+  return getChangeRequest(app, p, spaceId, cr.id);
+}
+
+function requireEditable(cr: ChangeRequestRow) {
+  if (cr.status === 'merged') throw conflict(`Change request #${cr.number} is merged: its content can no longer change`);
+  if (cr.status === 'archived') throw conflict(`Change request #${cr.number} is archived: reopen it first`);
+}
+
+function conflictError(what: string, conflicts: MergeConflict[]): ApiError {
+  const pages = conflicts.map((c) => `"${c.title}" (${c.pageId}): ${c.reason}`).join('; ');
+  return conflict(`${what} has conflicts on ${conflicts.length} page(s): ${pages}`);
+}
+
+const MAX_INLINE_FILE = 1024 * 1024;
+
+/** Fetch or decode the bytes of every insert_files entry before any transaction opens. */
+async function gatherFiles(app: AppContext, changes: ContentChange[]): Promise<{ bytes: Buffer; contentType: string; input: StoredFile['input'] }[]> {
+  const out: { bytes: Buffer; contentType: string; input: StoredFile['input'] }[] = [];
+  for (let i = 0; i < changes.length; i++) {
+    const c = changes[i];
+    if (c.operation !== 'insert_files') continue;
+    for (let j = 0; j < c.files.length; j++) {
+      const f = c.files[j];
+      const field = `body.changes[${i}].files[${j}]`;
+      if (f.base64 !== undefined) {
+        if (!f.contentType) throw badRequest(`Invalid request: ${field}.contentType: required with base64`);
+        const bytes = Buffer.from(f.base64, 'base64');
+        if (bytes.length > MAX_INLINE_FILE) throw payloadTooLarge(`${field}.base64: inline files are limited to 1 MB; use a url`);
+        out.push({ bytes, contentType: f.contentType, input: f });
+      } else if (f.url) {
+        try {
+          const r = await safeFetch(f.url, { timeoutMs: app.config.fetch.timeoutMs, maxBytes: app.config.fetch.maxBytes, allowPrivate: app.config.fetch.allowPrivate });
+          const type = f.contentType ?? String(r.headers['content-type'] ?? 'application/octet-stream').split(';')[0].trim();
+          out.push({ bytes: r.body, contentType: type, input: f });
+        } catch (err) {
+          if (err instanceof FetchFailedError || err instanceof FetchTimeoutError) throw badRequest(`Invalid request: ${field}.url: ${err.message}`);
+          throw err;
+        }
+      } else {
+        throw badRequest(`Invalid request: ${field}: give either url or base64`);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Apply a batch of content changes to a change request: one new revision for the whole batch, or
+ * nothing at all when any change fails.
+ */
+export async function applyContentChanges(app: AppContext, p: Principal, spaceId: string, ref: string, changes: ContentChange[]) {
+  const { cr: found } = await requireChangeRequest(app, p, spaceId, ref, 'edit');
+  requireEditable(found);
+  const files = await gatherFiles(app, changes);
+  const result = await withTx(app.db, async (c) => {
+    const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;
+    requireEditable(cr);
+    const stored: StoredFile[] = [];
+    for (const f of files) stored.push({ ...(await storeFileBytes(app, c, spaceId, f.bytes, f.contentType)), input: f.input, contentType: f.contentType });
+    const draft = await openDraft(c, spaceId, cr.revision);
+    let applied;
+    try {
+      applied = await applyBatch(c, spaceId, draft, changes, stored, async (revision) => {
+        const rev = revision ?? cr.revision_merged_ancestor ?? cr.revision_initial;
+        if (!(await getRevision(c, spaceId, rev))) throw new BatchError(0, 'revision', `revision "${rev}" does not exist in this space`);
+        return (await revisionSnapshot(c, spaceId, rev)).snapshot;
+      });
+    } catch (err) {
+      if (err instanceof BatchError) throw badRequest(err.message);
+      throw err;
+    }
+    if (!draft.unchanged) {
+      const revision = await commitDraft(c, spaceId, draft, { changeRequestId: cr.id, createdBy: p.userId });
+      await crs.updateChangeRequest(c, cr.id, { revision: revision.id });
+    }
+    return applied;
+  });
+  const space = await getSpace(app.db, spaceId);
+  const cr = (await crs.getChangeRequest(app.db, spaceId, found.id))!;
+  const { snapshot } = await revisionSnapshot(app.db, spaceId, cr.revision);
+  return {
+    changeRequest: toChangeRequest(app, cr, space!.revision_id),
+    changes: result.outcomes.map((o) =>
+      o.object === 'deleted_page'
+        ? { object: 'deleted_page', page: o.id }
+        : {
+            object: o.object,
+            ...(o.object === 'created_page' && o.ref ? { ref: o.ref } : {}),
+            page: { object: 'page', id: o.id, urls: { location: appUrls(app).api(`/spaces/${spaceId}/change-requests/${cr.id}/content/page/${o.id}`) } },
+          },
+    ),
+    insertedFiles: result.insertedFiles.map((id) => snapshot.filesById.get(id)).filter(Boolean).map((f) => ({ id: f!.id, name: f!.name, contentType: f!.contentType, size: f!.size })),
+  };
+}
+
+/** Bring a change request up to date with main: merge main's changes since its base into it. */
+export async function updateFromMain(app: AppContext, p: Principal, spaceId: string, ref: string) {
+  const { cr: found } = await requireChangeRequest(app, p, spaceId, ref, 'edit');
+  requireEditable(found);
+  const revision = await withTx(app.db, async (c) => {
+    const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;
+    requireEditable(cr);
+    const space = (await getSpace(c, spaceId))!;
+    const baseId = cr.revision_merged_ancestor ?? cr.revision_initial;
+    if (space.revision_id === baseId) return cr.revision;
+    const [base, main] = await Promise.all([revisionSnapshot(c, spaceId, baseId), revisionSnapshot(c, spaceId, space.revision_id)]);
+    const draft = await openDraft(c, spaceId, cr.revision);
+    const ours = draft.base!;
+    const conflicts = await mergeInto(c, spaceId, base.snapshot, ours, main.snapshot, draft);
+    if (conflicts.length) throw conflictError(`Updating change request #${cr.number} from main`, conflicts);
+    const rev = await commitDraft(c, spaceId, draft, { type: 'update', changeRequestId: cr.id, createdBy: p.userId, extraParents: [space.revision_id] });
+    await crs.updateChangeRequest(c, cr.id, { revision: rev.id, revision_merged_ancestor: space.revision_id });
+    return rev.id;
+  });
+  return { revision, result: 'update' as const };
+}
+
+/**
+ * Merge a change request into main. Runs under the space row lock, so racing merges queue and
+ * the later one merges against the earlier one's result: no change is lost. Refused for a locked
+ * space, a merged or archived change request, or conflicts (409, nothing changed).
+ */
+export async function mergeChangeRequest(app: AppContext, p: Principal, spaceId: string, ref: string) {
+  const { cr: found, space: seen } = await requireChangeRequest(app, p, spaceId, ref, 'review');
+  if (seen.edit_mode === 'locked') throw conflict('This space is locked: change requests cannot be merged while editMode is "locked"');
+  requireEditable(found);
+  const revision = await withTx(app.db, async (c) => {
+    const space = (await lockSpace(c, spaceId))!;
+    if (space.edit_mode === 'locked') throw conflict('This space is locked: change requests cannot be merged while editMode is "locked"');
+    const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;
+    requireEditable(cr);
+    const baseId = cr.revision_merged_ancestor ?? cr.revision_initial;
+    let revisionId: string;
+    if (space.revision_id === baseId) {
+      // Main did not move: the change request's content becomes main as it is.
+      const crRev = (await getRevision(c, spaceId, cr.revision))!;
+      const rev = await insertRevision(c, { id: newId(), spaceId, rootHash: crRev.root_hash, parents: [space.revision_id, cr.revision], type: 'merge', changeRequestId: cr.id, createdBy: p.userId });
+      revisionId = rev.id;
+    } else {
+      const [base, theirs] = await Promise.all([revisionSnapshot(c, spaceId, baseId), revisionSnapshot(c, spaceId, cr.revision)]);
+      const draft = await openDraft(c, spaceId, space.revision_id);
+      const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, theirs.snapshot, draft);
+      if (conflicts.length) throw conflictError(`Merging change request #${cr.number}`, conflicts);
+      const rev = await commitDraft(c, spaceId, draft, { type: 'merge', changeRequestId: cr.id, createdBy: p.userId, extraParents: [cr.revision] });
+      revisionId = rev.id;
+    }
+    await setSpaceRevision(c, spaceId, revisionId);
+    await crs.updateChangeRequest(c, cr.id, { status: 'merged', revision_merged: revisionId, merged_by: p.userId });
+    return revisionId;
+  });
+  await afterContentChange(app, spaceId);
+  return { revision, result: 'merge' as const };
+}
