@@ -10,6 +10,8 @@ import { searchRoutes } from './search.js';
 import { linkRoutes } from './links.js';
 import { templateRoutes } from './templates.js';
 import { changeRequestRoutes } from './change-requests.js';
+import { commentRoutes } from './comments.js';
+import { pdfRoutes } from './pdf.js';
 
 /** Every public API route, one file per resource family. */
 export const apiRoutes: RouteDef[] = [
@@ -24,4 +26,6 @@ export const apiRoutes: RouteDef[] = [
   ...linkRoutes,
   ...templateRoutes,
   ...changeRequestRoutes,
+  ...commentRoutes,
+  ...pdfRoutes,
 ];
