@@ -183,7 +183,17 @@ export async function duplicateSpace(app: AppContext, p: Principal, spaceId: str
 export async function moveSpace(app: AppContext, p: Principal, spaceId: string, body: { parent?: string | null; position?: Position }) {
   const { space } = await requireSpace(app.db, p, spaceId, 'admin');
   const parent = body.parent === undefined ? space.parent_id : body.parent;
-  if (parent) await requireCollectionInOrg(app.db, parent, space.organization_id);
+  if (parent && parent !== space.parent_id) {
+    // Moving into a collection needs create there, as for collections (a hidden one reads as missing).
+    await requireCollectionInOrg(app.db, parent, space.organization_id);
+    const { requireCollection } = await import('./collections.js');
+    try {
+      await requireCollection(app.db, p, parent, 'create');
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) throw badRequest(`Invalid request: body.parent: collection "${parent}" does not exist in this organization`);
+      throw err;
+    }
+  }
   await withTx(app.db, async (c) => {
     const position = await placeAmongSiblings(c, space.organization_id, parent, { type: 'space', id: spaceId }, body.position);
     await spaces.setSpacePlace(c, spaceId, parent, position);
