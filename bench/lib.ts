@@ -1,0 +1,438 @@
+// Shared set-up for the benchmarks in bench/run.ts: a throw-away environment (database, Redis
+// prefix, storage folder) that is always removed, the real application, seed data, bare baseline
+// servers, an autocannon runner and the result table.
+//
+// Everything here targets loopback services only (PostgreSQL and Redis on 127.0.0.1 by default).
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { readFileSync, readdirSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import { loadConfig, type Config } from '../src/config.js';
+import { createAppContext, closeAppContext, type AppContext } from '../src/context.js';
+import { createPool, type Db } from '../src/db/pool.js';
+import { createApiServer } from '../src/server.js';
+import { createOrganization, createToken, createUser, addMember } from '../src/services/identity.js';
+import { PG_ADMIN_URL, REDIS_URL, adminQuery, benchNames, deleteRedisPrefix, dropDatabase, removeDir } from './teardown.js';
+
+/** A positive integer from the environment (BENCH_* knobs), or `def`. */
+export function envInt(name: string, def: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+export function log(msg: string) {
+  process.stderr.write(`[bench] ${msg}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: every resource registers its undo as soon as it exists, so a failure half-way through
+// (or Ctrl-C) still drops the database, deletes the Redis keys and removes the folder. Should this
+// process die without running it (SIGKILL), the janitor process does the same (bench/janitor.ts).
+// ---------------------------------------------------------------------------------------------
+
+export class Cleanup {
+  private readonly steps: { what: string; fn: () => Promise<unknown> }[] = [];
+
+  /**
+   * Register an undo step. Returns a function that runs it now, once, and forgets it: for
+   * resources released before the end of the run (workers between two measurements).
+   */
+  add(what: string, fn: () => Promise<unknown>): () => Promise<void> {
+    const step = { what, fn };
+    this.steps.push(step);
+    return async () => {
+      const i = this.steps.indexOf(step);
+      if (i < 0) return; // already run
+      this.steps.splice(i, 1);
+      await step.fn();
+    };
+  }
+
+  /** Undo in reverse order of creation; never throws (failures are reported). Safe to call twice. */
+  async run(): Promise<void> {
+    while (this.steps.length) {
+      const step = this.steps.pop()!;
+      try {
+        await step.fn();
+      } catch (err) {
+        log(`cleanup: could not ${step.what}: ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The throw-away environment and the real application
+// ---------------------------------------------------------------------------------------------
+
+export interface BenchEnv {
+  dbName: string;
+  databaseUrl: string;
+  prefix: string;
+  storageDir: string;
+  config: Config;
+  app: AppContext;
+}
+
+/**
+ * CREATE DATABASE bench_<random>, a unique BullMQ/Redis prefix and a temporary storage folder,
+ * then the real AppContext on top of them (migrations applied by createAppContext).
+ * `appEnv` may override application settings (PG_POOL_MAX, WORKER_CONCURRENCY, ...).
+ */
+export async function createBenchEnv(cleanup: Cleanup, appEnv: Record<string, string | undefined> = {}): Promise<BenchEnv> {
+  const suffix = randomBytes(5).toString('hex');
+  const { dbName, prefix, storageDir } = benchNames(suffix);
+  startJanitor(suffix);
+
+  await adminQuery(`CREATE DATABASE ${dbName}`);
+  cleanup.add(`drop database ${dbName}`, () => dropDatabase(dbName));
+  const dbUrl = new URL(PG_ADMIN_URL);
+  dbUrl.pathname = `/${dbName}`;
+  cleanup.add(`delete Redis keys ${prefix}:*`, () => deleteRedisPrefix(prefix));
+  await mkdir(storageDir);
+  cleanup.add(`remove ${storageDir}`, () => removeDir(storageDir));
+
+  const config = loadConfig({
+    DATABASE_URL: dbUrl.toString(),
+    REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    HOST: '127.0.0.1',
+    PUBLIC_URL: 'http://127.0.0.1',
+    LOCAL_STORAGE_DIR: storageDir,
+    LOG_LEVEL: 'silent',
+    BOOTSTRAP: 'false',
+    SHUTDOWN_TIMEOUT_MS: '3000',
+    ...appEnv,
+  });
+  const app = await createAppContext(config, 'bench');
+  cleanup.add('close the application context', () => closeAppContext(app));
+  return { dbName, databaseUrl: dbUrl.toString(), prefix, storageDir, config, app };
+}
+
+/**
+ * bench/janitor.ts in a process of its own (own process group: Ctrl-C does not reach it). It
+ * removes this run's resources once this process is gone, should it die before cleaning up.
+ */
+function startJanitor(suffix: string) {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'janitor.ts'), suffix], {
+    cwd: path.dirname(here),
+    detached: true,
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
+  child.on('error', (err) => log(`could not start the janitor: ${err.message}`));
+  child.unref();
+  (child.stdin as Socket | null)?.unref();
+}
+
+/** Listen on a free loopback port; returns the base URL. The server is closed by `cleanup`. */
+export async function listenLoopback(server: http.Server, cleanup: Cleanup, what: string, close?: () => Promise<void>): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  cleanup.add(
+    `close ${what}`,
+    close ??
+      (() =>
+        new Promise<void>((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        })),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Our real API server (createApiServer: router, zod validation, auth, logging, metrics). */
+export async function startApi(env: BenchEnv, cleanup: Cleanup): Promise<string> {
+  const api = createApiServer(env.app);
+  return listenLoopback(api.server, cleanup, 'the API server', () => api.close());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Baseline: a bare node:http server with its own pg pool (same size as the application's)
+// ---------------------------------------------------------------------------------------------
+
+export type BareHandler = (req: http.IncomingMessage, url: URL) => Promise<{ status: number; body: unknown }>;
+
+/**
+ * The baseline: node:http + pg and nothing else (no router, no validation, no logging, no
+ * metrics, no response mapping). Runs in the same process as the API server; only one of the
+ * two is under load at any time.
+ */
+export async function startBareServer(cleanup: Cleanup, handler: BareHandler): Promise<string> {
+  const server = http.createServer((req, res) => {
+    handler(req, new URL(req.url ?? '/', 'http://local')).then(
+      ({ status, body }) => {
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify(body));
+      },
+      (err) => {
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify({ error: String((err as Error).message) }));
+      },
+    );
+  });
+  return listenLoopback(server, cleanup, 'a baseline server');
+}
+
+/** A separate pg pool for the baseline, the same size as the application's (PG_POOL_MAX). */
+export function baselinePool(env: BenchEnv, cleanup: Cleanup): Db {
+  const pool = createPool(env.databaseUrl, env.config.pgPoolMax);
+  cleanup.add('close the baseline pg pool', () => pool.end());
+  return pool;
+}
+
+/** The bearer token of an Authorization header, as src/server.ts reads it. */
+export function bearerToken(req: http.IncomingMessage): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return m ? m[1] : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seed data, through the same identity service the tests use
+// ---------------------------------------------------------------------------------------------
+
+export interface Seeded {
+  orgId: string;
+  adminId: string;
+  adminToken: string;
+}
+
+/** An organization with an admin and `extraMembers` more members (role `read`). */
+export async function seedOrg(app: AppContext, title: string, extraMembers = 0): Promise<Seeded> {
+  const tag = randomBytes(4).toString('hex');
+  const admin = await createUser(app.db, { email: `admin-${tag}@bench.example`, displayName: 'Ada Admin' });
+  const org = await createOrganization(app.db, { title, adminUserId: admin.id });
+  const adminToken = await createToken(app.db, admin.id);
+  // A few concurrent inserts at a time: fast, and well under the pool size.
+  const BATCH = 8;
+  for (let i = 0; i < extraMembers; i += BATCH) {
+    await Promise.all(
+      Array.from({ length: Math.min(BATCH, extraMembers - i) }, async (_, j) => {
+        const n = i + j;
+        const user = await createUser(app.db, { email: `member-${tag}-${n}@bench.example`, displayName: `Member ${n}` });
+        await addMember(app.db, org.id, user.id, 'read');
+      }),
+    );
+  }
+  return { orgId: org.id, adminId: admin.id, adminToken };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU accounting (Linux /proc; null elsewhere). Under load on a small machine the database is
+// often the bottleneck for both sides, which hides the cost of our own code in requests/s: the
+// main thread's CPU time per request shows that cost directly.
+// ---------------------------------------------------------------------------------------------
+
+const TICK_MS = 10; // /proc reports clock ticks of USER_HZ = 100 on Linux
+
+function procTicks(statFile: string): number {
+  const stat = readFileSync(statFile, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]); // utime + stime
+}
+
+/** CPU ms used so far by this process's main thread (where the servers and the workers run). */
+export function mainThreadCpuMs(): number | null {
+  try {
+    return procTicks(`/proc/self/task/${process.pid}/stat`) * TICK_MS;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ms used so far by every PostgreSQL process on this host (other databases included). */
+export function postgresCpuMs(): number | null {
+  try {
+    let ticks = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') ticks += procTicks(`/proc/${pid}/stat`);
+      } catch {
+        /* the process ended meanwhile */
+      }
+    }
+    return ticks * TICK_MS;
+  } catch {
+    return null;
+  }
+}
+
+/** Measure `fn`'s CPU cost: main thread and PostgreSQL, in ms (null when not measurable). */
+export async function withCpu<T>(fn: () => Promise<T>): Promise<{ value: T; mainMs: number | null; pgMs: number | null }> {
+  // Scanning /proc for postgres costs main-thread CPU too: keep it outside the main-thread window.
+  const pg0 = postgresCpuMs();
+  const main0 = mainThreadCpuMs();
+  const value = await fn();
+  const main1 = mainThreadCpuMs();
+  const pg1 = postgresCpuMs();
+  return {
+    value,
+    mainMs: main0 === null || main1 === null ? null : main1 - main0,
+    pgMs: pg0 === null || pg1 === null ? null : pg1 - pg0,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP load with autocannon
+// ---------------------------------------------------------------------------------------------
+
+export interface LoadOptions {
+  connections: number;
+  /** Seconds of each measured run. */
+  duration: number;
+  headers?: Record<string, string>;
+}
+
+export interface LoadResult {
+  rps: number;
+  /** Latency percentiles in ms (autocannon records whole milliseconds). */
+  p50: number;
+  p99: number;
+  requests: number;
+  /** Non-2xx responses plus connection errors and timeouts: must be 0 for a valid result. */
+  failures: number;
+  bytesPerRequest: number;
+  /** Main-thread CPU µs per request: the server under test (the load generator is in a worker thread). */
+  cpuUs: number | null;
+  /** PostgreSQL CPU µs per request, all postgres processes of the host. */
+  pgUs: number | null;
+}
+
+/**
+ * One autocannon run. The load generator runs in a worker thread (`workers: 1`) so that it does
+ * not share the event loop with the servers under test, which live in this main thread.
+ */
+export async function load(url: string, o: LoadOptions): Promise<LoadResult> {
+  const { value: r, mainMs, pgMs } = await withCpu(() =>
+    autocannon({
+      url,
+      connections: o.connections,
+      duration: o.duration,
+      headers: o.headers,
+      workers: 1,
+    }),
+  );
+  const requests = r.requests.total;
+  const perRequest = (ms: number | null) => (ms === null || !requests ? null : (ms * 1000) / requests);
+  return {
+    rps: requests / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests,
+    failures: r.non2xx + r.errors + r.timeouts,
+    bytesPerRequest: requests ? r.throughput.total / requests : 0,
+    cpuUs: perRequest(mainMs),
+    pgUs: perRequest(pgMs),
+  };
+}
+
+export interface Pair<T> {
+  ours: T;
+  baseline: T;
+}
+
+/**
+ * Warm both servers up, then measure them alternately (baseline, ours, baseline, ours, ...) so
+ * that slow drifts of a noisy machine hit both sides alike. Returns every round of each side.
+ */
+export async function compareHttp(
+  label: string,
+  urls: Pair<string>,
+  o: LoadOptions & { rounds: number; warmup: number },
+): Promise<Pair<LoadResult[]>> {
+  for (const side of ['baseline', 'ours'] as const) {
+    await load(urls[side], { ...o, duration: o.warmup });
+  }
+  const out: Pair<LoadResult[]> = { ours: [], baseline: [] };
+  for (let i = 0; i < o.rounds; i++) {
+    for (const side of ['baseline', 'ours'] as const) {
+      const r = await load(urls[side], o);
+      if (r.failures) throw new Error(`${label} (${side}): ${r.failures} failed requests out of ${r.requests}`);
+      out[side].push(r);
+      log(
+        `${label} round ${i + 1}/${o.rounds} ${side.padEnd(8)} ${fmt(r.rps, 0).padStart(6)} req/s  ` +
+          `p50 ${fmt(r.p50, 0)} ms  p99 ${fmt(r.p99, 0)} ms  ${fmt(r.bytesPerRequest, 0)} B/response  ` +
+          `CPU/request: node main thread ${fmtOpt(r.cpuUs, 0)} µs, postgres ${fmtOpt(r.pgUs, 0)} µs`,
+      );
+    }
+  }
+  return out;
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Poll until `fn` returns a value other than undefined, or throw after `timeoutMs`. */
+export async function pollUntil<T>(fn: () => Promise<T | undefined>, intervalMs: number, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The result table
+// ---------------------------------------------------------------------------------------------
+
+export interface Row {
+  benchmark: string;
+  metric: string;
+  ours: number;
+  baseline: number;
+  /** Digits after the decimal point for `ours` and `baseline`. */
+  digits: number;
+  /** Whether a larger value is better (throughput) or worse (latency): shown beside the ratio. */
+  higherIsBetter: boolean;
+}
+
+export function fmt(n: number, digits: number): string {
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** About three significant digits, so that tiny ratios (0.0042) do not print as 0.00. */
+function sig(n: number): string {
+  if (!Number.isFinite(n)) return 'n/a';
+  if (n === 0) return '0';
+  const digits = n >= 100 ? 0 : n >= 10 ? 1 : n >= 0.1 ? 2 : Math.min(6, 1 - Math.floor(Math.log10(n)));
+  return fmt(n, digits);
+}
+
+export function fmtOpt(n: number | null, digits: number): string {
+  return n === null ? 'n/a' : fmt(n, digits);
+}
+
+/** A plain-text table: each figure beside its baseline and the ratio ours ÷ baseline. */
+export function printTable(rows: Row[], title: string, notes: string[] = []) {
+  const header = ['Benchmark', 'Metric', 'Ours', 'Baseline', 'Ours/Baseline'];
+  const body = rows.map((r) => {
+    const ratio = r.baseline > 0 ? r.ours / r.baseline : NaN;
+    // Throughput reads as a share of the baseline, costs (latency, CPU) as a multiple of it.
+    const verdict = r.higherIsBetter ? `(${sig(ratio * 100)}% of baseline)` : `(${sig(ratio)}x baseline)`;
+    return [r.benchmark, r.metric, fmt(r.ours, r.digits), fmt(r.baseline, r.digits), `${sig(ratio)}  ${verdict}`];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const numeric = [false, false, true, true, false];
+  const line = (cells: string[]) =>
+    '| ' + cells.map((c, i) => (numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ') + ' |';
+  const sep = '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|';
+  const out = [title, '', line(header), sep, ...body.map(line), ''];
+  for (const n of notes) out.push(n);
+  process.stdout.write(out.join('\n') + '\n');
+}

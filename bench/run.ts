@@ -1,0 +1,421 @@
+// npm run bench — how far our stack is from the bare minimum doing the same work.
+//
+// Every figure is measured beside a baseline in the same run, on the same machine, database and
+// Redis, and printed with the ratio ours ÷ baseline:
+//
+//  1. GET /v1/orgs/{id}                 our API server (bearer auth, router, zod, logging, metrics,
+//                                       response mapping) vs a bare node:http + pg handler running
+//                                       the same two queries: the token lookup (findTokenByHash) and
+//                                       the organization + membership SELECT (getOrgForUser).
+//  2. GET /v1/orgs/{id}/members?limit=100 on an organization with 1,000 members: our API server vs a
+//                                       bare handler running the same queries: token lookup, the
+//                                       membership check (getOrgForUser) and listMembers (page + count).
+//  3. openapi.process jobs/s            a backlog of N small inline-text specs drained by the real
+//                                       workers (startWorkers, queue 'openapi') until every operation
+//                                       row is `succeeded`, vs a backlog of N no-op BullMQ jobs
+//                                       drained by a bare Worker with the same concurrency, job
+//                                       options, prefix and Redis.
+//
+// Knobs (environment): BENCH_CONNECTIONS (10), BENCH_DURATION seconds per measured run (3),
+// BENCH_WARMUP seconds (1), BENCH_ROUNDS alternating rounds per HTTP comparison (3),
+// BENCH_MEMBERS (1000), BENCH_JOBS openapi jobs (200), BENCH_NOOP_JOBS no-op jobs (2000),
+// BENCH_JOB_ROUNDS alternating rounds of the job comparison (2),
+// BENCH_PG_ADMIN_URL, BENCH_REDIS_URL; PG_POOL_MAX and WORKER_CONCURRENCY are passed to the app.
+import { Queue, Worker } from 'bullmq';
+import type { Db } from '../src/db/pool.js';
+import { createPool } from '../src/db/pool.js';
+import { sha256Hex } from '../src/util/ids.js';
+import { findTokenByHash } from '../src/db/repos/tokens.js';
+import { getOrgForUser } from '../src/db/repos/organizations.js';
+import { listMembers } from '../src/db/repos/members.js';
+import { authenticate } from '../src/services/identity.js';
+import { createSpec } from '../src/services/openapi.js';
+import { startWorkers } from '../workers/start.js';
+import { createRedis, redisConnection } from '../jobs/client.js';
+import {
+  Cleanup,
+  baselinePool,
+  bearerToken,
+  compareHttp,
+  createBenchEnv,
+  envInt,
+  fmt,
+  fmtOpt,
+  log,
+  median,
+  pollUntil,
+  printTable,
+  seedOrg,
+  startApi,
+  startBareServer,
+  withCpu,
+  type BareHandler,
+  type BenchEnv,
+  type LoadResult,
+  type Pair,
+  type Row,
+} from './lib.js';
+
+const CONNECTIONS = envInt('BENCH_CONNECTIONS', 10);
+const DURATION = envInt('BENCH_DURATION', 3);
+const WARMUP = envInt('BENCH_WARMUP', 1);
+const ROUNDS = envInt('BENCH_ROUNDS', 3);
+const MEMBERS = envInt('BENCH_MEMBERS', 1000);
+const OPENAPI_JOBS = envInt('BENCH_JOBS', 200);
+const NOOP_JOBS = envInt('BENCH_NOOP_JOBS', 2000);
+const JOB_ROUNDS = envInt('BENCH_JOB_ROUNDS', 2);
+const JOB_WARMUP = 20;
+const PAGE = 100;
+
+// ---------------------------------------------------------------------------------------------
+// Baseline handlers: the same SQL as our repos (the repo functions themselves are called), with
+// nothing else around it: no router, no validation, no logging, no metrics, rows sent as they are.
+// ---------------------------------------------------------------------------------------------
+
+/** Token -> user, exactly as the API authenticates (SHA-256 of the token, findTokenByHash). */
+async function bareAuth(db: Db, req: Parameters<BareHandler>[0]) {
+  const token = bearerToken(req);
+  return token ? findTokenByHash(db, sha256Hex(token)) : null;
+}
+
+/** GET /v1/orgs/{id}: token lookup + getOrgForUser. */
+function bareGetOrg(db: Db): BareHandler {
+  return async (req, url) => {
+    const orgId = /^\/v1\/orgs\/([^/]+)$/.exec(url.pathname)?.[1];
+    if (!orgId) return { status: 404, body: { error: 'not found' } };
+    const who = await bareAuth(db, req);
+    if (!who) return { status: 401, body: { error: 'unauthorized' } };
+    const org = await getOrgForUser(db, orgId, who.userId);
+    if (!org) return { status: 404, body: { error: 'not found' } };
+    if (!org.is_member) return { status: 403, body: { error: 'forbidden' } };
+    return { status: 200, body: org };
+  };
+}
+
+/** GET /v1/orgs/{id}/members?limit=N: token lookup + getOrgForUser (membership check) + listMembers. */
+function bareListMembers(db: Db): BareHandler {
+  return async (req, url) => {
+    const orgId = /^\/v1\/orgs\/([^/]+)\/members$/.exec(url.pathname)?.[1];
+    if (!orgId) return { status: 404, body: { error: 'not found' } };
+    const who = await bareAuth(db, req);
+    if (!who) return { status: 401, body: { error: 'unauthorized' } };
+    const org = await getOrgForUser(db, orgId, who.userId);
+    if (!org) return { status: 404, body: { error: 'not found' } };
+    if (!org.is_member || org.member_role === null) return { status: 403, body: { error: 'forbidden' } };
+    const limit = Number(url.searchParams.get('limit') ?? 50);
+    const { rows, count } = await listMembers(db, orgId, { sort: 'joinedAt', order: 'desc', limit });
+    return { status: 200, body: { items: rows.slice(0, limit), count } };
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP comparisons
+// ---------------------------------------------------------------------------------------------
+
+/** Fail early (before measuring) if either side does not answer 200 with the expected content. */
+async function check(url: string, token: string, expect: (body: any) => boolean, what: string) {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  const body = await res.json().catch(() => null);
+  if (res.status !== 200 || !expect(body)) {
+    throw new Error(`${what}: unexpected answer ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
+/** Table rows of one HTTP comparison: medians over the rounds. */
+function httpRows(name: string, r: Pair<LoadResult[]>): Row[] {
+  const med = (xs: LoadResult[], f: (x: LoadResult) => number | null) => {
+    const vs = xs.map(f);
+    return vs.every((v): v is number => v !== null) ? median(vs) : null;
+  };
+  const rows: Row[] = [
+    { benchmark: name, metric: 'requests/s', ours: med(r.ours, (x) => x.rps)!, baseline: med(r.baseline, (x) => x.rps)!, digits: 0, higherIsBetter: true },
+    { benchmark: name, metric: 'p99 latency (ms)', ours: med(r.ours, (x) => x.p99)!, baseline: med(r.baseline, (x) => x.p99)!, digits: 0, higherIsBetter: false },
+  ];
+  const cpuOurs = med(r.ours, (x) => x.cpuUs);
+  const cpuBase = med(r.baseline, (x) => x.cpuUs);
+  if (cpuOurs !== null && cpuBase !== null) {
+    rows.push({ benchmark: name, metric: 'node CPU/request (µs)', ours: cpuOurs, baseline: cpuBase, digits: 0, higherIsBetter: false });
+  }
+  return rows;
+}
+
+async function benchHttp(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
+  const ourBase = await startApi(env, cleanup);
+  const pool = baselinePool(env, cleanup);
+  const bareOrgBase = await startBareServer(cleanup, bareGetOrg(pool));
+  const bareMembersBase = await startBareServer(cleanup, bareListMembers(pool));
+  const opts = { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS };
+
+  // Seed first, then ANALYZE: a production database has planner statistics (autovacuum), and
+  // without them the plans of freshly filled tables are several times slower, and could change
+  // half-way through the run when autovacuum wakes up.
+  // 1. A small organization (just its admin): the cost of one authenticated read.
+  const small = await seedOrg(env.app, 'Bench small org');
+  // 2. A large organization: the admin plus MEMBERS - 1 readers, listed a page of PAGE at a time.
+  log(`seeding an organization with ${MEMBERS} members ...`);
+  const big = await seedOrg(env.app, 'Bench big org', MEMBERS - 1);
+  await env.app.db.query('ANALYZE');
+
+  const orgPath = `/v1/orgs/${small.orgId}`;
+  const orgUrls = { ours: ourBase + orgPath, baseline: bareOrgBase + orgPath };
+  await check(orgUrls.ours, small.adminToken, (b) => b.id === small.orgId, 'ours GET org');
+  await check(orgUrls.baseline, small.adminToken, (b) => b.id === small.orgId, 'baseline GET org');
+  const org = await compareHttp('GET /v1/orgs/{id}', orgUrls, { ...opts, headers: { authorization: `Bearer ${small.adminToken}` } });
+
+  const membersPath = `/v1/orgs/${big.orgId}/members?limit=${PAGE}`;
+  const memberUrls = { ours: ourBase + membersPath, baseline: bareMembersBase + membersPath };
+  const fullPage = (b: any) => b.items?.length === PAGE && b.count === MEMBERS;
+  await check(memberUrls.ours, big.adminToken, fullPage, 'ours members');
+  await check(memberUrls.baseline, big.adminToken, fullPage, 'baseline members');
+  const members = await compareHttp(`GET members?limit=${PAGE}`, memberUrls, {
+    ...opts,
+    headers: { authorization: `Bearer ${big.adminToken}` },
+  });
+
+  return [...httpRows('GET /v1/orgs/{id}', org), ...httpRows(`GET /v1/orgs/{id}/members?limit=${PAGE} (${MEMBERS} members)`, members)];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Job throughput: drain a pre-enqueued backlog, timed from worker start to the last completion
+// ---------------------------------------------------------------------------------------------
+
+// A small but complete OpenAPI 3.0 document, sent inline (no fetch involved).
+const SPEC = `openapi: 3.0.3
+info:
+  title: Bench pets
+  version: 1.0.0
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      parameters:
+        - { name: limit, in: query, schema: { type: integer, maximum: 100 } }
+      responses:
+        '200':
+          description: A page of pets
+          content:
+            application/json:
+              schema: { type: array, items: { $ref: '#/components/schemas/Pet' } }
+  /pets/{petId}:
+    get:
+      operationId: getPet
+      parameters:
+        - { name: petId, in: path, required: true, schema: { type: string } }
+      responses:
+        '200':
+          description: One pet
+          content:
+            application/json:
+              schema: { $ref: '#/components/schemas/Pet' }
+        '404': { description: Not found }
+components:
+  schemas:
+    Pet:
+      type: object
+      required: [id, name]
+      properties:
+        id: { type: string }
+        name: { type: string }
+        tag: { type: string }
+`;
+
+interface JobRate {
+  perSecond: number;
+  /** Main-thread CPU ms per job (the workers run in this thread). */
+  cpuMs: number | null;
+}
+
+function jobRate(n: number, started: number, mainMs: number | null): JobRate {
+  return { perSecond: n / ((performance.now() - started) / 1000), cpuMs: mainMs === null ? null : mainMs / n };
+}
+
+/**
+ * Ours: create `n` specs through the OpenAPI service (operation row + spec row in a transaction,
+ * then JobClient.enqueue), then start the real workers on queue 'openapi' and time until every
+ * one of those operation rows is `succeeded`.
+ */
+async function openapiJobsPerSecond(
+  env: BenchEnv,
+  cleanup: Cleanup,
+  monitor: Db,
+  seeded: { orgId: string; adminToken: string },
+  n: number,
+  tag: string,
+): Promise<JobRate> {
+  const principal = (await authenticate(env.app.db, seeded.adminToken))!;
+  const opIds: string[] = [];
+  const BATCH = 8;
+  for (let i = 0; i < n; i += BATCH) {
+    const created = await Promise.all(
+      Array.from({ length: Math.min(BATCH, n - i) }, (_, j) => createSpec(env.app, principal, seeded.orgId, `${tag}-${i + j}`, { text: SPEC })),
+    );
+    for (const c of created) opIds.push(c.location.split('/').pop()!); // .../operations/<id>
+  }
+
+  // Every 20 ms: done when all `n` rows are `succeeded`; any failed or skipped one is an error.
+  const allSucceeded = () =>
+    pollUntil(
+      async () => {
+        const { rows } = await monitor.query<{ status: string; n: number }>(
+          'SELECT status, count(*)::int AS n FROM operations WHERE id = ANY($1) GROUP BY status',
+          [opIds],
+        );
+        const by = Object.fromEntries(rows.map((r) => [r.status, r.n]));
+        if (by.failed || by.skipped) {
+          const { rows: bad } = await monitor.query('SELECT status, error FROM operations WHERE id = ANY($1) AND error IS NOT NULL LIMIT 1', [opIds]);
+          throw new Error(`openapi jobs: ${by.failed ?? 0} failed, ${by.skipped ?? 0} skipped (${JSON.stringify(bad[0])})`);
+        }
+        return by.succeeded === n ? true : undefined;
+      },
+      20,
+      120_000,
+      `${n} openapi.process operations to succeed`,
+    );
+
+  const started = performance.now();
+  const workers = startWorkers(env.app, ['openapi']);
+  const stopWorkers = cleanup.add('stop the openapi workers', () => workers.close(3000));
+  try {
+    const { mainMs } = await withCpu(allSucceeded);
+    return jobRate(n, started, mainMs);
+  } finally {
+    await stopWorkers();
+  }
+}
+
+/**
+ * Baseline: `n` no-op jobs added with the same options JobClient.enqueue uses, then a bare BullMQ
+ * Worker (same connection options, concurrency, lock and stall settings as startWorkers) whose
+ * processor returns at once; timed until it has completed all `n`.
+ */
+async function noopJobsPerSecond(env: BenchEnv, cleanup: Cleanup, queueName: string, n: number, tag: string): Promise<JobRate> {
+  const { config } = env;
+  const w = config.workers;
+  const redis = createRedis(config.redisUrl);
+  const queue = new Queue(queueName, { connection: redis, prefix: config.queuePrefix });
+  let worker: Worker | undefined;
+  const release = cleanup.add('close the no-op queue and worker', async () => {
+    await worker?.close();
+    await queue.close();
+    await redis.quit().catch(() => redis.disconnect());
+  });
+  try {
+    await queue.addBulk(
+      Array.from({ length: n }, (_, i) => ({
+        name: 'noop',
+        data: { operationId: `${tag}-${i}` },
+        opts: {
+          jobId: `${tag}-${i}`,
+          attempts: w.attempts,
+          backoff: { type: 'exponential', delay: w.backoffMs },
+          removeOnComplete: { count: w.keepCompleted },
+          removeOnFail: { count: w.keepFailed },
+        },
+      })),
+    );
+    const started = performance.now();
+    const bare = new Worker(queueName, async () => null, {
+      connection: redisConnection(config.redisUrl),
+      prefix: config.queuePrefix,
+      concurrency: w.concurrency,
+      lockDuration: w.lockDurationMs,
+      stalledInterval: w.stalledIntervalMs,
+      maxStalledCount: 2,
+    });
+    worker = bare;
+    let done = 0;
+    const allCompleted = () =>
+      new Promise<void>((resolve, reject) => {
+        bare.on('completed', () => {
+          if (++done === n) resolve();
+        });
+        bare.on('failed', (_job, err) => reject(err));
+        bare.on('error', reject);
+      });
+    const { mainMs } = await withCpu(allCompleted);
+    return jobRate(n, started, mainMs);
+  } finally {
+    await release();
+  }
+}
+
+async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
+  const seeded = await seedOrg(env.app, 'Bench specs org');
+  // Completion is watched through a connection of its own, outside the pool the workers use.
+  const monitor = createPool(env.databaseUrl, 1);
+  cleanup.add('close the monitor pool', () => monitor.end());
+  const noopQueue = 'bench-noop';
+
+  // Warm-up (JIT, connections, the parser's first use), not measured.
+  await noopJobsPerSecond(env, cleanup, noopQueue, JOB_WARMUP, 'warm');
+  await openapiJobsPerSecond(env, cleanup, monitor, seeded, JOB_WARMUP, 'warm');
+
+  // Alternate the two sides, as for HTTP, and keep the median of each.
+  const runs: Pair<JobRate[]> = { ours: [], baseline: [] };
+  for (let i = 1; i <= JOB_ROUNDS; i++) {
+    const b = await noopJobsPerSecond(env, cleanup, noopQueue, NOOP_JOBS, `run${i}`);
+    log(`jobs round ${i}/${JOB_ROUNDS} bare BullMQ no-op ${fmt(b.perSecond, 0).padStart(6)} jobs/s  ${fmtOpt(b.cpuMs, 2)} ms CPU/job (${NOOP_JOBS} jobs)`);
+    const o = await openapiJobsPerSecond(env, cleanup, monitor, seeded, OPENAPI_JOBS, `run${i}`);
+    log(`jobs round ${i}/${JOB_ROUNDS} openapi.process   ${fmt(o.perSecond, 0).padStart(6)} jobs/s  ${fmtOpt(o.cpuMs, 2)} ms CPU/job (${OPENAPI_JOBS} jobs)`);
+    runs.baseline.push(b);
+    runs.ours.push(o);
+  }
+  const rate = (xs: JobRate[]) => median(xs.map((x) => x.perSecond));
+  const cpu = (xs: JobRate[]) => (xs.every((x) => x.cpuMs !== null) ? median(xs.map((x) => x.cpuMs!)) : null);
+  const ours = { perSecond: rate(runs.ours), cpuMs: cpu(runs.ours) };
+  const baseline = { perSecond: rate(runs.baseline), cpuMs: cpu(runs.baseline) };
+  const name = `jobs (concurrency ${env.config.workers.concurrency}): openapi.process vs no-op`;
+  const rows: Row[] = [{ benchmark: name, metric: 'jobs/s', ours: ours.perSecond, baseline: baseline.perSecond, digits: 0, higherIsBetter: true }];
+  if (ours.cpuMs !== null && baseline.cpuMs !== null) {
+    rows.push({ benchmark: name, metric: 'node CPU/job (ms)', ours: ours.cpuMs, baseline: baseline.cpuMs, digits: 2, higherIsBetter: false });
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const cleanup = new Cleanup();
+  let interrupted = false;
+  // Ctrl-C: clean up, then exit. The handler stays installed, so a repeated signal (tsx relays
+  // one to this process too) does not kill the process half-way through the cleanup.
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (interrupted) return log(`${sig}: still cleaning up ...`);
+    interrupted = true;
+    log(`${sig}: cleaning up ...`);
+    void cleanup.run().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const t0 = performance.now();
+  let failed = false;
+  try {
+    const env = await createBenchEnv(cleanup, {
+      PG_POOL_MAX: process.env.PG_POOL_MAX,
+      WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY,
+    });
+    log(`database ${env.dbName}, Redis prefix ${env.prefix}, storage ${env.storageDir}`);
+    log(`pg pool ${env.config.pgPoolMax}, ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION} s per side after ${WARMUP} s warm-up`);
+    const rows = [...(await benchHttp(env, cleanup)), ...(await benchJobs(env, cleanup))];
+    printTable(rows, `Benchmarks (${new Date().toISOString()}, node ${process.version})`, [
+      'Ours/Baseline = ours ÷ baseline. Figures are medians of the alternating rounds above.',
+      'HTTP baselines: bare node:http + pg running the same repo SQL (see bench/run.ts); job baseline:',
+      'a bare BullMQ Worker with a no-op processor at the same concurrency on the same Redis.',
+      'node CPU = CPU time of the main thread, where the servers and workers run (autocannon runs in a',
+      'worker thread), per request or job; it shows our own overhead even when PostgreSQL is the bottleneck.',
+    ]);
+  } catch (err) {
+    failed = true;
+    if (!interrupted) log(`FAILED: ${(err as Error).stack ?? err}`); // else: the cleanup broke it
+  } finally {
+    if (!interrupted) await cleanup.run();
+  }
+  if (interrupted) return; // the signal handler exits once its cleanup is done
+  log(`done in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  // Anything left holding the event loop (a socket closing late) must not keep the run alive.
+  setTimeout(() => process.exit(failed ? 1 : 0), 1000).unref();
+  process.exitCode = failed ? 1 : 0;
+}
+
+void main();
