@@ -51,7 +51,7 @@ export async function openDraft(db: Queryable, spaceId: string, revisionId: stri
 export async function editMainContent(
   c: pg.PoolClient,
   spaceId: string,
-  mutate: (draft: Draft) => void | Promise<void>,
+  mutate: (draft: Draft) => unknown,
   meta: CommitMeta = {},
 ): Promise<{ revision: RevisionRow; changed: boolean; draft: Draft }> {
   const space = await lockSpace(c, spaceId);

@@ -6,7 +6,7 @@ import { storeFileBytes } from '../../src/services/files.js';
 import { afterContentChange } from '../../src/services/content-hooks.js';
 
 /** Change a space's main content through the same write path the API uses. */
-export async function editContent(t: TestApp, spaceId: string, mutate: (d: Draft) => void | Promise<void>) {
+export async function editContent(t: TestApp, spaceId: string, mutate: (d: Draft) => unknown) {
   const r = await withTx(t.app.db, (c) => editMainContent(c, spaceId, mutate));
   await afterContentChange(t.app, spaceId);
   return r.revision;

@@ -1,0 +1,187 @@
+// Link lists, backlinks and broken links of a revision's content (see src/content/links.ts for how
+// links are found and resolved). Every read takes a LinkScope: a ContentTarget (the space's current
+// revision today; a change request's revision later) plus what is needed to present references.
+import type { AppContext } from '../context.js';
+import type { Principal } from '../auth/principal.js';
+import type { Role } from '../http/validate.js';
+import type { SpaceRow } from '../db/repos/spaces.js';
+import { getOrgForUser } from '../db/repos/organizations.js';
+import { notFound } from '../http/errors.js';
+import { pageInMemory, type ListPage } from '../http/pagination.js';
+import { loadLinkIndex, linkStats, type LinkGroup, type LinkIndex, type LinkStats, type LinkStatus, type LinkTarget } from '../content/links.js';
+import type { Snapshot, TreePage } from '../content/snapshot.js';
+import { toFile, toTreePage } from '../content/present.js';
+import type { FileNode } from '../content/types.js';
+import { requireSpace } from './space-access.js';
+import { toSpace } from './spaces.js';
+import { toOrganization } from './organizations.js';
+import { findPage, targetSnapshot, type ContentTarget } from './content.js';
+
+export interface LinkScope {
+  target: ContentTarget;
+  space: SpaceRow;
+  /** The caller's role on the space (the Space objects of references carry its permissions). */
+  role: Role;
+  /** Default `{type: 'revision', revision: <id>}`; a change request may name itself instead. */
+  versionContext?: Record<string, unknown>;
+  /** Revision a change request started from: `stats.broken.changeRequest` counts what it broke. */
+  baseline?: ContentTarget;
+}
+
+/** The space's main content, readable by the caller (invisible spaces are a 404). */
+export async function mainLinkScope(app: AppContext, p: Principal, spaceId: string): Promise<LinkScope> {
+  const { space, role } = await requireSpace(app.db, p, spaceId, 'read');
+  return { target: { spaceId, revisionId: space.revision_id, organizationId: space.organization_id }, space, role };
+}
+
+interface ListQuery {
+  page?: string;
+  limit?: number;
+}
+
+export type LinkList = ListPage<unknown> & { stats: LinkStats };
+
+/**
+ * Builds references (`{kind, organization, space, versionContext, page|file}`) for one request: the
+ * Organization and Space objects are built once and shared by every reference of the response.
+ *
+ * `versionContext.revision` is the revision ID (as `Space.revision` is), not the Revision object the
+ * public description's ContentLocation embeds: that object holds the whole page tree, and a list
+ * carries one per reference. A page is given as the tree listing shows it, without its `pages`
+ * children (a reference names one page, not its subtree).
+ */
+class References {
+  private readonly pages = new Map<string, Record<string, unknown>>();
+  private readonly base: { organization: unknown; space: unknown; versionContext: unknown };
+
+  constructor(
+    private readonly app: AppContext,
+    private readonly scope: LinkScope,
+    private readonly snapshot: Snapshot,
+    organization: unknown,
+  ) {
+    this.base = {
+      organization,
+      space: toSpace(app, scope.space, scope.role),
+      versionContext: scope.versionContext ?? { type: 'revision', revision: scope.target.revisionId },
+    };
+  }
+
+  static async create(app: AppContext, p: Principal, scope: LinkScope, snapshot: Snapshot) {
+    const org = await getOrgForUser(app.db, scope.target.organizationId, p.userId);
+    if (!org) throw notFound(`Organization "${scope.target.organizationId}" not found`);
+    return new References(app, scope, snapshot, toOrganization(app, org));
+  }
+
+  page(tp: TreePage, anchor?: string) {
+    let page = this.pages.get(tp.node.id);
+    if (!page) {
+      page = toTreePage(this.app, this.scope.target.spaceId, { ...tp, children: [] }, { metadata: true, computed: true });
+      delete page.pages;
+      delete page.documentId;
+      this.pages.set(tp.node.id, page);
+    }
+    return {
+      kind: 'page',
+      organization: this.base.organization,
+      space: this.base.space,
+      versionContext: this.base.versionContext,
+      page,
+      ...(anchor ? { internalLocation: { type: 'anchor', anchor } } : {}),
+    };
+  }
+
+  file(f: FileNode) {
+    return {
+      kind: 'file',
+      organization: this.base.organization,
+      space: this.base.space,
+      versionContext: this.base.versionContext,
+      file: toFile(this.app, f, { metadata: true, computed: true }),
+    };
+  }
+
+  target(t: LinkTarget) {
+    switch (t.kind) {
+      case 'page':
+        return this.page(this.snapshot.byId.get(t.page)!, t.anchor);
+      case 'file':
+        return this.file(this.snapshot.filesById.get(t.file)!);
+      case 'url':
+      case 'broken':
+        return { kind: 'url', url: t.url };
+    }
+  }
+
+  item(g: LinkGroup) {
+    return {
+      status: g.status,
+      relation: g.relation,
+      targetReference: this.target(g.target),
+      locationReferences: g.sources.map((id) => this.page(this.snapshot.byId.get(id)!)),
+    };
+  }
+}
+
+async function load(app: AppContext, scope: LinkScope) {
+  const { snapshot } = await targetSnapshot(app.db, scope.target);
+  const index = await loadLinkIndex(app.db, snapshot, { publicUrl: app.config.publicUrl });
+  return { snapshot, index };
+}
+
+async function baselineGroups(app: AppContext, scope: LinkScope, pick: (index: LinkIndex) => LinkGroup[]) {
+  if (!scope.baseline) return undefined;
+  const { snapshot } = await targetSnapshot(app.db, scope.baseline);
+  return pick(await loadLinkIndex(app.db, snapshot, { publicUrl: app.config.publicUrl }));
+}
+
+async function linkList(
+  app: AppContext,
+  p: Principal,
+  scope: LinkScope,
+  snapshot: Snapshot,
+  groups: LinkGroup[],
+  baseline: LinkGroup[] | undefined,
+  q: ListQuery & { status?: LinkStatus },
+): Promise<LinkList> {
+  const refs = await References.create(app, p, scope, snapshot);
+  const selected = q.status ? groups.filter((g) => g.status === q.status) : groups;
+  const page = pageInMemory(selected, q, (g) => g.sortKey, (g) => refs.item(g));
+  return { ...page, stats: linkStats(groups, baseline) };
+}
+
+/** Every link of the content, one item per target (with every page linking to it). */
+export async function listSpaceLinks(app: AppContext, p: Principal, scope: LinkScope, q: ListQuery & { status?: LinkStatus }) {
+  const { snapshot, index } = await load(app, scope);
+  const baseline = await baselineGroups(app, scope, (i) => i.groups);
+  return linkList(app, p, scope, snapshot, index.groups, baseline, q);
+}
+
+/** Links of one page. */
+export async function listPageLinks(app: AppContext, p: Principal, scope: LinkScope, pageId: string, q: ListQuery & { status?: LinkStatus }) {
+  const { snapshot, index } = await load(app, scope);
+  findPage(snapshot, pageId);
+  const baseline = await baselineGroups(app, scope, (i) => i.pageGroups(pageId));
+  return linkList(app, p, scope, snapshot, index.pageGroups(pageId), baseline, q);
+}
+
+/** References of the pages linking to a list of sources, ordered by (path, id). */
+async function backlinkList(app: AppContext, p: Principal, scope: LinkScope, snapshot: Snapshot, sources: string[], q: ListQuery) {
+  const refs = await References.create(app, p, scope, snapshot);
+  const pages = sources.map((id) => snapshot.byId.get(id)!);
+  return pageInMemory(pages, q, (tp) => [tp.path, tp.node.id], (tp) => refs.page(tp));
+}
+
+/** Pages that link to a page (other than itself). */
+export async function listPageBacklinks(app: AppContext, p: Principal, scope: LinkScope, pageId: string, q: ListQuery) {
+  const { snapshot, index } = await load(app, scope);
+  findPage(snapshot, pageId);
+  return backlinkList(app, p, scope, snapshot, index.pageBacklinks.get(pageId) ?? [], q);
+}
+
+/** Pages that link to a file or show it. */
+export async function listFileBacklinks(app: AppContext, p: Principal, scope: LinkScope, fileId: string, q: ListQuery) {
+  const { snapshot, index } = await load(app, scope);
+  if (!snapshot.filesById.has(fileId)) throw notFound(`File "${fileId}" not found`);
+  return backlinkList(app, p, scope, snapshot, index.fileBacklinks.get(fileId) ?? [], q);
+}
