@@ -30,6 +30,8 @@ export interface Config {
   autoMigrate: boolean;
   adminPath: string;
   shutdownTimeoutMs: number;
+  /** Chromium (or Chrome) binary that renders PDF exports (src/render/browser.ts). */
+  chromiumPath: string;
   workers: {
     queues: QueueName[];
     concurrency: number;
@@ -47,6 +49,21 @@ export interface Config {
     timeoutMs: number;
     maxBytes: number;
     allowPrivate: boolean;
+  };
+  /** Git sync (src/git/): local cache of fetched repositories, per-file size limit, network time limit. */
+  git: {
+    cacheDir: string;
+    maxFileBytes: number;
+    timeoutMs: number;
+  };
+  /** PostgreSQL text search configuration for spaces without a language of their own (src/search/text-config.ts). */
+  searchTextConfig: string;
+  /** Permanent removal of deleted spaces (jobs/purge-spaces.ts). */
+  purge: {
+    /** How often the scheduled purge runs (a BullMQ job scheduler). */
+    intervalMs: number;
+    /** Days a deleted space stays restorable before it is purged. */
+    retentionDays: number;
   };
 }
 
@@ -115,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     autoMigrate: bool(env, 'AUTO_MIGRATE', true),
     adminPath: str(env, 'ADMIN_DASHBOARD_PATH', '/admin/queues').replace(/\/+$/, ''),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000),
+    chromiumPath: str(env, 'CHROMIUM_PATH', '/usr/bin/chromium'),
     workers: {
       queues: queues as QueueName[],
       concurrency: int(env, 'WORKER_CONCURRENCY', 2, 1),
@@ -133,7 +151,20 @@ export function loadConfig(env: Env = process.env): Config {
       maxBytes: int(env, 'FETCH_MAX_BYTES', 20 * 1024 * 1024, 1),
       allowPrivate: bool(env, 'ALLOW_PRIVATE_FETCH', false),
     },
+    git: {
+      cacheDir: str(env, 'GIT_CACHE_DIR', './data/git-cache'),
+      maxFileBytes: int(env, 'GIT_MAX_FILE_BYTES', 20 * 1024 * 1024, 1),
+      timeoutMs: int(env, 'GIT_TIMEOUT_MS', 120_000, 1),
+    },
+    searchTextConfig: str(env, 'SEARCH_TEXT_CONFIG', 'english'),
+    purge: {
+      intervalMs: int(env, 'PURGE_INTERVAL_MS', 3_600_000, 1000),
+      retentionDays: int(env, 'SPACE_RETENTION_DAYS', 7, 1),
+    },
   };
+  if (!/^[A-Za-z_][\w$]*(\.[A-Za-z_][\w$]*)?$/.test(config.searchTextConfig)) {
+    throw new ConfigError(`SEARCH_TEXT_CONFIG must be a text search configuration name such as english, got "${config.searchTextConfig}"`);
+  }
   return deepFreeze(config);
 }
 

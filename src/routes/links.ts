@@ -40,4 +40,20 @@ export const linkRoutes: RouteDef[] = [
     handler: async ({ app, principal, params, query }) =>
       ok(await links.listFileBacklinks(app, principal, await links.mainLinkScope(app, principal, params.spaceId), params.fileId, query)),
   }),
+  route({
+    method: 'GET',
+    path: '/v1/spaces/:spaceId/change-requests/:changeRequestId/content/page/:pageId/links',
+    params: { ...spaceParams, changeRequestId: entityId, pageId: entityId },
+    query: linkQuery,
+    handler: async ({ app, principal, params, query }) =>
+      ok(await links.listPageLinks(app, principal, await links.changeRequestLinkScope(app, principal, params.spaceId, params.changeRequestId), params.pageId, query)),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/spaces/:spaceId/change-requests/:changeRequestId/content/files/:fileId/backlinks',
+    params: { ...spaceParams, changeRequestId: entityId, fileId: entityId },
+    query: listQuery,
+    handler: async ({ app, principal, params, query }) =>
+      ok(await links.listFileBacklinks(app, principal, await links.changeRequestLinkScope(app, principal, params.spaceId, params.changeRequestId), params.fileId, query)),
+  }),
 ];

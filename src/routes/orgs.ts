@@ -3,7 +3,6 @@ import { route, ok, noContent } from '../http/route.js';
 import { listQuery } from '../http/pagination.js';
 import { entityId, roleSchema } from '../http/validate.js';
 import * as service from '../services/organizations.js';
-import { requireOrg } from '../services/access.js';
 
 const orgParams = { organizationId: entityId };
 
@@ -69,17 +68,6 @@ export const orgRoutes = [
     handler: async ({ app, principal, params }) => {
       await service.deleteLinkInvite(app, principal, params.organizationId, params.inviteId);
       return noContent();
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/v1/orgs/:organizationId/search',
-    params: orgParams,
-    query: { ...listQuery, query: z.string().max(512).optional() },
-    // Spaces arrive with the content issue; until then an organization has nothing to search.
-    handler: async ({ app, principal, params }) => {
-      await requireOrg(app.db, principal, params.organizationId, 'view');
-      return ok({ items: [], count: 0 });
     },
   }),
 ];

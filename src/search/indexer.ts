@@ -1,4 +1,129 @@
 import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/pool.js';
+import { withTx } from '../db/pool.js';
+import { splitSections } from '../content/markdown.js';
+import { loadBodies, loadSnapshot, type TreePage } from '../content/snapshot.js';
+import { runsTsvector, splitCjk } from './cjk.js';
+import * as repo from './repo.js';
+import { spaceTextConfig } from './text-config.js';
 
-/** Placeholder until the search index lands: keeps the search index following the current revision. */
-export async function reindexSpace(_app: AppContext, _spaceId: string): Promise<void> {}
+// Keeps a space's search index following its current revision (called after every change of it,
+// and by a search that finds the index stale). Incremental: only pages whose body, title or
+// description changed are parsed again; moved pages get their new path; removed ones go. One
+// indexing of a space runs at a time (advisory lock held by the transaction), and it reads the
+// space's current revision only once it holds the lock, so the last to run indexes the newest.
+
+/** Pages whose bodies are loaded and parsed together. */
+const BATCH_PAGES = 200;
+/** Flush inserted sections once they carry this much text. */
+const BATCH_CHARS = 4_000_000;
+/** A section body longer than this is indexed by its beginning only (tsvector size limits). */
+const MAX_INDEXED_CHARS = 500_000;
+
+/** Pages that are searched: documents (groups have no body, links none, computed pages are evaluated on request only) not marked noIndex. */
+export function isIndexable(tp: TreePage): boolean {
+  return tp.node.type === 'document' && !tp.node.noIndex;
+}
+
+export async function reindexSpace(app: AppContext, spaceId: string): Promise<void> {
+  await repo.ensureStateRow(app.db, spaceId);
+  await withTx(app.db, async (c) => {
+    await repo.lockSpaceIndex(c, spaceId);
+    const state = await repo.indexState(c, spaceId);
+    // Gone, deleted (searches exclude it; a restore is noticed as stale at the next search), or mid-creation.
+    if (!state || state.deleted || !state.rootHash) return;
+    const config = await spaceTextConfig(app, state.language);
+    const target = { revisionId: state.revisionId, rootHash: state.rootHash, config };
+    if (state.indexedRoot === state.rootHash && state.indexedConfig === config) {
+      if (state.indexedRevision !== state.revisionId) await repo.setIndexState(c, spaceId, target);
+      return;
+    }
+    const full = state.indexedConfig !== config;
+    if (full) await repo.deleteAllPages(c, spaceId);
+    await syncPages(c, spaceId, state.rootHash, config, full ? new Map() : await repo.indexedPages(c, spaceId));
+    await repo.setIndexState(c, spaceId, target);
+  });
+}
+
+async function syncPages(c: Queryable, spaceId: string, rootHash: string, config: string, indexed: Map<string, repo.IndexedPage>) {
+  const snapshot = await loadSnapshot(c, spaceId, rootHash);
+  const wanted = snapshot.ordered.filter(isIndexable);
+  const toParse: TreePage[] = [];
+  const toMove: { id: string; path: string; ancestors: string[] }[] = [];
+  for (const tp of wanted) {
+    const had = indexed.get(tp.node.id);
+    if (!had || had.body_hash !== (tp.node.body ?? '') || had.title !== tp.node.title || had.description !== (tp.node.description ?? '')) {
+      toParse.push(tp);
+    } else if (had.path !== tp.path || !sameList(had.ancestors, tp.ancestors)) {
+      toMove.push({ id: tp.node.id, path: tp.path, ancestors: tp.ancestors });
+    }
+  }
+  const keep = new Set(wanted.map((tp) => tp.node.id));
+  const stale = [...indexed.keys()].filter((id) => !keep.has(id));
+  await repo.deletePages(c, spaceId, [...stale, ...toParse.map((tp) => tp.node.id).filter((id) => indexed.has(id))]);
+  await repo.movePages(c, spaceId, toMove);
+
+  for (let i = 0; i < toParse.length; i += BATCH_PAGES) {
+    const batch = toParse.slice(i, i + BATCH_PAGES);
+    const bodies = await loadBodies(c, spaceId, batch.map((tp) => tp.node));
+    await repo.insertPages(
+      c,
+      spaceId,
+      batch.map((tp) => ({
+        page_id: tp.node.id,
+        body_hash: tp.node.body ?? '',
+        title: tp.node.title,
+        description: tp.node.description ?? '',
+        path: tp.path,
+        ancestors: tp.ancestors,
+      })),
+    );
+    let rows: repo.SectionRow[] = [];
+    let chars = 0;
+    for (const tp of batch) {
+      for (const row of sectionRows(tp, bodies.get(tp.node.id) ?? '')) {
+        rows.push(row);
+        chars += row.body.length;
+      }
+      if (chars >= BATCH_CHARS) {
+        await repo.insertSections(c, spaceId, config, rows);
+        rows = [];
+        chars = 0;
+      }
+    }
+    await repo.insertSections(c, spaceId, config, rows);
+  }
+}
+
+/** The index rows of one page: one per section, or a single empty one so the page is found by its title. */
+export function sectionRows(tp: TreePage, markdown: string): repo.SectionRow[] {
+  const sections = splitSections(markdown);
+  if (!sections.length) sections.push({ id: '', title: '', depth: 0, body: '' });
+  const title = splitCjk(tp.node.title);
+  const description = splitCjk(tp.node.description ?? '');
+  return sections.map((s, ord) => {
+    const sectionTitle = splitCjk(s.title);
+    const body = splitCjk(s.body.length > MAX_INDEXED_CHARS ? s.body.slice(0, MAX_INDEXED_CHARS) : s.body);
+    return {
+      pageId: tp.node.id,
+      ord,
+      sectionId: s.id,
+      title: s.title,
+      body: s.body,
+      pageTitle: title.latin,
+      description: description.latin,
+      sectionTitle: sectionTitle.latin,
+      bodyText: body.latin,
+      cjk: runsTsvector([
+        { runs: title.runs, weight: 'A' },
+        { runs: sectionTitle.runs, weight: 'B' },
+        { runs: description.runs, weight: 'C' },
+        { runs: body.runs, weight: 'D' },
+      ]),
+    };
+  });
+}
+
+function sameList(a: unknown, b: string[]): boolean {
+  return Array.isArray(a) && a.length === b.length && a.every((x, i) => x === b[i]);
+}

@@ -34,6 +34,19 @@ export async function mainLinkScope(app: AppContext, p: Principal, spaceId: stri
   return { target: { spaceId, revisionId: space.revision_id, organizationId: space.organization_id }, space, role };
 }
 
+/** A change request's content; broken links it introduced (against its base) count in stats.broken.changeRequest. */
+export async function changeRequestLinkScope(app: AppContext, p: Principal, spaceId: string, ref: string): Promise<LinkScope> {
+  const { requireChangeRequest } = await import('./change-requests.js');
+  const { space, role, cr } = await requireChangeRequest(app, p, spaceId, ref);
+  const base = cr.revision_merged_ancestor ?? cr.revision_initial;
+  return {
+    target: { spaceId, revisionId: cr.revision, organizationId: space.organization_id },
+    space,
+    role,
+    baseline: { spaceId, revisionId: base, organizationId: space.organization_id },
+  };
+}
+
 interface ListQuery {
   page?: string;
   limit?: number;

@@ -264,3 +264,32 @@ describe('change requests', () => {
     expect((await api('POST', `/v1/spaces/${s}/change-requests/${c.id}/merge`)).status).toBe(200);
   });
 });
+
+describe('change request content links', () => {
+  it('lists page links and file backlinks of the change request content; broken ones count for the change request', async () => {
+    const s = await space();
+    const seeded = await onMain(s, [{ operation: 'insert_page', title: 'Target', document: { markdown: 'target' } }]);
+    const target = seeded.changes[0].page.id;
+    const c = await cr(s);
+    const r = await batch(
+      s,
+      c.id,
+      [
+        { operation: 'insert_files', files: [{ ref: 'img', name: 'pic.png', contentType: 'image/png', base64: PNG_2x1.toString('base64') }] },
+        { operation: 'insert_page', title: 'Linker', document: { markdown: `[ok](/pages/${target}) [gone](/pages/nowhere) ![pic](./img)` } },
+      ],
+      '?compat=false',
+    );
+    const linker = r.body.changes[0].page.id;
+    const fileId = r.body.insertedFiles[0].id;
+    const links = await api('GET', `/v1/spaces/${s}/change-requests/${c.id}/content/page/${linker}/links`);
+    expect(links.status).toBe(200);
+    expect(links.body.items.map((x: any) => x.status).sort()).toEqual(['broken', 'ok', 'ok']);
+    expect(links.body.stats.broken).toEqual({ total: 1, changeRequest: 1 });
+    const back = await api('GET', `/v1/spaces/${s}/change-requests/${c.id}/content/files/${fileId}/backlinks`);
+    expect(back.status).toBe(200);
+    expect(back.body.items.map((x: any) => x.page?.id ?? x.page)).toEqual([linker]);
+    // Main content does not have the page yet.
+    expect((await api('GET', `/v1/spaces/${s}/content/page/${linker}/links`)).status).toBe(404);
+  });
+});
