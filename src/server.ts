@@ -30,6 +30,16 @@ function bearer(req: IncomingMessage): string | null {
   return m ? m[1] : '';
 }
 
+/** Query parameters; a key given several times (`authors=a&authors=b`) becomes an array. */
+function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const q: Record<string, string | string[]> = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    q[key] = values.length > 1 ? values : values[0];
+  }
+  return q;
+}
+
 function send(res: ServerResponse, reply: Reply) {
   for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
   res.statusCode = reply.status;
@@ -126,7 +136,7 @@ export function createApiServer(app: AppContext): ApiServer {
       const principal = route.auth === false ? (null as unknown as Principal) : await requireToken(req);
       const s = compiled(route);
       const params = validate(s.params, m.params, 'path');
-      const query = validate(s.query, Object.fromEntries(url.searchParams), 'query');
+      const query = validate(s.query, queryObject(url.searchParams), 'query');
       let body: unknown;
       if (route.body) {
         const raw = await readJsonBody(req, app.config.bodyLimitBytes);

@@ -110,6 +110,9 @@ describe('bodies and validation', () => {
     expect(nan.body.error.message).toContain('query.limit');
     const ok = await t.api('GET', '/v1/orgs?limit=1000', { token: org.adminToken });
     expect(ok.status).toBe(200);
+    const twice = await t.api('GET', '/v1/orgs?limit=1&limit=2', { token: org.adminToken });
+    expect(twice.status).toBe(400);
+    expect(twice.body.error.message).toContain('query.limit');
     const badPage = await t.api('GET', '/v1/orgs?page=garbage', { token: org.adminToken });
     expect(badPage.status).toBe(400);
     expect(badPage.body.error.message).toContain('query.page');

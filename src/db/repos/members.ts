@@ -17,7 +17,7 @@ export interface MemberRow {
 
 // `spaces` counts the live spaces the member was explicitly invited to (access through default
 // levels is listed by GET .../members/{userId}/spaces, which computes every space's role).
-const SELECT_MEMBER = `m.*, u.display_name, u.email, u.photo_url,
+export const SELECT_MEMBER = `m.*, u.display_name, u.email, u.photo_url,
   (SELECT count(*) FROM team_members tm JOIN teams t ON t.id = tm.team_id
     WHERE t.organization_id = m.organization_id AND tm.user_id = m.user_id) AS teams,
   (SELECT count(*) FROM space_members sm JOIN spaces s ON s.id = sm.space_id
