@@ -2,10 +2,18 @@ import type { JobName } from './registry.js';
 import { JOB_NAMES } from './registry.js';
 import type { Processor } from './types.js';
 import { processOpenAPISpec } from './openapi-process.js';
+import { processPdfRender } from './render-pdf.js';
+import { purgeSpaces } from './purge-spaces.js';
+import { processGitImport } from './git-import.js';
+import { processGitExport } from './git-export.js';
 
 /** Exactly one processor per job name: the mapped type makes a missing one a compile error. */
 export const PROCESSORS: { [K in JobName]: Processor<K> } = {
   'openapi.process': processOpenAPISpec,
+  'pdf.render': processPdfRender,
+  'spaces.purge': purgeSpaces,
+  'git.import': processGitImport,
+  'git.export': processGitExport,
 };
 
 /** Start-up check (also for plain JS callers): every registered job has exactly one processor. */

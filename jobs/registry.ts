@@ -7,6 +7,37 @@ import type { QueueName } from '../src/config.js';
 export interface JobPayloads {
   /** Fetch (or read inline), parse, validate and store one version of an OpenAPI spec. */
   'openapi.process': { specId: string };
+  /** Render one PDF export (a pdf_renders row: space, revision, page selection) with Chromium into the BlobStore. */
+  'pdf.render': { renderId: string };
+  /**
+   * Permanently remove spaces deleted before `before` (default: SPACE_RETENTION_DAYS ago) with
+   * their revisions, content and files' bytes no other space references, then drain blob_garbage.
+   * Runs on a timer (workers/scheduler.ts) and may be enqueued by hand; idempotent and safe to run
+   * concurrently.
+   */
+  'spaces.purge': { before?: string };
+  /** Import a git branch into a space (or a standalone revision). Credentials are sealed. */
+  'git.import': GitJobPayload;
+  /** Commit the space's current content on top of a git branch and push it. */
+  'git.export': GitJobPayload & { commitMessage: string };
+}
+
+export interface GitJobPayload {
+  spaceId: string;
+  /** Remote URL without credentials. */
+  url: string;
+  /** Basic-auth credentials from the URL, encrypted with the server secret (src/git/credentials.ts). */
+  credentials?: string;
+  ref: string;
+  repoCacheID?: string;
+  repoTreeURL?: string;
+  repoCommitURL?: string;
+  repoProjectDirectory?: string;
+  /** Orders the git operations of one space: one older than the last applied is skipped. */
+  timestamp?: string;
+  force?: boolean;
+  standalone?: boolean;
+  gitInfo?: { provider?: string; url?: string };
 }
 
 export type JobName = keyof JobPayloads;
@@ -21,6 +52,10 @@ export interface JobSpec {
 
 export const JOBS: { readonly [K in JobName]: JobSpec } = {
   'openapi.process': { queue: 'openapi', description: 'Fetch, parse, validate and store an OpenAPI spec version' },
+  'pdf.render': { queue: 'pdf', description: 'Render a space or change request export to PDF' },
+  'spaces.purge': { queue: 'maintenance', description: 'Permanently remove spaces deleted more than the retention period ago, and unreferenced blobs' },
+  'git.import': { queue: 'git', description: 'Import a git branch into a space' },
+  'git.export': { queue: 'git', description: 'Export a space to a git branch' },
 };
 
 export const JOB_NAMES = Object.keys(JOBS) as JobName[];

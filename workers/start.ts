@@ -6,9 +6,11 @@ import { checkProcessors } from '../jobs/index.js';
 import type { JobData } from '../jobs/registry.js';
 import { createJobHandler } from './runner.js';
 import { startReconciler } from './reconciler.js';
+import { startSchedules, withSchedules, type ScheduledJobData } from './scheduler.js';
+import { closeBrowser } from '../src/render/browser.js';
 
 export interface WorkerPool {
-  workers: Worker<JobData>[];
+  workers: Worker<JobData | ScheduledJobData>[];
   /** Stop taking jobs, let active ones finish for up to `timeoutMs`, then force-close. */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -17,9 +19,10 @@ export interface WorkerPool {
 export function startWorkers(app: AppContext, queues: readonly QueueName[] = app.config.workers.queues): WorkerPool {
   checkProcessors();
   const w = app.config.workers;
-  const handler = createJobHandler(app);
+  // Ticks of job schedulers (workers/scheduler.ts) become operations; every other job is one already.
+  const handler = withSchedules(app, createJobHandler(app));
   const workers = queues.map((queue) => {
-    const worker = new Worker<JobData>(queue, handler, {
+    const worker = new Worker<JobData | ScheduledJobData>(queue, handler, {
       connection: redisConnection(app.config.redisUrl),
       prefix: app.config.queuePrefix,
       concurrency: w.concurrency,
@@ -31,11 +34,13 @@ export function startWorkers(app: AppContext, queues: readonly QueueName[] = app
     return worker;
   });
   const stopReconciler = startReconciler(app);
+  const stopSchedules = startSchedules(app, queues);
   app.log.info({ queues, concurrency: w.concurrency }, 'workers started');
   return {
     workers,
     async close(timeoutMs = app.config.shutdownTimeoutMs) {
       stopReconciler();
+      await stopSchedules().catch((err) => app.log.warn({ err }, 'stopping job schedulers failed'));
       let timer: NodeJS.Timeout | undefined;
       const graceful = Promise.all(workers.map((x) => x.close())).then(() => 'closed' as const);
       const limit = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs)));
@@ -45,6 +50,7 @@ export function startWorkers(app: AppContext, queues: readonly QueueName[] = app
         app.log.warn('workers did not finish in time; forcing close (their jobs will be retried)');
         await Promise.all(workers.map((x) => x.close(true)));
       }
+      await closeBrowser(); // the PDF renderer's Chromium, if this process launched one
     },
   };
 }

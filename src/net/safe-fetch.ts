@@ -33,7 +33,7 @@ export interface SafeFetchResult {
  * A DNS lookup that refuses private addresses. It runs at connect time, so a hostname that
  * resolves to a public address when checked and a private one when used (DNS rebinding) is caught.
  */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return (callback as any)(err);

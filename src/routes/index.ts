@@ -12,6 +12,7 @@ import { templateRoutes } from './templates.js';
 import { changeRequestRoutes } from './change-requests.js';
 import { commentRoutes } from './comments.js';
 import { pdfRoutes } from './pdf.js';
+import { gitRoutes } from './git.js';
 
 /** Every public API route, one file per resource family. */
 export const apiRoutes: RouteDef[] = [
@@ -28,4 +29,5 @@ export const apiRoutes: RouteDef[] = [
   ...changeRequestRoutes,
   ...commentRoutes,
   ...pdfRoutes,
+  ...gitRoutes,
 ];

@@ -1,3 +1,41 @@
-import type { RouteDef } from '../http/route.js';
+import { z } from 'zod';
+import { route, ok, type RouteDef } from '../http/route.js';
+import { entityId, qBool } from '../http/validate.js';
+import * as service from '../services/pdf.js';
 
-export const pdfRoutes: RouteDef[] = [];
+// See src/services/pdf.ts for what is exported and how the link answers.
+const pdfQuery = { only: qBool(false), page: entityId.optional() };
+
+export const pdfRoutes: RouteDef[] = [
+  route({
+    method: 'GET',
+    path: '/v1/spaces/:spaceId/change-requests/:changeRequestId/pdf',
+    params: { spaceId: entityId, changeRequestId: entityId },
+    query: pdfQuery,
+    handler: async ({ app, principal, params, query }) => {
+      const r = await service.requestChangeRequestPdf(app, principal, params.spaceId, params.changeRequestId, query);
+      return ok({ url: r.url }, { location: r.location, 'cache-control': 'no-store' });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/spaces/:spaceId/pdf',
+    params: { spaceId: entityId },
+    query: pdfQuery,
+    handler: async ({ app, principal, params, query }) => {
+      const r = await service.requestSpacePdf(app, principal, params.spaceId, query);
+      return ok({ url: r.url }, { location: r.location, 'cache-control': 'no-store' });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/pdf/:renderId',
+    auth: false,
+    params: { renderId: entityId },
+    query: {
+      exp: z.string().regex(/^\d{1,12}$/, { message: 'expected a whole number' }).transform(Number),
+      sig: z.string().max(100),
+    },
+    handler: async ({ app, params, query }) => service.servePdf(app, params.renderId, query),
+  }),
+];

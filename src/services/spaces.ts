@@ -17,8 +17,6 @@ import { requireSpace, spacePermissions, spaceRole, accessContext } from './spac
 import { afterContentChange } from './content-hooks.js';
 import { placeAmongSiblings, type Position } from './positions.js';
 
-export const RESTORE_WINDOW_DAYS = 7;
-
 export function toSpace(app: AppContext, s: SpaceRow, role: Role | null, opts: { shareKey?: string } = {}) {
   const urls = appUrls(app);
   const published = `${app.config.publicUrl}/s/${s.id}`;
@@ -139,9 +137,11 @@ export async function deleteSpace(app: AppContext, p: Principal, spaceId: string
 export async function restoreSpace(app: AppContext, p: Principal, spaceId: string) {
   const { space } = await requireSpace(app.db, p, spaceId, 'admin', { includeDeleted: true });
   if (space.deleted_at) {
+    // The restore window is the retention period: the purge job removes the space after it.
+    const days = app.config.purge.retentionDays;
     const ageMs = Date.now() - space.deleted_at.getTime();
-    if (ageMs > RESTORE_WINDOW_DAYS * 86_400_000) {
-      throw conflict(`Space "${spaceId}" was deleted more than ${RESTORE_WINDOW_DAYS} days ago and can no longer be restored`);
+    if (ageMs > days * 86_400_000) {
+      throw conflict(`Space "${spaceId}" was deleted more than ${days} days ago and can no longer be restored`);
     }
     await spaces.restoreSpace(app.db, spaceId);
   }

@@ -1,16 +1,129 @@
+// Built-in space templates (src/content/templates/): applied when a space is created with
+// `template: {id, params}` and by POST /v1/spaces/{spaceId}/content/template.
+//
+// Applying to a space that already has content APPENDS the template's pages after the existing
+// top-level pages (nothing is overwritten or removed; a clashing slug gets a `-2` suffix), in one
+// new revision. Pages get fresh ids each time, and links between them are written as `/pages/<id>`,
+// so they stay valid when pages are renamed or moved.
+//
+// With `changeRequestId`, the pages are appended to that change request's content instead.
+//
+// `params.contentRefs` fills a template's named slots (see GET /v1/templates) with a file of the
+// space's current revision (an image file): an `image` slot becomes an image in a page, a `cover`
+// slot the cover of a page. A slot left out is simply omitted (no broken image).
 import type { AppContext } from '../context.js';
+import type { Principal } from '../auth/principal.js';
 import type { Queryable } from '../db/pool.js';
+import { withTx } from '../db/pool.js';
 import type { Draft } from '../content/draft.js';
-import { badRequest } from '../http/errors.js';
+import { commitDraft, editMainContent, openDraft } from '../content/commit.js';
+import * as crs from '../db/repos/change-requests.js';
+import { getTemplate, instantiateTemplate, describeTemplate, TEMPLATES, type TemplatePageInstance } from '../content/templates/index.js';
+import { badRequest, conflict } from '../http/errors.js';
+import { newId } from '../util/ids.js';
+import { requireSpace } from './space-access.js';
+import { afterContentChange } from './content-hooks.js';
+import { requireChangeRequest } from './change-requests.js';
 
-/** Placeholder until built-in templates land. */
+export interface TemplateContentRef {
+  kind: 'file';
+  file: string;
+  /** The public ContentRefFile may name the file's space; only the space itself is accepted. */
+  space?: string;
+}
+
+export interface TemplateParams {
+  contentRefs?: Record<string, TemplateContentRef>;
+}
+
+export function listTemplates() {
+  const items = [...TEMPLATES.values()].map(describeTemplate);
+  return { items, count: items.length };
+}
+
+/**
+ * Add a template's pages to `draft` (the space's content being written in the caller's transaction).
+ * `field` is where the template sits in the request body, for error messages: `body.template` when
+ * creating a space (the default, as src/services/spaces.ts calls it), `body` for the apply route.
+ * Throws 400 (naming the field) for an unknown template, an unknown slot or a missing file; the
+ * draft is untouched when it throws.
+ */
 export async function applyTemplate(
   _app: AppContext,
   _db: Queryable,
-  _spaceId: string,
-  _draft: Draft,
+  spaceId: string,
+  draft: Draft,
   templateId: string,
-  _params: { contentRefs?: Record<string, { kind: 'file'; file: string }> },
+  params: TemplateParams,
+  opts: { field?: string } = {},
 ): Promise<void> {
-  throw badRequest(`Invalid request: unknown template "${templateId}"`);
+  const field = opts.field ?? 'body.template';
+  const template = getTemplate(templateId);
+  if (!template) {
+    throw badRequest(`Invalid request: ${field}.id: unknown template "${templateId}" (available: ${[...TEMPLATES.keys()].join(', ')})`);
+  }
+  const files: Record<string, string> = {};
+  for (const [name, ref] of Object.entries(params.contentRefs ?? {})) {
+    const where = `${field}.params.contentRefs.${name}`;
+    const slot = template.slots[name];
+    if (!slot) {
+      const accepted = Object.keys(template.slots);
+      throw badRequest(`Invalid request: ${where}: template "${templateId}" has no content ref "${name}" (accepted: ${accepted.join(', ') || 'none'})`);
+    }
+    if (ref.kind !== 'file') throw badRequest(`Invalid request: ${where}.kind: must be "file"`);
+    if (ref.space !== undefined && ref.space !== spaceId) throw badRequest(`Invalid request: ${where}.space: only files of this space can be used`);
+    const file = draft.base?.filesById.get(ref.file);
+    if (!file || !draft.hasFile(ref.file)) throw badRequest(`Invalid request: ${where}: file "${ref.file}" does not exist in the space`);
+    if (!file.contentType.startsWith('image/')) {
+      throw badRequest(`Invalid request: ${where}: file "${ref.file}" is ${file.contentType}, not an image (${slot.description})`);
+    }
+    files[name] = ref.file;
+  }
+  const pages = instantiateTemplate(template, { files, date: new Date().toISOString().slice(0, 10), newId });
+  const insert = (parentId: string | null, p: TemplatePageInstance) => {
+    draft.insertPage(parentId, {
+      id: p.id,
+      title: p.title,
+      emoji: p.emoji,
+      description: p.description,
+      markdown: p.markdown,
+      cover: p.cover,
+      layout: p.layout,
+    });
+    for (const c of p.children) insert(p.id, c);
+  };
+  for (const p of pages) insert(null, p);
+}
+
+/**
+ * POST /v1/spaces/{spaceId}/content/template: append a template's pages to the main content, or to
+ * a change request's content when `changeRequestId` is given (the CR gets one new revision; main is
+ * untouched; content refs must then be files of the change request's content). Needs `edit`.
+ */
+export async function applyTemplateToSpace(
+  app: AppContext,
+  p: Principal,
+  spaceId: string,
+  body: { id: string; params?: TemplateParams; changeRequestId?: string },
+): Promise<void> {
+  const apply = (c: Queryable) => (draft: Draft) => applyTemplate(app, c, spaceId, draft, body.id, body.params ?? {}, { field: 'body' });
+  if (body.changeRequestId !== undefined) {
+    const { cr: found } = await requireChangeRequest(app, p, spaceId, body.changeRequestId, 'edit');
+    await withTx(app.db, async (c) => {
+      // Lock the change request: concurrent writers of its content queue here.
+      const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;
+      if (cr.status === 'merged') throw conflict(`Change request #${cr.number} is merged: its content can no longer change`);
+      if (cr.status === 'archived') throw conflict(`Change request #${cr.number} is archived: reopen it first`);
+      const draft = await openDraft(c, spaceId, cr.revision);
+      await apply(c)(draft);
+      const revision = await commitDraft(c, spaceId, draft, { changeRequestId: cr.id, createdBy: p.userId });
+      await crs.updateChangeRequest(c, cr.id, { revision: revision.id });
+    });
+    return;
+  }
+  const { space } = await requireSpace(app.db, p, spaceId, 'edit');
+  // A locked space takes no direct edits (a change request may still be prepared and merged later).
+  if (space.edit_mode === 'locked') throw conflict('This space is locked: its content cannot be edited while editMode is "locked"');
+  await withTx(app.db, (c) => editMainContent(c, spaceId, apply(c), { createdBy: p.userId }));
+  await afterContentChange(app, spaceId);
 }

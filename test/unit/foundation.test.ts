@@ -76,7 +76,7 @@ describe('job registry', () => {
   });
 
   it('refuses to start with a missing or unknown processor', () => {
-    expect(() => checkProcessors({})).toThrow(/missing processors \[openapi.process\]/);
+    expect(() => checkProcessors({})).toThrow(/missing processors \[openapi\.process[,\]]/);
     expect(() => checkProcessors({ ...PROCESSORS, 'mystery.job': () => {} })).toThrow(/unknown processors \[mystery.job\]/);
   });
 });

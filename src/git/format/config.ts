@@ -1,0 +1,91 @@
+// `.gitbook.yaml` at the top of the project directory:
+//
+//   root: ./docs/              # docs folder, relative to the project directory (default ./)
+//   structure:
+//     readme: README.md        # first page, relative to root
+//     summary: SUMMARY.md      # table of contents, relative to root
+//   redirects:
+//     old/path: new/file.md    # relative to root
+//
+// The file belongs to the user: it is read, never written (generateRepository leaves it alone).
+import { parse } from 'yaml';
+import { RepoFormatError } from './errors.js';
+import { isMarkdownPath, resolvePath } from './paths.js';
+import type { GitBookConfig } from './types.js';
+
+export const CONFIG_FILE = '.gitbook.yaml';
+
+export function defaultConfig(): GitBookConfig {
+  return { root: './', readme: 'README.md', summary: 'SUMMARY.md', redirects: {} };
+}
+
+/** The validated, normalised locations of a config: paths relative to the project directory's docs root. */
+export interface ResolvedConfig {
+  /** Docs folder relative to the project directory: '' or 'docs' or 'packages/product/docs'. */
+  rootDir: string;
+  /** Relative to rootDir. */
+  readme: string;
+  summary: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function stringField(value: unknown, field: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new RepoFormatError(`${CONFIG_FILE}: ${field} must be a string`);
+  return value.trim();
+}
+
+function markdownFile(path: string, field: string): string {
+  const resolved = resolvePath(path, `${CONFIG_FILE} ${field}`);
+  if (!resolved || !isMarkdownPath(resolved)) throw new RepoFormatError(`${CONFIG_FILE} ${field}: '${path}' is not a markdown file`);
+  return resolved;
+}
+
+/** './docs/' for 'docs', './' for the project directory itself. */
+export function canonicalRoot(rootDir: string): string {
+  return rootDir ? `./${rootDir}/` : './';
+}
+
+/** Parses `.gitbook.yaml` (absent or empty: the defaults). Throws RepoFormatError naming the key at fault. */
+export function parseConfig(text: string | undefined): GitBookConfig {
+  const config = defaultConfig();
+  if (text === undefined || text.trim() === '') return config;
+  let data: unknown;
+  try {
+    data = parse(text);
+  } catch (err) {
+    throw new RepoFormatError(`${CONFIG_FILE}: invalid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (data === null || data === undefined) return config;
+  if (!isObject(data)) throw new RepoFormatError(`${CONFIG_FILE}: expected a mapping of settings`);
+  const root = stringField(data.root, 'root');
+  if (root !== undefined) config.root = canonicalRoot(resolvePath(root, `${CONFIG_FILE} root`));
+  if (data.structure !== undefined && data.structure !== null) {
+    if (!isObject(data.structure)) throw new RepoFormatError(`${CONFIG_FILE}: structure must be a mapping`);
+    const readme = stringField(data.structure.readme, 'structure.readme');
+    const summary = stringField(data.structure.summary, 'structure.summary');
+    if (readme) config.readme = markdownFile(readme, 'structure.readme');
+    if (summary) config.summary = markdownFile(summary, 'structure.summary');
+    if (config.readme === config.summary) throw new RepoFormatError(`${CONFIG_FILE}: structure.readme and structure.summary are the same file '${config.readme}'`);
+  }
+  if (data.redirects !== undefined && data.redirects !== null) {
+    if (!isObject(data.redirects)) throw new RepoFormatError(`${CONFIG_FILE}: redirects must be a mapping of old path to new file`);
+    for (const [from, to] of Object.entries(data.redirects)) {
+      if (typeof to !== 'string' || to.trim() === '') throw new RepoFormatError(`${CONFIG_FILE} redirects: the target of '${from}' must be a path`);
+      if (!resolvePath(from, `${CONFIG_FILE} redirects`)) throw new RepoFormatError(`${CONFIG_FILE} redirects: '${from}' is not a path`);
+      resolvePath(to.trim(), `${CONFIG_FILE} redirects (target of '${from}')`);
+      config.redirects[from] = to.trim();
+    }
+  }
+  return config;
+}
+
+/** Validates a config (from parseConfig or a caller) and gives its normalised locations. */
+export function resolveConfig(config: GitBookConfig | undefined): ResolvedConfig {
+  const c = config ?? defaultConfig();
+  const rootDir = resolvePath(c.root || './', `${CONFIG_FILE} root`);
+  const readme = markdownFile(c.readme || 'README.md', 'structure.readme');
+  const summary = markdownFile(c.summary || 'SUMMARY.md', 'structure.summary');
+  return { rootDir, readme, summary };
+}

@@ -1,0 +1,225 @@
+// Repository files → page tree and space files.
+//
+// With a SUMMARY.md (structure.summary) the tree is the SUMMARY's and markdown files it does not
+// link are not pages; the readme (structure.readme) is the first page even when the SUMMARY omits
+// it. Without one, the tree follows the folders (see fromFolders). A page's title is its SUMMARY
+// link text; else its file's leading `# Heading`; else a title made from the file name
+// ('Introduction' for the readme). The leading heading is removed from the stored body when it is
+// the title (a different heading stays in the body, so nothing written is lost).
+import { extractLinks } from '../../content/markdown.js';
+import { CONFIG_FILE, parseConfig, resolveConfig } from './config.js';
+import { contentTypeFor } from './content-type.js';
+import { RepoFormatError } from './errors.js';
+import { decodeText, parsePageFile } from './page-file.js';
+import { basename, dirname, hasScheme, isMarkdownPath, joinPath, pathProblem, resolvePath } from './paths.js';
+import { parseSummary, type SummaryNode, type SummaryPage } from './summary.js';
+import type { GitBookConfig, ImportedFile, ImportedPage } from './types.js';
+
+export const ASSETS_DIR = '.gitbook/assets';
+
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/** Title from a file or folder name: extension and ordering prefix ('01-') dropped, separators as spaces. */
+export function titleFromName(name: string): string {
+  const stem = name.replace(/\.(md|markdown)$/i, '');
+  const words = stem
+    .replace(/^\d+[-_. ]+(?=\S)/, '')
+    .replace(/[-_]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : stem || name;
+}
+
+/** Folders that are not content in the folder layout: dot folders (.git, .github, .gitbook) and node_modules. */
+function ignoredInFolders(path: string): boolean {
+  return path.split('/').some((s) => s.startsWith('.') || s === 'node_modules');
+}
+
+/** URLs of a page body that may point at repository files: markdown links and images, `{% file src %}`, HTML src/href. */
+function referencedUrls(markdown: string): string[] {
+  const urls = extractLinks(markdown).map((l) => l.url);
+  for (const m of markdown.matchAll(/\{%\s*file\s+src\s*=\s*"([^"]*)"/g)) urls.push(m[1]);
+  for (const m of markdown.matchAll(/\s(?:src|href)\s*=\s*"([^"]*)"/g)) urls.push(m[1]);
+  return urls;
+}
+
+interface Context {
+  docs: Map<string, Buffer>;
+  rootDir: string;
+  readme: string;
+  summary: string;
+}
+
+function label(ctx: Context, path: string): string {
+  return joinPath(ctx.rootDir, path);
+}
+
+function loadPage(ctx: Context, path: string, fallbackTitle: string, summaryTitle?: string): ImportedPage {
+  const parsed = parsePageFile(ctx.docs.get(path)!, label(ctx, path));
+  let title: string;
+  let markdown: string;
+  if (summaryTitle) {
+    title = summaryTitle;
+    markdown = parsed.heading === summaryTitle ? parsed.bodyAfterHeading : parsed.body;
+  } else if (parsed.heading) {
+    title = parsed.heading;
+    markdown = parsed.bodyAfterHeading;
+  } else {
+    title = fallbackTitle;
+    markdown = parsed.body;
+  }
+  return { path, type: 'document', title, ...parsed.meta, markdown, children: [] };
+}
+
+/** Title of a page whose file has no heading (and no SUMMARY title). */
+function defaultTitle(ctx: Context, path: string): string {
+  if (path === ctx.readme) return 'Introduction';
+  if (basename(path).toLowerCase() === 'readme.md' && dirname(path)) return titleFromName(basename(dirname(path)));
+  return titleFromName(basename(path));
+}
+
+// ---- With a SUMMARY.md ------------------------------------------------------------------------
+
+function fromSummary(ctx: Context): ImportedPage[] {
+  const lower = new Map<string, string>();
+  for (const p of ctx.docs.keys()) lower.set(p.toLowerCase(), p);
+  const nodes = parseSummary(decodeText(ctx.docs.get(ctx.summary)!), {
+    label: label(ctx, ctx.summary),
+    dir: dirname(ctx.summary),
+    path: ctx.summary,
+    exists: (p) => ctx.docs.has(p),
+    caseInsensitiveMatch: (p) => lower.get(p.toLowerCase()),
+  });
+  const linked = new Set<string>();
+  const page = (node: SummaryPage): ImportedPage => {
+    linked.add(node.path);
+    const p = loadPage(ctx, node.path, defaultTitle(ctx, node.path), node.title || undefined);
+    p.children = node.children.map(page);
+    return p;
+  };
+  const pages = nodes.map((node: SummaryNode): ImportedPage => {
+    if (node.kind === 'page') return page(node);
+    return { path: '', type: 'group', title: node.title, markdown: '', children: node.children.map(page) };
+  });
+  // The readme is the first page even when SUMMARY.md does not list it.
+  if (ctx.docs.has(ctx.readme) && !linked.has(ctx.readme)) pages.unshift(loadPage(ctx, ctx.readme, defaultTitle(ctx, ctx.readme)));
+  return pages;
+}
+
+// ---- Without: the folder layout ---------------------------------------------------------------
+
+interface Folder {
+  path: string;
+  files: string[];
+  folders: Map<string, Folder>;
+}
+
+/**
+ * The tree from the folders: the readme first, then each folder's markdown files and subfolders
+ * sorted by name (numbers in names compare as numbers: 2-x before 10-x). A folder's README.md is
+ * its page and its other files and folders are the page's children. A folder without a README.md is
+ * a group when it is at the top (groups exist only there) and an empty page titled from the folder
+ * name below; that page's path is the README.md it would have, which the next export writes.
+ */
+function fromFolders(ctx: Context): ImportedPage[] {
+  const top: Folder = { path: '', files: [], folders: new Map() };
+  for (const path of ctx.docs.keys()) {
+    if (!isMarkdownPath(path) || ignoredInFolders(path) || path === ctx.readme) continue;
+    let folder = top;
+    for (const segment of path.split('/').slice(0, -1)) {
+      let next = folder.folders.get(segment);
+      if (!next) folder.folders.set(segment, (next = { path: joinPath(folder.path, segment), files: [], folders: new Map() }));
+      folder = next;
+    }
+    folder.files.push(path);
+  }
+  const entries = (folder: Folder, exclude?: string): ImportedPage[] => {
+    type Entry = { name: string; file?: string; folder?: Folder };
+    const list: Entry[] = [
+      ...folder.files.filter((f) => f !== exclude).map((f) => ({ name: basename(f).replace(/\.(md|markdown)$/i, ''), file: f })),
+      ...[...folder.folders.entries()].map(([name, f]) => ({ name, folder: f })),
+    ];
+    list.sort((a, b) => collator.compare(a.name, b.name) || (a.file ? 0 : 1) - (b.file ? 0 : 1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return list.map((e) => (e.file ? loadPage(ctx, e.file, defaultTitle(ctx, e.file)) : folderPage(e.folder!)));
+  };
+  const folderPage = (folder: Folder): ImportedPage => {
+    const name = basename(folder.path);
+    const readme = folder.files.find((f) => basename(f).toLowerCase() === 'readme.md');
+    const children = entries(folder, readme);
+    if (readme) return { ...loadPage(ctx, readme, titleFromName(name)), children };
+    if (!dirname(folder.path)) return { path: '', type: 'group', title: titleFromName(name), markdown: '', children };
+    return { path: joinPath(folder.path, 'README.md'), type: 'document', title: titleFromName(name), markdown: '', children };
+  };
+  const pages = entries(top);
+  if (ctx.docs.has(ctx.readme)) pages.unshift(loadPage(ctx, ctx.readme, defaultTitle(ctx, ctx.readme)));
+  return pages;
+}
+
+// ---- Files ------------------------------------------------------------------------------------
+
+/**
+ * The space's files: everything under `.gitbook/assets/` (dot files excepted), plus any other
+ * non-markdown file of the docs root that a page links to or embeds by relative path.
+ */
+function collectFiles(ctx: Context, pages: ImportedPage[]): ImportedFile[] {
+  const paths = new Set<string>();
+  for (const path of ctx.docs.keys()) {
+    if (path.startsWith(`${ASSETS_DIR}/`) && !basename(path).startsWith('.')) paths.add(path);
+  }
+  const visit = (page: ImportedPage) => {
+    if (page.type === 'document') {
+      for (const raw of referencedUrls(page.markdown)) {
+        const url = raw.trim().replace(/[?#].*$/, '');
+        if (!url || hasScheme(url) || pathProblem(url)) continue;
+        for (const candidate of new Set([url, safeDecode(url)])) {
+          let path: string;
+          try {
+            path = resolvePath(candidate, 'link', dirname(page.path));
+          } catch {
+            continue;
+          }
+          if (ctx.docs.has(path) && !isMarkdownPath(path)) {
+            paths.add(path);
+            break;
+          }
+        }
+      }
+    }
+    page.children.forEach(visit);
+  };
+  pages.forEach(visit);
+  return [...paths]
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((path) => ({ path, name: basename(path), contentType: contentTypeFor(path), content: ctx.docs.get(path)! }));
+}
+
+function safeDecode(url: string): string {
+  try {
+    return decodeURIComponent(url);
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Reads a docs-as-code repository. `files`: every file under the project directory, keyed by path
+ * relative to it. With a SUMMARY.md the tree is the SUMMARY's; without, it follows the folders.
+ */
+export function parseRepository(files: Map<string, Buffer>): { config: GitBookConfig; pages: ImportedPage[]; files: ImportedFile[] } {
+  const all = new Map<string, Buffer>();
+  for (const [key, content] of files) {
+    const path = resolvePath(key, 'repository file');
+    if (!path) throw new RepoFormatError(`repository file: '${key}' is not a file path`);
+    all.set(path, content);
+  }
+  const configFile = all.get(CONFIG_FILE);
+  const config = parseConfig(configFile ? decodeText(configFile) : undefined);
+  const { rootDir, readme, summary } = resolveConfig(config);
+  const docs = new Map<string, Buffer>();
+  const prefix = rootDir ? `${rootDir}/` : '';
+  for (const [path, content] of all) if (path.startsWith(prefix)) docs.set(path.slice(prefix.length), content);
+  if (rootDir && docs.size === 0) throw new RepoFormatError(`${CONFIG_FILE} root: the folder '${rootDir}' holds no files`);
+  const ctx: Context = { docs, rootDir, readme, summary };
+  const pages = docs.has(summary) ? fromSummary(ctx) : fromFolders(ctx);
+  return { config, pages, files: collectFiles(ctx, pages) };
+}

@@ -1,0 +1,213 @@
+// A local bare cache of a remote repository, read and written with isomorphic-git.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import git from 'isomorphic-git';
+import type { HttpClient } from 'isomorphic-git';
+import type { GitCredentials } from './credentials.js';
+
+export class GitSyncError extends Error {}
+
+export interface Remote {
+  url: string;
+  credentials?: GitCredentials;
+  http: HttpClient;
+}
+
+export interface RepoFileEntry {
+  oid: string;
+  mode: string;
+}
+
+const locks = new Map<string, Promise<unknown>>();
+
+/** Run `fn` with exclusive use of one cache directory in this process (isomorphic-git is not safe for concurrent writers). */
+async function exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const prev = locks.get(key) ?? Promise.resolve();
+  const run = prev.catch(() => {}).then(fn);
+  locks.set(key, run);
+  try {
+    return await run;
+  } finally {
+    if (locks.get(key) === run) locks.delete(key);
+  }
+}
+
+/**
+ * Open (creating if needed) the cached bare repository for a remote: one per `repoCacheID`, or per
+ * remote URL when none is given; fetches reuse what is already there.
+ */
+export async function withRepository<T>(cacheDir: string, remote: Remote, cacheId: string | undefined, fn: (repo: Repository) => Promise<T>): Promise<T> {
+  const key = cacheId ? `id-${cacheId}` : `url-${createHash('sha256').update(remote.url).digest('hex').slice(0, 32)}`;
+  const gitdir = path.resolve(cacheDir, `${key}.git`);
+  return exclusive(gitdir, async () => {
+    await fs.promises.mkdir(gitdir, { recursive: true });
+    if (!fs.existsSync(path.join(gitdir, 'HEAD'))) await git.init({ fs, gitdir, bare: true, defaultBranch: 'main' });
+    return fn(new Repository(gitdir, remote));
+  });
+}
+
+export class Repository {
+  constructor(
+    readonly gitdir: string,
+    private readonly remote: Remote,
+  ) {}
+
+  private auth() {
+    const c = this.remote.credentials;
+    return c ? () => ({ username: c.username, password: c.password }) : undefined;
+  }
+
+  /** The commit a remote branch points at, or null when the branch does not exist there. */
+  async remoteHead(ref: string): Promise<string | null> {
+    let refs;
+    try {
+      refs = await git.listServerRefs({ http: this.remote.http, url: this.remote.url, onAuth: this.auth(), prefix: ref, onAuthFailure: () => ({ cancel: true }) });
+    } catch (err) {
+      throw describeRemoteError(err, this.remote.url);
+    }
+    return refs.find((r) => r.ref === ref)?.oid ?? null;
+  }
+
+  /** Fetch one branch (reusing objects already cached); returns the fetched commit. */
+  async fetch(ref: string): Promise<string> {
+    const branch = ref.replace(/^refs\/heads\//, '');
+    try {
+      const r = await git.fetch({
+        fs,
+        http: this.remote.http,
+        gitdir: this.gitdir,
+        url: this.remote.url,
+        ref: branch,
+        remoteRef: branch,
+        singleBranch: true,
+        tags: false,
+        onAuth: this.auth(),
+        onAuthFailure: () => ({ cancel: true }),
+      });
+      if (!r.fetchHead) throw new GitSyncError(`The remote has no branch "${branch}"`);
+      return r.fetchHead;
+    } catch (err) {
+      throw describeRemoteError(err, this.remote.url, branch);
+    }
+  }
+
+  async hasObject(oid: string): Promise<boolean> {
+    try {
+      await git.readObject({ fs, gitdir: this.gitdir, oid, format: 'deflated' });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async commitInfo(oid: string): Promise<{ message: string; tree: string; parents: string[] }> {
+    const c = await git.readCommit({ fs, gitdir: this.gitdir, oid });
+    return { message: c.commit.message, tree: c.commit.tree, parents: c.commit.parent };
+  }
+
+  /** Every blob of a commit's tree (symlinks and submodules left out), keyed by repository path. */
+  async listFiles(commit: string): Promise<Map<string, RepoFileEntry>> {
+    const out = new Map<string, RepoFileEntry>();
+    const walk = async (treeOid: string, prefix: string) => {
+      const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid: treeOid });
+      for (const e of tree) {
+        const p = prefix ? `${prefix}/${e.path}` : e.path;
+        if (e.type === 'tree') await walk(e.oid, p);
+        else if (e.type === 'blob' && e.mode !== '120000') out.set(p, { oid: e.oid, mode: e.mode });
+      }
+    };
+    await walk((await this.commitInfo(commit)).tree, '');
+    return out;
+  }
+
+  async readBlob(oid: string): Promise<Buffer> {
+    const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid });
+    return Buffer.from(blob);
+  }
+
+  async writeBlob(content: Buffer): Promise<string> {
+    return git.writeBlob({ fs, gitdir: this.gitdir, blob: new Uint8Array(content) });
+  }
+
+  /** Write nested trees for a flat map of paths; returns the root tree oid. */
+  async writeTree(files: Map<string, RepoFileEntry>): Promise<string> {
+    interface Dir {
+      files: Map<string, RepoFileEntry>;
+      dirs: Map<string, Dir>;
+    }
+    const root: Dir = { files: new Map(), dirs: new Map() };
+    for (const [p, entry] of files) {
+      const parts = p.split('/');
+      let d = root;
+      for (const seg of parts.slice(0, -1)) {
+        if (!d.dirs.has(seg)) d.dirs.set(seg, { files: new Map(), dirs: new Map() });
+        d = d.dirs.get(seg)!;
+      }
+      d.files.set(parts.at(-1)!, entry);
+    }
+    const write = async (d: Dir): Promise<string> => {
+      const tree = [];
+      for (const [name, sub] of d.dirs) tree.push({ mode: '040000', path: name, oid: await write(sub), type: 'tree' as const });
+      for (const [name, e] of d.files) tree.push({ mode: e.mode, path: name, oid: e.oid, type: 'blob' as const });
+      return git.writeTree({ fs, gitdir: this.gitdir, tree });
+    };
+    return write(root);
+  }
+
+  async commit(o: { tree: string; parents: string[]; message: string; author: { name: string; email: string } }): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    const who = { ...o.author, timestamp: now, timezoneOffset: 0 };
+    return git.writeCommit({
+      fs,
+      gitdir: this.gitdir,
+      commit: { message: o.message.endsWith('\n') ? o.message : `${o.message}\n`, tree: o.tree, parent: o.parents, author: who, committer: who },
+    });
+  }
+
+  /** Push a commit to a remote branch; without `force` a non-fast-forward is refused. */
+  async push(commit: string, ref: string, force: boolean): Promise<void> {
+    const local = 'refs/heads/__docsplatform_export';
+    await git.writeRef({ fs, gitdir: this.gitdir, ref: local, value: commit, force: true });
+    try {
+      const r = await git.push({ fs, http: this.remote.http, gitdir: this.gitdir, url: this.remote.url, ref: local, remoteRef: ref, force, onAuth: this.auth(), onAuthFailure: () => ({ cancel: true }) });
+      const status = r.refs?.[ref];
+      if (!r.ok || (status && !status.ok)) throw new GitSyncError(`The remote refused the push: ${status?.error ?? r.error ?? 'unknown reason'}`);
+    } catch (err) {
+      if (err instanceof GitSyncError) throw err;
+      const e = err as { code?: string; data?: { reason?: string } };
+      if (e.code === 'PushRejectedError') {
+        throw new GitSyncError(
+          e.data?.reason === 'not-fast-forward'
+            ? 'The remote branch has commits that are not in this space (non-fast-forward): import them first, or export with force'
+            : `The remote refused the push (${e.data?.reason ?? 'rejected'})`,
+        );
+      }
+      throw describeRemoteError(err, this.remote.url);
+    }
+  }
+}
+
+/** Turn isomorphic-git errors into clear reasons, never echoing credentials. */
+export function describeRemoteError(err: unknown, url: string, branch?: string): Error {
+  if (err instanceof GitSyncError) return err;
+  const e = err as { code?: string; message?: string; data?: { statusCode?: number; statusMessage?: string } };
+  const host = safeHost(url);
+  if (e.code === 'HttpError' || e.code === 'UserCanceledError') {
+    const status = e.data?.statusCode;
+    if (status === 401 || status === 403 || e.code === 'UserCanceledError') return new GitSyncError(`Authentication to ${host} failed: check the credentials in the URL`);
+    if (status === 404) return new GitSyncError(`Repository not found at ${host}`);
+    return new GitSyncError(`The git server at ${host} answered HTTP ${status ?? '?'}`);
+  }
+  if (e.code === 'NotFoundError' && branch) return new GitSyncError(`The remote has no branch "${branch}"`);
+  if (e.code === 'SmartHttpError' || e.code === 'EmptyServerResponseError') return new GitSyncError(`${host} is not a git smart-HTTP server`);
+  return new GitSyncError(`Could not reach the repository at ${host}: ${String(e.message ?? err).split('\n')[0]}`);
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the remote';
+  }
+}

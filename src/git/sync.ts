@@ -1,0 +1,277 @@
+// Git import and export of a space: the work of the git.import and git.export jobs.
+import path from 'node:path/posix';
+import type { AppContext } from '../context.js';
+import type { GitJobPayload } from '../../jobs/registry.js';
+import { withTx } from '../db/pool.js';
+import { newId } from '../util/ids.js';
+import { lockSpace, getSpace, setSpaceRevision } from '../db/repos/spaces.js';
+import { Draft, type PageFields } from '../content/draft.js';
+import { commitDraft, revisionSnapshot } from '../content/commit.js';
+import { loadBodies, type TreePage } from '../content/snapshot.js';
+import { storeFileBytes } from '../services/files.js';
+import { afterContentChange } from '../services/content-hooks.js';
+import { openCredentials } from './credentials.js';
+import { guardedHttp } from './transport.js';
+import { withRepository, GitSyncError, type Repository, type RepoFileEntry } from './repo.js';
+import { parseRepository, generateRepository, RepoFormatError, type ImportedPage, type ExportPage, type ExportFile, type GitBookConfig } from './format.js';
+
+export { GitSyncError };
+
+function remoteFor(app: AppContext, p: GitJobPayload) {
+  return {
+    url: p.url,
+    credentials: p.credentials ? openCredentials(p.credentials, app.secret) : undefined,
+    http: guardedHttp({ allowPrivate: app.config.fetch.allowPrivate, timeoutMs: app.config.git.timeoutMs }),
+  };
+}
+
+/** Files of a commit under the project directory, keyed relative to it (what the format layer reads). */
+async function projectFiles(app: AppContext, repo: Repository, commit: string, projectDir: string) {
+  const all = await repo.listFiles(commit);
+  const prefix = projectDir ? `${projectDir}/` : '';
+  const entries = new Map<string, RepoFileEntry>();
+  const contents = new Map<string, Buffer>();
+  for (const [p, e] of all) {
+    if (!p.startsWith(prefix)) continue;
+    const rel = p.slice(prefix.length);
+    const bytes = await repo.readBlob(e.oid);
+    if (bytes.length > app.config.git.maxFileBytes) {
+      throw new GitSyncError(`${p} is ${bytes.length} bytes, over the limit of ${app.config.git.maxFileBytes} bytes`);
+    }
+    entries.set(rel, e);
+    contents.set(rel, bytes);
+  }
+  return { all, entries, contents };
+}
+
+function parseOrFail(files: Map<string, Buffer>) {
+  try {
+    return parseRepository(files);
+  } catch (err) {
+    if (err instanceof RepoFormatError) throw new GitSyncError(`The repository is not a valid docs repository: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Path of a page file relative to the repository root, from its path relative to the docs root. */
+function repoPath(projectDir: string, config: GitBookConfig, docsPath: string) {
+  return path.normalize(path.join(projectDir || '.', config.root || '.', docsPath)).replace(/^\.\//, '');
+}
+
+async function recordSync(app: AppContext, p: GitJobPayload, commit: string) {
+  await app.db.query(
+    `INSERT INTO git_sync_state (space_id, url, ref, last_commit, last_timestamp, provider, tree_url, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, clock_timestamp())
+     ON CONFLICT (space_id) DO UPDATE SET url = EXCLUDED.url, ref = EXCLUDED.ref, last_commit = EXCLUDED.last_commit,
+       last_timestamp = GREATEST(git_sync_state.last_timestamp, EXCLUDED.last_timestamp),
+       provider = coalesce(EXCLUDED.provider, git_sync_state.provider), tree_url = coalesce(EXCLUDED.tree_url, git_sync_state.tree_url),
+       updated_at = clock_timestamp()`,
+    [p.spaceId, p.url, p.ref, commit, p.timestamp ?? null, p.gitInfo?.provider ?? null, p.repoTreeURL ?? p.gitInfo?.url ?? null],
+  );
+  const { gitSyncInfo } = await import('../services/git.js');
+  const info = await gitSyncInfo(app, p.spaceId);
+  if (info) {
+    const { operation: _op, ...gitSync } = info;
+    await app.db.query('UPDATE spaces SET git_sync = $2 WHERE id = $1', [p.spaceId, JSON.stringify(gitSync)]);
+  }
+}
+
+/**
+ * Import a branch: fetch it into the local cache, read the docs-as-code tree under the project
+ * directory, and build a revision from it. Pages keep their ids across imports (matched by file
+ * path), files are stored content-addressed. Unless `standalone`, the revision becomes the space's
+ * content. Nothing changes when anything fails.
+ */
+export async function importRepository(app: AppContext, p: GitJobPayload, operationId: string, progress: (f: number) => Promise<void>) {
+  const projectDir = p.repoProjectDirectory ?? '';
+  return withRepository(app.config.git.cacheDir, remoteFor(app, p), p.repoCacheID, async (repo) => {
+    const commit = await repo.fetch(p.ref);
+    await progress(0.3);
+    const { contents, entries } = await projectFiles(app, repo, commit, projectDir);
+    if (projectDir && contents.size === 0) throw new GitSyncError(`The directory "${projectDir}" does not exist in ${p.ref}`);
+    const parsed = parseOrFail(contents);
+    const message = (await repo.commitInfo(commit)).message.trim();
+    await progress(0.5);
+
+    const result = await withTx(app.db, async (c) => {
+      const space = await lockSpace(c, p.spaceId);
+      if (!space) throw new GitSyncError('The space no longer exists');
+      const current = await revisionSnapshot(c, p.spaceId, space.revision_id);
+      const byPath = new Map<string, TreePage>();
+      const groups = new Map<string, TreePage>();
+      for (const tp of current.snapshot.ordered) {
+        if (tp.node.git?.path) byPath.set(tp.node.git.path, tp);
+        else if (tp.node.type === 'group') groups.set(tp.node.title, tp);
+      }
+      const draft = new Draft(null, space.revision_id);
+      const add = (parentId: string | null, ip: ImportedPage) => {
+        const gitPath = ip.type === 'document' && ip.path ? repoPath(projectDir, parsed.config, ip.path) : undefined;
+        const existing = gitPath ? byPath.get(gitPath) : groups.get(ip.title);
+        const docsEntry = ip.path ? entries.get(path.join(parsed.config.root || '.', ip.path).replace(/^\.\//, '')) : undefined;
+        const fields: PageFields & { id: string; title: string } = {
+          id: existing && !draft.has(existing.node.id) ? existing.node.id : newId(),
+          type: ip.type,
+          title: ip.title,
+          description: ip.description ?? null,
+          icon: ip.icon ?? null,
+          emoji: ip.emoji ?? null,
+          hidden: ip.hidden ?? false,
+          layout: ip.layout ?? null,
+          markdown: ip.type === 'group' ? '' : ip.markdown,
+          git: gitPath ? { oid: docsEntry?.oid ?? '', path: gitPath } : null,
+        };
+        const id = draft.insertPage(parentId, fields);
+        for (const child of ip.children) add(id, child);
+      };
+      for (const ip of parsed.pages) add(null, ip);
+
+      const filesByPath = new Map(current.snapshot.files.filter((f) => f.git?.path).map((f) => [f.git!.path, f]));
+      for (const f of parsed.files) {
+        const gitPath = repoPath(projectDir, parsed.config, f.path);
+        const stored = await storeFileBytes(app, c, p.spaceId, f.content, f.contentType);
+        const entry = entries.get(path.join(parsed.config.root || '.', f.path).replace(/^\.\//, ''));
+        draft.insertFile({
+          id: filesByPath.get(gitPath)?.id,
+          name: f.name,
+          contentType: f.contentType,
+          size: stored.size,
+          blobKey: stored.blobKey,
+          sha256: stored.sha256,
+          dimensions: stored.dimensions,
+          git: { oid: entry?.oid ?? '', path: gitPath },
+        });
+      }
+      const revision = await commitDraft(c, p.spaceId, draft, {
+        git: { oid: commit, message, url: p.repoCommitURL ?? p.url, ref: p.ref, createdByService: true },
+        createdBy: null,
+      });
+      if (!p.standalone) await setSpaceRevision(c, p.spaceId, revision.id);
+      return { revision: revision.id, pages: draft.childIds(null).length };
+    });
+    await recordSync(app, p, commit);
+    if (!p.standalone) await afterContentChange(app, p.spaceId);
+    return { revision: result.revision, commit, standalone: !!p.standalone, operation: operationId };
+  });
+}
+
+/** Semantic identity of an imported page, to tell an unchanged page from an edited one. */
+function pageKey(x: { type: string; title: string; description?: string; icon?: string; emoji?: string; hidden?: boolean; layout?: Record<string, unknown>; markdown: string }) {
+  return JSON.stringify([x.type, x.title, x.description ?? '', x.icon ?? '', x.emoji ?? '', !!x.hidden, x.layout ?? null, x.markdown.replace(/\s+$/, '')]);
+}
+
+function structure(pages: { type: string; title: string; path?: string; gitPath?: string; children: unknown[] }[], depth = 0): string[] {
+  return pages.flatMap((p) => [`${depth}:${p.type}:${p.title}:${p.path ?? p.gitPath ?? ''}`, ...structure(p.children as never, depth + 1)]);
+}
+
+/**
+ * Export the space's current revision as a commit on the branch and push it. The commit's parent
+ * is the commit the space last synced with (so a branch that moved on since is a non-fast-forward,
+ * refused unless `force`), or the branch head on a first export. Files the format does not manage
+ * are kept; pages and SUMMARY.md that did not change keep their exact bytes, so exporting an
+ * unchanged import produces no diff (and no commit).
+ */
+export async function exportRepository(app: AppContext, p: GitJobPayload & { commitMessage: string }, progress: (f: number) => Promise<void>) {
+  const projectDir = p.repoProjectDirectory ?? '';
+  const space = await getSpace(app.db, p.spaceId);
+  if (!space) throw new GitSyncError('The space no longer exists');
+  const { snapshot } = await revisionSnapshot(app.db, p.spaceId, space.revision_id);
+  const bodies = await loadBodies(app.db, p.spaceId, snapshot.ordered.map((t) => t.node));
+  const { rows } = await app.db.query('SELECT * FROM git_sync_state WHERE space_id = $1', [p.spaceId]);
+  const state = rows[0];
+
+  return withRepository(app.config.git.cacheDir, remoteFor(app, p), p.repoCacheID, async (repo) => {
+    const head = await repo.remoteHead(p.ref);
+    if (head) await repo.fetch(p.ref);
+    const synced = state && state.url === p.url && state.ref === p.ref && state.last_commit && (await repo.hasObject(state.last_commit)) ? (state.last_commit as string) : null;
+    const parent = p.force ? head : (synced ?? head);
+    await progress(0.3);
+
+    const parentFiles = parent ? await projectFiles(app, repo, parent, projectDir) : null;
+    let parsedParent: ReturnType<typeof parseRepository> | null = null;
+    try {
+      parsedParent = parentFiles && parentFiles.contents.size ? parseRepository(parentFiles.contents) : null;
+    } catch {
+      parsedParent = null; // not a docs repository yet: generated from scratch
+    }
+    const config = parsedParent?.config;
+    const docsPrefix = (projectDir ? `${projectDir}/` : '') + (config?.root && config.root !== './' ? `${config.root.replace(/^\.\//, '').replace(/\/$/, '')}/` : '');
+    const toDocsPath = (repoPathValue?: string) => (repoPathValue && repoPathValue.startsWith(docsPrefix) ? repoPathValue.slice(docsPrefix.length) : undefined);
+
+    const toExport = (tp: TreePage): ExportPage => ({
+      id: tp.node.id,
+      type: tp.node.type === 'group' ? 'group' : 'document',
+      title: tp.node.title,
+      slug: tp.node.slug,
+      description: tp.node.description,
+      icon: tp.node.icon,
+      emoji: tp.node.emoji,
+      hidden: tp.node.hidden,
+      layout: tp.node.layout,
+      markdown: bodies.get(tp.node.id) ?? '',
+      gitPath: toDocsPath(tp.node.git?.path),
+      children: tp.children.map(toExport),
+    });
+    const pages = snapshot.pages.map(toExport);
+    const files: ExportFile[] = [];
+    for (const f of snapshot.files) {
+      const bytes = await app.blobs.get(f.blobKey);
+      if (!bytes) throw new GitSyncError(`The stored bytes of file "${f.name}" are missing`);
+      files.push({ name: f.name, gitPath: toDocsPath(f.git?.path), content: bytes });
+    }
+    const generated = generateRepository(pages, files, config);
+
+    // Keep the exact bytes of what did not change since the parent commit.
+    if (parsedParent && parentFiles) {
+      const parentPages = new Map<string, ImportedPage>();
+      const index = (list: ImportedPage[]) => list.forEach((x) => (x.path && parentPages.set(x.path, x), index(x.children)));
+      index(parsedParent.pages);
+      const current = new Map<string, ExportPage>();
+      const indexExport = (list: ExportPage[]) => list.forEach((x) => (x.gitPath && current.set(x.gitPath, x), indexExport(x.children)));
+      indexExport(pages);
+      const rootDir = (config?.root ?? './').replace(/^\.\//, '').replace(/\/$/, '');
+      for (const [docsPath, before] of parentPages) {
+        const now = current.get(docsPath);
+        const rel = rootDir ? `${rootDir}/${docsPath}` : docsPath;
+        if (now && generated.has(rel) && pageKey(before) === pageKey({ ...now, markdown: now.markdown })) {
+          generated.set(rel, parentFiles.contents.get(rel)!);
+        }
+      }
+      const summaryRel = (rootDir ? `${rootDir}/` : '') + (config?.summary ?? 'SUMMARY.md');
+      if (generated.has(summaryRel) && parentFiles.contents.has(summaryRel) && structure(parsedParent.pages).join('\n') === structure(pages).join('\n')) {
+        generated.set(summaryRel, parentFiles.contents.get(summaryRel)!);
+      }
+    }
+
+    // The new tree: the parent's files, minus the docs files it managed, plus what we generate.
+    const tree = new Map<string, RepoFileEntry>(parentFiles?.all ?? []);
+    const prefix = projectDir ? `${projectDir}/` : '';
+    if (parsedParent && parentFiles) {
+      const managed = new Set<string>();
+      const rootDir = (config?.root ?? './').replace(/^\.\//, '').replace(/\/$/, '');
+      const rel = (x: string) => (rootDir ? `${rootDir}/${x}` : x);
+      const walk = (list: ImportedPage[]) => list.forEach((x) => (x.path && managed.add(rel(x.path)), walk(x.children)));
+      walk(parsedParent.pages);
+      for (const f of parsedParent.files) managed.add(rel(f.path));
+      managed.add(rel(config?.summary ?? 'SUMMARY.md'));
+      for (const m of managed) tree.delete(prefix + m);
+    }
+    for (const [rel, content] of generated) {
+      tree.set(prefix + rel, { oid: await repo.writeBlob(content), mode: '100644' });
+    }
+    await progress(0.6);
+    const treeOid = await repo.writeTree(tree);
+    if (parent && (await repo.commitInfo(parent)).tree === treeOid) {
+      await recordSync(app, p, parent);
+      return { commit: parent, unchanged: true };
+    }
+    const commit = await repo.commit({
+      tree: treeOid,
+      parents: parent ? [parent] : [],
+      message: p.commitMessage,
+      author: { name: 'Docs platform', email: 'docs-platform@localhost' },
+    });
+    await repo.push(commit, p.ref, !!p.force);
+    await recordSync(app, p, commit);
+    return { commit, unchanged: false };
+  });
+}

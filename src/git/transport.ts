@@ -1,0 +1,50 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
+import { checkFetchUrl, guardedLookup } from '../net/safe-fetch.js';
+
+export class GitTransportError extends Error {}
+
+/**
+ * The HTTP client isomorphic-git uses for clone/fetch/push: every request URL goes through the
+ * private-address policy (literal addresses before connecting, DNS answers at connect time), no
+ * redirects are followed, and each request has a time limit.
+ */
+export function guardedHttp(opts: { allowPrivate: boolean; timeoutMs: number }): HttpClient {
+  const lookup = guardedLookup(opts.allowPrivate);
+  return {
+    async request(req: GitHttpRequest): Promise<GitHttpResponse> {
+      let url: URL;
+      try {
+        url = checkFetchUrl(req.url, opts.allowPrivate);
+      } catch (err) {
+        throw new GitTransportError((err as Error).message);
+      }
+      const chunks: Uint8Array[] = [];
+      if (req.body) for await (const c of req.body) chunks.push(c);
+      const body = Buffer.concat(chunks);
+      const mod = url.protocol === 'https:' ? https : http;
+      return new Promise<GitHttpResponse>((resolve, reject) => {
+        const r = mod.request(
+          url,
+          { method: req.method ?? 'GET', headers: { ...req.headers, ...(body.length ? { 'content-length': String(body.length) } : {}) }, lookup, timeout: opts.timeoutMs },
+          (res) => {
+            const headers: Record<string, string> = {};
+            for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+            resolve({
+              url: url.toString(),
+              method: req.method,
+              statusCode: res.statusCode ?? 0,
+              statusMessage: res.statusMessage ?? '',
+              headers,
+              body: res[Symbol.asyncIterator]() as AsyncIterableIterator<Uint8Array>,
+            });
+          },
+        );
+        r.on('timeout', () => r.destroy(new GitTransportError(`Timed out talking to ${url.host}`)));
+        r.on('error', (err) => reject(err instanceof GitTransportError ? err : new GitTransportError(`Could not reach ${url.host}: ${err.message}`)));
+        r.end(body);
+      });
+    },
+  };
+}

@@ -1,0 +1,212 @@
+// One export = one HTML document built from one immutable revision: the selected pages in tree
+// order, their bodies, their images embedded from the BlobStore. src/render/html.ts does the
+// Markdown -> HTML part; this module does every lookup (database, BlobStore, link resolution).
+//
+// What an export contains
+// - `all`: every page of the revision. `page:<id>`: that page only. `section:<id>`: that page and
+//   its descendants. Hidden pages are included (an export is an archive of the content, not of the
+//   published site).
+// - Document pages: title, description, body. Group pages: their title, as a divider above their
+//   children. Link pages: their title and target. Computed pages (OpenAPI references): evaluated
+//   at render time from the spec's latest processed version. Variable expressions are evaluated.
+// - Images: a reference that resolves to a file of the revision (`/files/<id>`, a docs-as-code path,
+//   `.gitbook/assets/<name>`, or this platform's own signed download URL) is embedded as a data:
+//   URI. External images and references to nothing are shown as a placeholder naming the URL.
+// - Links: to a page of the export -> an internal link to its section (or heading); to another
+//   page of the space -> that page's app URL; external URLs stay as they are; the rest is text.
+//
+// When a page fails
+// A page fails the whole export (PageRenderError, "page '<title>': <reason>") when its content
+// cannot be rendered faithfully: an image whose file exists in the revision but whose bytes are
+// missing from the BlobStore, or a computed page whose evaluation throws.
+import type { AppContext } from '../context.js';
+import { revisionSnapshot } from '../content/commit.js';
+import { loadBodies, type Snapshot, type TreePage } from '../content/snapshot.js';
+import { createResolver, type Resolver } from '../content/links.js';
+import { evaluateComputedPage } from '../content/computed.js';
+import { evaluateExpressions } from '../content/expressions.js';
+import { pageAppUrl } from '../content/present.js';
+import type { FileNode } from '../content/types.js';
+import { exportDocumentHtml, escapeHtml, imageUrls, pageBodyHtml, type ExportSection, type ImageSource } from './html.js';
+
+export class PageRenderError extends Error {
+  constructor(
+    readonly pageTitle: string,
+    reason: string,
+  ) {
+    super(`page '${pageTitle}': ${reason}`);
+    this.name = 'PageRenderError';
+  }
+}
+
+export type Scope = { kind: 'all' } | { kind: 'page'; pageId: string } | { kind: 'section'; pageId: string };
+
+export function scopeKey(s: Scope): string {
+  return s.kind === 'all' ? 'all' : `${s.kind}:${s.pageId}`;
+}
+
+export function parseScope(key: string): Scope {
+  if (key === 'all') return { kind: 'all' };
+  const m = /^(page|section):(.+)$/.exec(key);
+  if (!m) throw new Error(`Invalid PDF scope "${key}"`);
+  return { kind: m[1] as 'page' | 'section', pageId: m[2] };
+}
+
+/** The pages of an export in tree order, each with its depth relative to the export's top. */
+export function selectPages(snapshot: Snapshot, scope: Scope): { page: TreePage; depth: number }[] {
+  const out: { page: TreePage; depth: number }[] = [];
+  const walk = (list: TreePage[], depth: number) => {
+    for (const p of list) {
+      out.push({ page: p, depth });
+      walk(p.children, depth + 1);
+    }
+  };
+  if (scope.kind === 'all') walk(snapshot.pages, 0);
+  else {
+    const root = snapshot.byId.get(scope.pageId);
+    if (!root) throw new Error(`Page ${scope.pageId} is not in this revision`);
+    if (scope.kind === 'page') out.push({ page: root, depth: 0 });
+    else walk([root], 0);
+  }
+  return out;
+}
+
+export interface ExportInput {
+  spaceId: string;
+  revisionId: string;
+  organizationId: string;
+  scope: Scope;
+  /** Cover title and lines. */
+  title: string;
+  subtitle: string[];
+}
+
+export interface BuiltExport {
+  html: string;
+  /** Sections in the document (pages, groups, link pages). */
+  pages: number;
+}
+
+const anchorOf = (pageId: string) => `page-${pageId}`;
+const SIGNED_FILE = /\/files\/([0-9a-f]{64})(?:[?#]|$)/;
+
+/** Build the export's HTML. Throws PageRenderError when a page cannot be rendered. */
+export async function buildExport(app: AppContext, input: ExportInput, onProgress?: (fraction: number) => Promise<void>): Promise<BuiltExport> {
+  const { snapshot } = await revisionSnapshot(app.db, input.spaceId, input.revisionId);
+  const selected = selectPages(snapshot, input.scope);
+  const inExport = new Set(selected.map((s) => s.page.node.id));
+  const bodies = await loadBodies(
+    app.db,
+    input.spaceId,
+    selected.filter((s) => s.page.node.type === 'document').map((s) => s.page.node),
+  );
+  const resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl });
+  const filesBySha = new Map(snapshot.files.map((f) => [f.sha256, f]));
+  const bytesCache = new Map<string, Promise<Buffer | null>>();
+  const bytesOf = (f: FileNode) => {
+    let p = bytesCache.get(f.blobKey);
+    if (!p) bytesCache.set(f.blobKey, (p = app.blobs.get(f.blobKey)));
+    return p;
+  };
+
+  const sections: ExportSection[] = [];
+  let done = 0;
+  for (const { page, depth } of selected) {
+    const n = page.node;
+    const anchor = anchorOf(n.id);
+    if (n.type === 'group') {
+      sections.push({ anchor, title: n.title, depth, kind: 'group', bodyHtml: '' });
+      continue;
+    }
+    if (n.type === 'link') {
+      const href = linkPageHref(app, snapshot, inExport, n.href, n.target);
+      const shown = escapeHtml(n.href ?? href ?? '');
+      const bodyHtml = href ? `<p>Link: <a href="${escapeHtml(href)}">${shown}</a></p>` : '<p>Link</p>';
+      sections.push({ anchor, title: n.title, depth, kind: 'link', bodyHtml });
+      continue;
+    }
+    let markdown: string;
+    if (n.type === 'computed') {
+      try {
+        markdown = await evaluateComputedPage(app, input.organizationId, n);
+      } catch (err) {
+        throw new PageRenderError(n.title, `the computed content could not be evaluated: ${(err as Error).message}`);
+      }
+    } else {
+      markdown = bodies.get(n.id) ?? '';
+    }
+    markdown = evaluateExpressions(markdown, { space: snapshot.root.variables ?? {}, page: n.variables ?? {} });
+
+    const images = new Map<string, ImageSource>();
+    for (const url of imageUrls(markdown)) {
+      const file = imageFile(resolver, filesBySha, snapshot, url, page);
+      if (!file) {
+        images.set(url, { placeholder: /^[a-z][a-z0-9+.-]*:|^\/\//i.test(url) ? `external image not embedded: ${url}` : `image not found: ${url}` });
+        continue;
+      }
+      const bytes = await bytesOf(file);
+      if (!bytes) throw new PageRenderError(n.title, `image file ${file.id} is missing`);
+      images.set(url, { src: `data:${file.contentType || 'application/octet-stream'};base64,${bytes.toString('base64')}` });
+    }
+
+    let bodyHtml: string;
+    try {
+      bodyHtml = pageBodyHtml(markdown, {
+        anchor,
+        images,
+        link: (url) => linkHref(app, resolver, snapshot, inExport, url, page, anchor),
+        fileName: (src) => {
+          const t = resolver.resolve(src, page);
+          return t?.kind === 'file' ? (snapshot.filesById.get(t.file)?.name ?? null) : null;
+        },
+      });
+    } catch (err) {
+      throw new PageRenderError(n.title, (err as Error).message);
+    }
+    if (n.description) bodyHtml = `<p class="description"><em>${escapeHtml(n.description)}</em></p>\n${bodyHtml}`;
+    sections.push({ anchor, title: n.title, depth, kind: 'page', bodyHtml });
+    done++;
+    if (onProgress && done % 10 === 0) await onProgress(done / selected.length);
+  }
+  return { html: exportDocumentHtml({ title: input.title, subtitle: input.subtitle, sections }), pages: sections.length };
+}
+
+/** The revision file an image URL points at, if any. */
+function imageFile(resolver: Resolver, filesBySha: Map<string, FileNode>, snapshot: Snapshot, url: string, from: TreePage): FileNode | undefined {
+  const target = resolver.resolve(url, from);
+  if (target?.kind === 'file') return snapshot.filesById.get(target.file);
+  if (target?.kind === 'url' && target.inApp) {
+    // This platform's own signed download URL (files' downloadURL): the file with those bytes.
+    const m = SIGNED_FILE.exec(url);
+    if (m) return filesBySha.get(m[1]);
+  }
+  return undefined;
+}
+
+function pageHref(app: AppContext, snapshot: Snapshot, inExport: Set<string>, pageId: string, anchor?: string): string {
+  if (inExport.has(pageId)) return `#${anchorOf(pageId)}${anchor ? `--${anchor}` : ''}`;
+  return `${pageAppUrl(app, snapshot.spaceId, { id: pageId })}${anchor ? `#${encodeURIComponent(anchor)}` : ''}`;
+}
+
+function linkHref(app: AppContext, resolver: Resolver, snapshot: Snapshot, inExport: Set<string>, url: string, from: TreePage, anchor: string): string | null {
+  const trimmed = url.trim();
+  if (trimmed.startsWith('#') && trimmed.length > 1) return `#${anchor}--${trimmed.slice(1)}`;
+  const t = resolver.resolve(trimmed, from);
+  if (!t) return null;
+  switch (t.kind) {
+    case 'url':
+      return t.page ? pageHref(app, snapshot, inExport, t.page) : /^(https?|mailto|tel):/i.test(t.url) ? t.url : null;
+    case 'page':
+      return pageHref(app, snapshot, inExport, t.page, t.anchor);
+    default:
+      return null; // files and broken links: the text only
+  }
+}
+
+function linkPageHref(app: AppContext, snapshot: Snapshot, inExport: Set<string>, href: string | undefined, target: { kind: string; [k: string]: unknown } | undefined): string | null {
+  if (target?.kind === 'page' && typeof target.page === 'string' && snapshot.byId.has(target.page)) {
+    return pageHref(app, snapshot, inExport, target.page);
+  }
+  const url = href ?? (target?.kind === 'url' && typeof target.url === 'string' ? target.url : undefined);
+  return url && /^(https?|mailto|tel):/i.test(url) ? url : null;
+}
