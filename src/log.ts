@@ -4,15 +4,16 @@ export type { Logger };
 
 // Structured JSON logs. Credentials that may appear in URLs (git remotes, fetched sources) are
 // redacted by the callers through `redactUrl`; the paths below catch headers and known fields.
-export function createLogger(level: string, name: string): Logger {
-  return pino({
+export function createLogger(level: string, name: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level,
     redact: {
       paths: ['req.headers.authorization', '*.password', '*.token', 'authorization'],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Remove user info (basic-auth credentials) from a URL-like string for logs and responses. */

@@ -73,11 +73,12 @@ export class Repository {
   async fetch(ref: string): Promise<string> {
     const branch = ref.replace(/^refs\/heads\//, '');
     try {
+      await git.addRemote({ fs, gitdir: this.gitdir, remote: 'origin', url: this.remote.url, force: true });
       const r = await git.fetch({
         fs,
         http: this.remote.http,
         gitdir: this.gitdir,
-        url: this.remote.url,
+        remote: 'origin',
         ref: branch,
         remoteRef: branch,
         singleBranch: true,

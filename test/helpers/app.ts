@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { loadConfig, type Config, type QueueName } from '../../src/config.js';
 import { createAppContext, closeAppContext, type AppContext } from '../../src/context.js';
+import { createLogger } from '../../src/log.js';
 import { createApiServer, type ApiServer } from '../../src/server.js';
 import { startWorkers, type WorkerPool } from '../../workers/start.js';
 import { createOrganization, createToken, createUser, addMember } from '../../src/services/identity.js';
@@ -21,6 +22,8 @@ export interface TestApp {
   api: ReturnType<typeof client>;
   workers?: WorkerPool;
   startWorkers(queues?: QueueName[]): WorkerPool;
+  /** Log lines, when started with `captureLogs`. */
+  logs: string[];
   /** A new organization with an admin; returns ids and the admin's token. */
   seedOrg(title?: string): Promise<{ orgId: string; adminId: string; adminToken: string }>;
   /** A new user, member of `orgId` with `role` (null: guest; undefined: not a member). */
@@ -33,6 +36,8 @@ export interface TestAppOptions {
   workers?: boolean | QueueName[];
   env?: Record<string, string>;
   storage?: 'local' | { s3: { endpoint: string; bucket: string } };
+  /** Keep every log line (at debug level) in `t.logs`. */
+  captureLogs?: boolean;
 }
 
 /**
@@ -53,6 +58,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     LOCAL_STORAGE_DIR: blobDir,
+    GIT_CACHE_DIR: `${blobDir}-git`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ALLOW_PRIVATE_FETCH: 'true', // tests serve specs and sites on loopback
     FETCH_TIMEOUT_MS: '1500',
@@ -65,8 +71,11 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
       : {}),
     ...opts.env,
   };
+  const logs: string[] = [];
+  if (opts.captureLogs) env.LOG_LEVEL = 'debug';
   const config = loadConfig(env);
-  const app = await createAppContext(config, 'test');
+  const logger = opts.captureLogs ? createLogger('debug', 'test', { write: (line: string) => void logs.push(line) }) : undefined;
+  const app = await createAppContext(config, 'test', logger);
   const server: ApiServer = createApiServer(app);
   await new Promise<void>((r) => server.server.listen(port, '127.0.0.1', () => r()));
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -76,6 +85,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     config,
     env,
     baseUrl,
+    logs,
     api: client(baseUrl),
     startWorkers(queues) {
       const pool = startWorkers(app, queues ?? config.workers.queues);
@@ -100,6 +110,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
       await deleteRedisPrefix(TEST_REDIS_URL, prefix);
       await db.drop();
       await rm(blobDir, { recursive: true, force: true });
+      await rm(`${blobDir}-git`, { recursive: true, force: true });
     },
   };
   if (opts.workers) t.workers = t.startWorkers(opts.workers === true ? undefined : opts.workers);
