@@ -1,0 +1,153 @@
+// Git sync benchmark: a generated repository of 2,000 markdown pages and 200 images, imported into
+// a space and exported to an empty repository through the real API, jobs and workers, each beside
+// the git command line doing the same transfer in the same run:
+//   import  (request -> git.import job -> fetch, parse, store pages and images, new revision)
+//           vs `git clone` of the same repository over the same smart-HTTP remote;
+//   export  (request -> git.export job -> generate files, write objects, push)
+//           vs `git push` of the same content to an empty repository over the same remote.
+// Both sides start cold: every import uses a fresh repoCacheID (a full fetch, like a clone).
+import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { startWorkers } from '../workers/start.js';
+import { startGitServer, gitCli } from '../test/helpers/git-server.js';
+import { Cleanup, createBenchEnv, envInt, log, median, pollUntil, printTable, seedOrg, startApi, type BenchEnv, type Row } from './lib.js';
+
+const PAGES = envInt('BENCH_GIT_PAGES', 2000);
+const IMAGES = envInt('BENCH_GIT_IMAGES', 200);
+const ROUNDS = envInt('BENCH_GIT_ROUNDS', 2);
+
+async function call(base: string, token: string, method: string, p: string, body?: unknown) {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
+  return { json: text ? JSON.parse(text) : null, headers: res.headers };
+}
+
+/** A docs repository: SUMMARY.md with 40 sections of 50 pages, 200 images referenced from pages. */
+async function generateRepo(dir: string) {
+  await mkdir(path.join(dir, '.gitbook', 'assets'), { recursive: true });
+  const summary = ['# Table of contents', '', '* [Introduction](README.md)'];
+  await writeFile(path.join(dir, 'README.md'), '# Introduction\n\nGenerated documentation for the git benchmark.\n');
+  const perSection = 50;
+  let images = 0;
+  let plain = 0;
+  for (let i = 1; i < PAGES; i++) {
+    const section = Math.floor((i - 1) / perSection);
+    const folder = `section-${section}`;
+    if ((i - 1) % perSection === 0) {
+      await mkdir(path.join(dir, folder), { recursive: true });
+      summary.push(`* [Section ${section}](${folder}/README.md)`);
+      await writeFile(path.join(dir, folder, 'README.md'), `# Section ${section}\n\nPages of section ${section}.\n`);
+      continue;
+    }
+    // Every 9th page embeds an image until IMAGES are placed (1,960 plain pages leave room for 200).
+    const image = ++plain % 9 === 0 && images < IMAGES ? `img-${++images}.png` : null;
+    const body = [
+      `---\ndescription: Page ${i} of the benchmark\n---\n`,
+      `# Page ${i}\n`,
+      `Installing and configuring component ${i}. ${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(8)}\n`,
+      '## Usage\n',
+      '```bash\nnpm install example\n```\n',
+      `See [the next page](page-${i + 1}.md).\n`,
+      image ? `![Diagram](../.gitbook/assets/${image})\n` : '',
+    ].join('\n');
+    await writeFile(path.join(dir, folder, `page-${i}.md`), body);
+    summary.push(`  * [Page ${i}](${folder}/page-${i}.md)`);
+    if (image) await writeFile(path.join(dir, '.gitbook', 'assets', image), randomBytes(16_000));
+  }
+  if (images < IMAGES) throw new Error(`only ${images} images placed: raise BENCH_GIT_PAGES`);
+  await writeFile(path.join(dir, 'SUMMARY.md'), `${summary.join('\n')}\n`);
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return (performance.now() - started) / 1000;
+}
+
+export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
+  const apiBase = await startApi(env, cleanup);
+  const pool = startWorkers(env.app, ['git']);
+  cleanup.add('close the git workers', () => pool.close(5_000));
+  const remote = await startGitServer();
+  cleanup.add('stop the git remote', () => remote.close());
+  const work = await mkdtemp(path.join(tmpdir(), 'bench-git-'));
+  cleanup.add(`remove ${work}`, () => rm(work, { recursive: true, force: true }));
+  const { orgId, adminToken } = await seedOrg(env.app, 'Bench git org');
+
+  log(`generating a repository of ${PAGES} pages and ${IMAGES} images ...`);
+  const src = path.join(work, 'source');
+  await mkdir(src);
+  await generateRepo(src);
+  const url = await remote.createRepo('bench', { dir: src, message: 'Generated docs' });
+
+  const runOp = async (kind: 'import' | 'export', spaceId: string, body: Record<string, unknown>) => {
+    const r = await call(apiBase, adminToken, 'POST', `/v1/spaces/${spaceId}/git/${kind}`, body);
+    const location = new URL(r.headers.get('location')!).pathname;
+    const op = await pollUntil(
+      async () => {
+        const o = (await call(apiBase, adminToken, 'GET', location)).json;
+        return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : undefined;
+      },
+      50,
+      600_000,
+      `git ${kind}`,
+    );
+    if (op.status !== 'succeeded') throw new Error(`git ${kind} ${op.status}: ${op.error}`);
+    return op;
+  };
+  const newSpace = async () => (await call(apiBase, adminToken, 'POST', `/v1/orgs/${orgId}/spaces`, { title: 'Bench git', empty: true })).json.id as string;
+
+  const times = { importOurs: [] as number[], importBase: [] as number[], exportOurs: [] as number[], exportBase: [] as number[] };
+  let lastSpace = '';
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(`round ${round}/${ROUNDS}: git clone, import, git push, export ...`);
+    const cloneDir = path.join(work, `clone-${round}`);
+    times.importBase.push(await timed(() => gitCli(['clone', '-q', url, cloneDir], work)));
+    const spaceId = await newSpace();
+    times.importOurs.push(await timed(() => runOp('import', spaceId, { url, ref: 'refs/heads/main', repoCacheID: `bench-${round}-${randomBytes(4).toString('hex')}` })));
+    lastSpace = spaceId;
+
+    const pushTarget = await remote.createRepo(`push-base-${round}`);
+    times.exportBase.push(await timed(() => gitCli(['push', '-q', pushTarget, 'HEAD:refs/heads/main'], cloneDir)));
+    const exportTarget = await remote.createRepo(`export-${round}`);
+    times.exportOurs.push(await timed(() => runOp('export', spaceId, { url: exportTarget, ref: 'refs/heads/main', commitMessage: 'Export', repoCacheID: `bench-export-${round}` })));
+  }
+  const pages = (await call(apiBase, adminToken, 'GET', `/v1/spaces/${lastSpace}/content`)).json;
+  const count = (list: any[]): number => list.reduce((n, p) => n + 1 + count(p.pages ?? []), 0);
+  log(`imported ${count(pages.pages)} pages and ${pages.files.length} files`);
+
+  const name = `${PAGES} pages + ${IMAGES} images`;
+  return [
+    { benchmark: `Git import, ${name}`, metric: 'seconds (ours: import job; baseline: git clone)', ours: median(times.importOurs), baseline: median(times.importBase), digits: 2, higherIsBetter: false },
+    { benchmark: `Git export, ${name}`, metric: 'seconds (ours: export job; baseline: git push)', ours: median(times.exportOurs), baseline: median(times.exportBase), digits: 2, higherIsBetter: false },
+  ];
+}
+
+async function main() {
+  const cleanup = new Cleanup();
+  process.on('SIGINT', () => void cleanup.run().finally(() => process.exit(130)));
+  let failed = false;
+  try {
+    const env = await createBenchEnv(cleanup, { ALLOW_PRIVATE_FETCH: 'true', GIT_CACHE_DIR: path.join(tmpdir(), `bench-git-cache-${randomBytes(4).toString('hex')}`) });
+    cleanup.add('remove the git cache', () => rm(env.config.git.cacheDir, { recursive: true, force: true }));
+    printTable(await benchGit(env, cleanup), `Git sync benchmark (${new Date().toISOString()}, node ${process.version})`, [
+      'Medians of BENCH_GIT_ROUNDS rounds; both sides talk to the same local git http-backend remote.',
+    ]);
+  } catch (err) {
+    failed = true;
+    log(`FAILED: ${(err as Error).stack ?? err}`);
+  } finally {
+    await cleanup.run();
+  }
+  process.exitCode = failed ? 1 : 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) void main();
