@@ -13,6 +13,7 @@ import { changeRequestRoutes } from './change-requests.js';
 import { commentRoutes } from './comments.js';
 import { pdfRoutes } from './pdf.js';
 import { gitRoutes } from './git.js';
+import { importRoutes } from './imports.js';
 
 /** Every public API route, one file per resource family. */
 export const apiRoutes: RouteDef[] = [
@@ -30,4 +31,5 @@ export const apiRoutes: RouteDef[] = [
   ...commentRoutes,
   ...pdfRoutes,
   ...gitRoutes,
+  ...importRoutes,
 ];

@@ -1,0 +1,3 @@
+import type { RouteDef } from '../http/route.js';
+
+export const importRoutes: RouteDef[] = [];
