@@ -1,0 +1,119 @@
+// The published view of a space (`urls.published`): server-rendered HTML of its current revision,
+// without a token, for visibility `public` and `unlisted` (and `share-link` with its key). Private,
+// in-collection and visitor-auth spaces are a 404 here. Also the `/app/...` URLs the API returns:
+// there is no web application in this build, so they redirect to the published page when there is
+// one, else to the API resource.
+import type { AppContext } from '../context.js';
+import type { Reply } from '../http/route.js';
+import { notFound } from '../http/errors.js';
+import { getSpace, type SpaceRow } from '../db/repos/spaces.js';
+import { revisionSnapshot } from '../content/commit.js';
+import { loadBody, type TreePage } from '../content/snapshot.js';
+import { createResolver } from '../content/links.js';
+import { fileDownloadUrl } from '../content/present.js';
+import { evaluateComputedPage } from '../content/computed.js';
+import { escapeHtml, imageUrls, pageBodyHtml, type ImageSource } from '../render/html.js';
+
+function publishedSpace(s: SpaceRow, shareKey: string | undefined): boolean {
+  if (s.visibility === 'public' || s.visibility === 'unlisted') return true;
+  return s.visibility === 'share-link' && !!shareKey && shareKey === s.share_key;
+}
+
+export async function renderPublished(app: AppContext, spaceId: string, pagePath: string, shareKey?: string): Promise<Reply> {
+  const space = await getSpace(app.db, spaceId);
+  if (!space || !publishedSpace(space, shareKey)) throw notFound('Not found');
+  const { snapshot } = await revisionSnapshot(app.db, spaceId, space.revision_id);
+  const path = pagePath.replace(/^\/+|\/+$/g, '');
+  const page = path ? snapshot.byPath.get(path) : snapshot.ordered.find((p) => p.node.type === 'document' || p.node.type === 'computed');
+  if (!page || page.node.type === 'group' || page.node.type === 'link') throw notFound('Not found');
+
+  const base = `${app.config.publicUrl}/s/${spaceId}`;
+  const suffix = space.visibility === 'share-link' ? `?share=${encodeURIComponent(shareKey!)}` : '';
+  const pageUrl = (p: TreePage, anchor?: string) => `${base}/${p.path.split('/').map(encodeURIComponent).join('/')}${suffix}${anchor ? `#${anchor}` : ''}`;
+  const markdown = page.node.type === 'computed' ? await evaluateComputedPage(app, space.organization_id, page.node) : await loadBody(app.db, spaceId, page.node);
+  const resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl });
+  const images = new Map<string, ImageSource>();
+  for (const url of imageUrls(markdown)) {
+    const t = resolver.resolve(url, page);
+    if (t?.kind === 'file') {
+      const f = snapshot.filesById.get(t.file)!;
+      images.set(url, { src: fileDownloadUrl(app, f) });
+    } else if (t?.kind === 'url' && /^https?:/i.test(t.url)) images.set(url, { src: t.url });
+    else images.set(url, { placeholder: `Image not found: ${url}` });
+  }
+  const body = pageBodyHtml(markdown, {
+    anchor: 'content',
+    images,
+    link: (url) => {
+      if (url.startsWith('#')) return url;
+      const t = resolver.resolve(url, page);
+      if (!t || t.kind === 'broken') return null;
+      if (t.kind === 'page') {
+        const target = snapshot.byId.get(t.page);
+        return target ? pageUrl(target, t.anchor) : null;
+      }
+      if (t.kind === 'file') return fileDownloadUrl(app, snapshot.filesById.get(t.file)!);
+      return t.url;
+    },
+    fileName: (src) => {
+      const t = resolver.resolve(src, page);
+      return t?.kind === 'file' ? (snapshot.filesById.get(t.file)?.name ?? null) : null;
+    },
+  });
+  const nav = (list: TreePage[]): string =>
+    list.length
+      ? `<ul>${list
+          .filter((p) => !p.node.hidden)
+          .map((p) => {
+            const label = escapeHtml(p.node.title);
+            const link = p.node.type === 'group' ? `<strong>${label}</strong>` : `<a href="${escapeHtml(pageUrl(p))}"${p === page ? ' aria-current="page"' : ''}>${label}</a>`;
+            return `<li>${link}${nav(p.children)}</li>`;
+          })
+          .join('')}</ul>`
+      : '';
+  const noindex = space.visibility === 'public' && !page.node.noRobotsIndex ? '' : '<meta name="robots" content="noindex">';
+  const html = `<!doctype html><html lang="${escapeHtml(space.language ?? 'en')}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">${noindex}
+<title>${escapeHtml(page.node.title)} · ${escapeHtml(space.title)}</title>
+<style>body{font-family:system-ui,sans-serif;margin:0;display:flex;line-height:1.55;color:#1d1d1f}nav{width:17rem;padding:1.5rem;border-right:1px solid #e5e5e5;min-height:100vh;box-sizing:border-box}nav ul{list-style:none;padding-left:.9rem;margin:.2rem 0}nav>ul{padding:0}nav a{color:inherit;text-decoration:none}nav a[aria-current]{font-weight:600;color:#0a58ca}main{padding:2rem 3rem;max-width:50rem}pre{background:#f6f8fa;padding:1rem;overflow:auto;white-space:pre-wrap}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3rem .6rem}img{max-width:100%}</style>
+</head><body><nav><p><strong>${escapeHtml(space.emoji ? `${space.emoji} ` : '')}${escapeHtml(space.title)}</strong></p>${nav(snapshot.pages)}</nav>
+<main><h1>${escapeHtml(page.node.title)}</h1>${page.node.description ? `<p>${escapeHtml(page.node.description)}</p>` : ''}${body}</main></body></html>`;
+  return {
+    status: 200,
+    body: html,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; img-src * data:; style-src 'unsafe-inline'",
+      ...(space.visibility === 'public' ? {} : { 'x-robots-tag': 'noindex' }),
+    },
+  };
+}
+
+/** `/app/...` URLs: to the published page when there is one, else to the API resource. */
+export async function appRedirect(app: AppContext, rest: string): Promise<Reply> {
+  const parts = rest.split('/').filter(Boolean);
+  const api = `${app.config.publicUrl}/v1`;
+  let location: string | null = null;
+  if (parts[0] === 'o' && parts[1]) {
+    if (parts[2] === 'c' && parts[3]) location = `${api}/collections/${parts[3]}`;
+    else if (parts[2] === 'openapi' && parts[3]) location = `${api}/orgs/${parts[1]}/openapi/${parts[3]}`;
+    else location = `${api}/orgs/${parts[1]}`;
+  } else if (parts[0] === 's' && parts[1]) {
+    const space = await getSpace(app.db, parts[1]);
+    if (!space) throw notFound('Not found');
+    if (parts[2] === 'page' && parts[3]) {
+      const published = publishedSpace(space, undefined);
+      if (published) {
+        const { snapshot } = await revisionSnapshot(app.db, space.id, space.revision_id);
+        const page = snapshot.byId.get(parts[3]);
+        if (page) location = `${app.config.publicUrl}/s/${space.id}/${page.path}`;
+      }
+      location ??= `${api}/spaces/${space.id}/content/page/${parts[3]}`;
+    } else if (parts[2] === 'change-requests' && parts[3]) location = `${api}/spaces/${space.id}/change-requests/${parts[3]}`;
+    else if (parts[2] === 'revisions' && parts[3]) location = `${api}/spaces/${space.id}/content`;
+    else location = publishedSpace(space, undefined) ? `${app.config.publicUrl}/s/${space.id}` : `${api}/spaces/${space.id}`;
+  }
+  if (!location) throw notFound('Not found');
+  return { status: 302, headers: { location } };
+}
