@@ -14,6 +14,7 @@ import { commentRoutes } from './comments.js';
 import { pdfRoutes } from './pdf.js';
 import { gitRoutes } from './git.js';
 import { importRoutes } from './imports.js';
+import { publishedRoutes } from './published.js';
 
 /** Every public API route, one file per resource family. */
 export const apiRoutes: RouteDef[] = [
@@ -32,4 +33,5 @@ export const apiRoutes: RouteDef[] = [
   ...pdfRoutes,
   ...gitRoutes,
   ...importRoutes,
+  ...publishedRoutes,
 ];
