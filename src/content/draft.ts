@@ -28,6 +28,26 @@ export interface PageFields {
   markdown?: string;
 }
 
+/** Page fields set by `assign` (slug has its own uniqueness rules; markdown becomes the body). */
+export const ASSIGNABLE_FIELDS = [
+  'title',
+  'type',
+  'emoji',
+  'icon',
+  'description',
+  'hidden',
+  'noIndex',
+  'noRobotsIndex',
+  'layout',
+  'cover',
+  'variables',
+  'computed',
+  'computedSeed',
+  'target',
+  'href',
+  'git',
+] as const satisfies readonly (keyof PageNode & keyof PageFields)[];
+
 interface MPage {
   node: Omit<PageNode, 'children'>;
   /** New body text not yet hashed. */
@@ -147,24 +167,7 @@ export class Draft {
 
   private assign(m: MPage, f: PageFields) {
     const n = m.node as unknown as Record<string, unknown>;
-    for (const key of [
-      'title',
-      'type',
-      'emoji',
-      'icon',
-      'description',
-      'hidden',
-      'noIndex',
-      'noRobotsIndex',
-      'layout',
-      'cover',
-      'variables',
-      'computed',
-      'computedSeed',
-      'target',
-      'href',
-      'git',
-    ] as const) {
+    for (const key of ASSIGNABLE_FIELDS) {
       const v = f[key];
       if (v === undefined) continue;
       if (v === null || (v === false && (key === 'hidden' || key === 'noIndex' || key === 'noRobotsIndex'))) delete n[key];

@@ -1,7 +1,7 @@
 import { diff3Merge } from 'node-diff3';
 import type { Queryable } from '../db/pool.js';
 import { canonicalJson } from './objects.js';
-import type { Draft, PageFields } from './draft.js';
+import { ASSIGNABLE_FIELDS, type Draft, type PageFields } from './draft.js';
 import { loadBody, type Snapshot, type TreePage } from './snapshot.js';
 import type { PageNode } from './types.js';
 
@@ -12,25 +12,7 @@ export interface MergeConflict {
 }
 
 /** Page fields a merge compares and carries over (everything but identity, tree links and timestamps). */
-const FIELDS = [
-  'type',
-  'title',
-  'slug',
-  'emoji',
-  'icon',
-  'description',
-  'hidden',
-  'noIndex',
-  'noRobotsIndex',
-  'layout',
-  'cover',
-  'variables',
-  'computed',
-  'computedSeed',
-  'target',
-  'href',
-  'git',
-] as const satisfies readonly (keyof PageNode & keyof PageFields)[];
+const FIELDS = [...ASSIGNABLE_FIELDS, 'slug'] as const;
 
 type Field = (typeof FIELDS)[number];
 

@@ -7,19 +7,8 @@ import type { GitJobPayload } from '../../jobs/registry.js';
 import { createOperation, enqueue, operationLocation } from './operations.js';
 import { requireSpace } from './space-access.js';
 
-export interface GitRequest {
-  url: string;
-  ref: string;
-  repoCacheID?: string;
-  repoTreeURL?: string;
-  repoCommitURL?: string;
-  repoProjectDirectory?: string;
-  timestamp?: string;
-  force?: boolean;
-  standalone?: boolean;
-  gitInfo?: { provider?: string; url?: string };
-  commitMessage?: string;
-}
+/** A request body of git import/export: the job payload as the client states it (URL may carry credentials). */
+export type GitRequest = Omit<GitJobPayload, 'spaceId' | 'credentials'> & { commitMessage?: string };
 
 /** A project directory inside the repository: relative, no `..`, no backslash. */
 export function checkProjectDirectory(dir: string | undefined): string | undefined {
