@@ -6,6 +6,7 @@ import { processPdfRender } from './render-pdf.js';
 import { purgeSpaces } from './purge-spaces.js';
 import { processGitImport } from './git-import.js';
 import { processGitExport } from './git-export.js';
+import { processWebsiteImport } from './import-website.js';
 
 /** Exactly one processor per job name: the mapped type makes a missing one a compile error. */
 export const PROCESSORS: { [K in JobName]: Processor<K> } = {
@@ -14,6 +15,7 @@ export const PROCESSORS: { [K in JobName]: Processor<K> } = {
   'spaces.purge': purgeSpaces,
   'git.import': processGitImport,
   'git.export': processGitExport,
+  'import.website': processWebsiteImport,
 };
 
 /** Start-up check (also for plain JS callers): every registered job has exactly one processor. */

@@ -20,6 +20,18 @@ export interface JobPayloads {
   'git.import': GitJobPayload;
   /** Commit the space's current content on top of a git branch and push it. */
   'git.export': GitJobPayload & { commitMessage: string };
+  /** Crawl a website and add its pages (and same-origin images) to a space or a change request. */
+  'import.website': ImportWebsitePayload;
+}
+
+export interface ImportWebsitePayload {
+  spaceId: string;
+  /** Import into this change request's content instead of the space's main content. */
+  changeRequestId?: string;
+  /** Start URL: the crawl stays on its origin and under its path. */
+  url: string;
+  /** Id of the revision the import creates, announced to the client when the import was accepted. */
+  revisionId: string;
 }
 
 export interface GitJobPayload {
@@ -56,6 +68,7 @@ export const JOBS: { readonly [K in JobName]: JobSpec } = {
   'spaces.purge': { queue: 'maintenance', description: 'Permanently remove spaces deleted more than the retention period ago, and unreferenced blobs' },
   'git.import': { queue: 'git', description: 'Import a git branch into a space' },
   'git.export': { queue: 'git', description: 'Export a space to a git branch' },
+  'import.website': { queue: 'import', description: 'Import a website into a space or a change request' },
 };
 
 export const JOB_NAMES = Object.keys(JOBS) as JobName[];

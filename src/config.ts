@@ -56,6 +56,10 @@ export interface Config {
     maxFileBytes: number;
     timeoutMs: number;
   };
+  /** Website import (jobs/import-website.ts): most pages one import crawls. */
+  import: {
+    maxPages: number;
+  };
   /** PostgreSQL text search configuration for spaces without a language of their own (src/search/text-config.ts). */
   searchTextConfig: string;
   /** Permanent removal of deleted spaces (jobs/purge-spaces.ts). */
@@ -155,6 +159,9 @@ export function loadConfig(env: Env = process.env): Config {
       cacheDir: str(env, 'GIT_CACHE_DIR', './data/git-cache'),
       maxFileBytes: int(env, 'GIT_MAX_FILE_BYTES', 20 * 1024 * 1024, 1),
       timeoutMs: int(env, 'GIT_TIMEOUT_MS', 120_000, 1),
+    },
+    import: {
+      maxPages: int(env, 'IMPORT_MAX_PAGES', 200, 1),
     },
     searchTextConfig: str(env, 'SEARCH_TEXT_CONFIG', 'english'),
     purge: {

@@ -13,6 +13,8 @@ export interface CommitMeta {
   createdBy?: string | null;
   /** Extra parents beyond the base revision (a merge). */
   extraParents?: string[];
+  /** Id of the new revision when chosen in advance (an import announces it before running); default: a new id. */
+  id?: string;
 }
 
 /** Snapshot of one revision of a space. */
@@ -26,7 +28,7 @@ export async function revisionSnapshot(db: Queryable, spaceId: string, revisionI
 export async function commitDraft(c: Queryable, spaceId: string, draft: Draft, meta: CommitMeta): Promise<RevisionRow> {
   const rootHash = await draft.writeObjects(c, spaceId);
   return insertRevision(c, {
-    id: newId(),
+    id: meta.id ?? newId(),
     spaceId,
     rootHash,
     parents: [...(draft.baseRevisionId ? [draft.baseRevisionId] : []), ...(meta.extraParents ?? [])],

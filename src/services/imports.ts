@@ -1,0 +1,62 @@
+// Content import from a website (POST .../content/import, on a space's main content or on a
+// change request). The request only validates and records the operation: the `import.website`
+// job crawls and writes (src/import/website.ts). The answer is 201 at once, with a `Location`
+// naming the operation, and the id of the revision the import will create: the id is allocated
+// here and the job commits its revision under exactly that id, so a client can wait for the
+// space's (or change request's) revision to become it. `importedResources`/`totalResources` are 0
+// in that answer; the operation's result holds the real counts when it has succeeded.
+import type { AppContext } from '../context.js';
+import type { Principal } from '../auth/principal.js';
+import { withTx } from '../db/pool.js';
+import { badRequest, conflict } from '../http/errors.js';
+import { newId } from '../util/ids.js';
+import { createOperation, enqueue, operationLocation } from './operations.js';
+import { requireSpace } from './space-access.js';
+import { requireChangeRequest } from './change-requests.js';
+
+export interface ImportRequest {
+  url: string;
+  source: 'website';
+}
+
+export interface ImportAccepted {
+  body: { revision: string; importedResources: number; totalResources: number };
+  location: string;
+}
+
+function checkUrl(raw: string): string {
+  const u = new URL(raw);
+  // Credentials would sit in clear in the operation's payload and be sent to every page.
+  if (u.username || u.password) throw badRequest('Invalid request: body.url: must not contain credentials');
+  u.hash = '';
+  return u.href;
+}
+
+export async function startImport(app: AppContext, p: Principal, spaceId: string, body: ImportRequest, changeRequestRef?: string): Promise<ImportAccepted> {
+  let organizationId: string;
+  let changeRequestId: string | undefined;
+  if (changeRequestRef !== undefined) {
+    const { space, cr } = await requireChangeRequest(app, p, spaceId, changeRequestRef, 'edit');
+    if (cr.status === 'merged') throw conflict(`Change request #${cr.number} is merged: its content can no longer change`);
+    if (cr.status === 'archived') throw conflict(`Change request #${cr.number} is archived: reopen it first`);
+    organizationId = space.organization_id;
+    changeRequestId = cr.id;
+  } else {
+    const { space } = await requireSpace(app.db, p, spaceId, 'edit');
+    if (space.edit_mode === 'locked') throw conflict('This space is locked: its content cannot be edited while editMode is "locked"');
+    organizationId = space.organization_id;
+  }
+  const url = checkUrl(body.url);
+  const revisionId = newId();
+  const op = await withTx(app.db, (c) =>
+    createOperation(c, 'import.website', {
+      organizationId,
+      payload: { spaceId, ...(changeRequestId ? { changeRequestId } : {}), url, revisionId },
+      targetType: changeRequestId ? 'change-request' : 'space',
+      targetId: changeRequestId ?? spaceId,
+      createdBy: p.userId,
+    }),
+  );
+  await enqueue(app, op);
+  return { body: { revision: revisionId, importedResources: 0, totalResources: 0 }, location: operationLocation(app, op.id) };
+}
