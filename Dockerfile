@@ -16,7 +16,8 @@ WORKDIR /app
 
 # Dependencies first so the layer is cached until the lockfile changes.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund \
+# `npm install` honours the lockfile; `npm ci` would refuse it for optional packages it cannot list.
+RUN npm install --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 
 COPY tsconfig.json ./

@@ -48,6 +48,9 @@ export async function withRepository<T>(cacheDir: string, remote: Remote, cacheI
 }
 
 export class Repository {
+  /** isomorphic-git's object cache: pack indexes are read once per handle, not once per object. */
+  private readonly cache = {};
+
   constructor(
     readonly gitdir: string,
     private readonly remote: Remote,
@@ -80,6 +83,7 @@ export class Repository {
         gitdir: this.gitdir,
         remote: 'origin',
         ref: branch,
+        cache: this.cache,
         remoteRef: branch,
         singleBranch: true,
         tags: false,
@@ -95,7 +99,7 @@ export class Repository {
 
   async hasObject(oid: string): Promise<boolean> {
     try {
-      await git.readObject({ fs, gitdir: this.gitdir, oid, format: 'deflated' });
+      await git.readObject({ fs, gitdir: this.gitdir, oid, format: 'deflated', cache: this.cache });
       return true;
     } catch {
       return false;
@@ -103,7 +107,7 @@ export class Repository {
   }
 
   async commitInfo(oid: string): Promise<{ message: string; tree: string; parents: string[] }> {
-    const c = await git.readCommit({ fs, gitdir: this.gitdir, oid });
+    const c = await git.readCommit({ fs, gitdir: this.gitdir, oid, cache: this.cache });
     return { message: c.commit.message, tree: c.commit.tree, parents: c.commit.parent };
   }
 
@@ -111,7 +115,7 @@ export class Repository {
   async listFiles(commit: string): Promise<Map<string, RepoFileEntry>> {
     const out = new Map<string, RepoFileEntry>();
     const walk = async (treeOid: string, prefix: string) => {
-      const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid: treeOid });
+      const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid: treeOid, cache: this.cache });
       for (const e of tree) {
         const p = prefix ? `${prefix}/${e.path}` : e.path;
         if (e.type === 'tree') await walk(e.oid, p);
@@ -123,7 +127,7 @@ export class Repository {
   }
 
   async readBlob(oid: string): Promise<Buffer> {
-    const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid });
+    const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid, cache: this.cache });
     return Buffer.from(blob);
   }
 
@@ -171,7 +175,7 @@ export class Repository {
     const local = 'refs/heads/__docsplatform_export';
     await git.writeRef({ fs, gitdir: this.gitdir, ref: local, value: commit, force: true });
     try {
-      const r = await git.push({ fs, http: this.remote.http, gitdir: this.gitdir, url: this.remote.url, ref: local, remoteRef: ref, force, onAuth: this.auth(), onAuthFailure: () => ({ cancel: true }) });
+      const r = await git.push({ fs, http: this.remote.http, gitdir: this.gitdir, url: this.remote.url, ref: local, remoteRef: ref, force, onAuth: this.auth(), onAuthFailure: () => ({ cancel: true }), cache: this.cache });
       const status = r.refs?.[ref];
       if (!r.ok || (status && !status.ok)) throw new GitSyncError(`The remote refused the push: ${status?.error ?? r.error ?? 'unknown reason'}`);
     } catch (err) {
