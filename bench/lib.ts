@@ -16,7 +16,11 @@ import { loadConfig, type Config } from '../src/config.js';
 import { createAppContext, closeAppContext, type AppContext } from '../src/context.js';
 import { createPool, type Db } from '../src/db/pool.js';
 import { createApiServer } from '../src/server.js';
-import { createOrganization, createToken, createUser, addMember } from '../src/services/identity.js';
+import { createOrganization, createToken, createUser, addMember, authenticate } from '../src/services/identity.js';
+import { createSpace } from '../src/services/spaces.js';
+import { editMainContent } from '../src/content/commit.js';
+import type { Principal } from '../src/auth/principal.js';
+import { withTx } from '../src/db/pool.js';
 import { PG_ADMIN_URL, REDIS_URL, adminQuery, benchNames, deleteRedisPrefix, dropDatabase, removeDir } from './teardown.js';
 
 /** A positive integer from the environment (BENCH_* knobs), or `def`. */
@@ -228,6 +232,193 @@ export async function seedOrg(app: AppContext, title: string, extraMembers = 0):
 }
 
 // ---------------------------------------------------------------------------------------------
+// Content fixtures (bench/content.ts, bench/merge.ts): spaces of realistic pages, built through the
+// real write path (Draft + editMainContent), deterministic so every run has the same content
+// ---------------------------------------------------------------------------------------------
+
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * 300 made-up three-syllable words ("velquator"): no English word, so a query for one finds the
+ * pages it was put in and nothing else. A page carries about 8 of them (title and body), so each
+ * word is in about 8 / 300 of the pages: ~270 pages of a 10,000-page space.
+ */
+export const VOCABULARY: string[] = (() => {
+  const syllables = ['ka', 'zu', 'mir', 'vel', 'tor', 'qua', 'nix', 'bel', 'dro', 'fen', 'lo', 'sar', 'gri', 'pol', 'than', 'wex'];
+  const rnd = prng(42);
+  const words = new Set<string>();
+  while (words.size < 300) words.add(Array.from({ length: 3 }, () => syllables[Math.floor(rnd() * syllables.length)]).join(''));
+  return [...words];
+})();
+
+/** A word every page contains (a broad query: it matches the whole space). */
+export const COMMON_WORD = 'widget';
+
+function vocabularyPicker(seed: number): () => string {
+  const rnd = prng(seed);
+  return () => VOCABULARY[Math.floor(rnd() * VOCABULARY.length)];
+}
+
+/** Title of page `n` of a benchmark space: unique, with one vocabulary word. */
+export function benchPageTitle(n: number): string {
+  return `Topic ${n + 1}: ${vocabularyPicker(1_000_003 * (n + 1))()}`;
+}
+
+/**
+ * Body of page `n` (about 1 KB): an introduction and three `##` sections (four search sections),
+ * a list and seven vocabulary words. `revision` > 0 changes its first line only.
+ */
+export function benchPageMarkdown(n: number, revision = 0): string {
+  const w = vocabularyPicker(n + 1);
+  return [
+    `Page ${n + 1} describes how the ${COMMON_WORD} service is set up and operated${revision ? ` (revision ${revision})` : ''}. It mentions ${w()} and ${w()}.`,
+    '## Overview',
+    `The ${COMMON_WORD} service accepts requests, validates them and stores the result. Operators who run ${w()} should read the section on limits before changing any default, because each setting affects latency and memory use on every node of the cluster.`,
+    '## Configuration',
+    [
+      '- `max_connections`: how many clients may connect at once (default 100).',
+      '- `idle_timeout`: seconds before an idle client is disconnected (default 30).',
+      `- \`${w()}_mode\`: enables the ${w()} integration.`,
+    ].join('\n'),
+    '## Troubleshooting',
+    `When requests fail, look for errors mentioning ${w()} in the logs first: most problems come from an expired certificate or a full disk. Restarting the ${COMMON_WORD} service clears its temporary state but keeps the stored data.`,
+  ].join('\n\n');
+}
+
+let revisionTag = 0;
+
+/** A number not used before in this run: `benchPageMarkdown(n, nextRevisionTag())` always changes page n. */
+export function nextRevisionTag(): number {
+  return ++revisionTag;
+}
+
+export interface BenchSpace {
+  spaceId: string;
+  /** Every page id in tree order (each top-level page followed by its children). */
+  pageIds: string[];
+  /** The top-level pages. */
+  topIds: string[];
+}
+
+/**
+ * A space of `pages` pages, about sqrt(pages) top-level pages each with its share of children
+ * (10,000 pages: 100 top-level pages of 99 children), written as ONE revision: one Draft, one
+ * insertPage per page, committed by editMainContent in one transaction. The space is created
+ * through the spaces service (empty); the search index is left to the caller (reindexSpace).
+ */
+export async function buildSpace(app: AppContext, principal: Principal, orgId: string, title: string, pages: number): Promise<BenchSpace> {
+  const space = await createSpace(app, principal, orgId, { title, empty: true });
+  const top = Math.max(1, Math.min(pages, Math.round(Math.sqrt(pages))));
+  const rest = pages - top;
+  const pageIds: string[] = [];
+  const topIds: string[] = [];
+  await withTx(app.db, (c) =>
+    editMainContent(
+      c,
+      space.id,
+      (d) => {
+        let n = 0;
+        for (let t = 0; t < top; t++) {
+          const parent = d.insertPage(null, { title: benchPageTitle(n), markdown: benchPageMarkdown(n) });
+          n++;
+          pageIds.push(parent);
+          topIds.push(parent);
+          const children = Math.floor(rest / top) + (t < rest % top ? 1 : 0);
+          for (let k = 0; k < children; k++) {
+            pageIds.push(d.insertPage(parent, { title: benchPageTitle(n), markdown: benchPageMarkdown(n) }));
+            n++;
+          }
+        }
+      },
+      { createdBy: principal.userId },
+    ),
+  );
+  return { spaceId: space.id, pageIds, topIds };
+}
+
+export interface SpaceFixture {
+  seeded: Seeded;
+  principal: Principal;
+  /** The space of BENCH_SPACE_PAGES pages, and a small one of BENCH_SMALL_SPACE_PAGES built alike. */
+  large: BenchSpace;
+  small: BenchSpace;
+  /** Milliseconds to build (one Draft, one commit) and to index from scratch (reindexSpace). */
+  timings: { buildLarge: number; buildSmall: number; indexLarge: number; indexSmall: number };
+}
+
+const fixtures = new WeakMap<BenchEnv, Map<string, Promise<SpaceFixture>>>();
+
+/**
+ * The large and small spaces of the content and merge benchmarks, built and indexed once per run
+ * and shared (indexing 10,000 pages from scratch takes several seconds). `beforeIndex` runs
+ * between building and indexing, on the first call only: the one moment nothing of the large
+ * space is in the process's caches (bench/content.ts measures the first tree read there).
+ */
+export function spaceFixture(
+  env: BenchEnv,
+  pages: { large: number; small: number },
+  beforeIndex?: (f: Omit<SpaceFixture, 'timings'>) => Promise<void>,
+): Promise<SpaceFixture> {
+  const key = `${pages.large}/${pages.small}`;
+  let byEnv = fixtures.get(env);
+  if (!byEnv) fixtures.set(env, (byEnv = new Map()));
+  let f = byEnv.get(key);
+  if (!f) {
+    f = (async () => {
+      const { app } = env;
+      const seeded = await seedOrg(app, 'Bench content org');
+      const principal = await principalOf(app, seeded);
+      const timed = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
+        const t0 = performance.now();
+        const v = await fn();
+        return [v, performance.now() - t0];
+      };
+      log(`building a ${pages.large}-page space and a ${pages.small}-page space (one Draft and one commit each) ...`);
+      const [large, buildLarge] = await timed(() => buildSpace(app, principal, seeded.orgId, `Bench ${pages.large} pages`, pages.large));
+      const [small, buildSmall] = await timed(() => buildSpace(app, principal, seeded.orgId, `Bench ${pages.small} pages`, pages.small));
+      await beforeIndex?.({ seeded, principal, large, small });
+      log(`indexing both spaces for search from scratch ...`);
+      const { reindexSpace } = await import('../src/search/indexer.js');
+      const [, indexLarge] = await timed(() => reindexSpace(app, large.spaceId));
+      const [, indexSmall] = await timed(() => reindexSpace(app, small.spaceId));
+      // Planner statistics, as a production database has them (see benchHttp in run.ts), and the
+      // vacuum autovacuum would otherwise start in the middle of the measurements (after the bulk
+      // inserts of the build and the index) and take one of the two cores.
+      await app.db.query('VACUUM (ANALYZE)');
+      log(
+        `built ${pages.large} pages in ${fmt(buildLarge, 0)} ms (${pages.small}: ${fmt(buildSmall, 0)} ms); ` +
+          `indexed from scratch in ${fmt(indexLarge, 0)} ms (${pages.small}: ${fmt(indexSmall, 0)} ms); ${heapMb()}`,
+      );
+      return { seeded, principal, large, small, timings: { buildLarge, buildSmall, indexLarge, indexSmall } };
+    })();
+    byEnv.set(key, f);
+  }
+  return f;
+}
+
+/** The process's JavaScript heap in use (the content caches live there). */
+export function heapMb(): string {
+  return `JS heap ${fmt(process.memoryUsage().heapUsed / 2 ** 20, 0)} MB`;
+}
+
+/** The principal of a seeded organization's admin (for calling services directly). */
+export async function principalOf(app: AppContext, seeded: Seeded): Promise<Principal> {
+  const p = await authenticate(app.db, seeded.adminToken);
+  if (!p) throw new Error('the seeded admin token does not authenticate');
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
 // CPU accounting (Linux /proc; null elsewhere). Under load on a small machine the database is
 // often the bottleneck for both sides, which hides the cost of our own code in requests/s: the
 // main thread's CPU time per request shows that cost directly.
@@ -368,6 +559,112 @@ export async function compareHttp(
     }
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sequential request latency (one request at a time, sub-millisecond resolution): for responses
+// too large or operations too slow for a meaningful autocannon run, and for unloaded percentiles
+// ---------------------------------------------------------------------------------------------
+
+const keepAlive = new http.Agent({ keepAlive: true });
+
+export interface Timed {
+  ms: number;
+  status: number;
+  body: Buffer;
+}
+
+/** One HTTP request over a kept-alive connection, timed from sending to the last byte received. */
+export function timedRequest(url: string, o: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Timed> {
+  const payload = o.body === undefined ? undefined : Buffer.from(JSON.stringify(o.body));
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = http.request(
+      url,
+      {
+        method: o.method ?? 'GET',
+        agent: keepAlive,
+        headers: { ...o.headers, ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ ms: performance.now() - started, status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** A timed request that must answer 2xx; `what` names it in the error. */
+export async function timedOk(what: string, url: string, o: Parameters<typeof timedRequest>[1] = {}): Promise<Timed> {
+  const r = await timedRequest(url, o);
+  if (r.status < 200 || r.status >= 300) throw new Error(`${what}: ${r.status} ${r.body.toString('utf8').slice(0, 300)}`);
+  return r;
+}
+
+/** Nearest-rank percentile (q in 0..100). */
+export function percentile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((q / 100) * s.length) - 1))];
+}
+
+/**
+ * Sequential latency of two servers: `warmup` requests to each, then `rounds` alternating rounds
+ * (baseline, ours, ...) of `requests` requests each, one at a time. `url(i)` gives the i-th
+ * request's URL of each side (the same i on both sides, e.g. rotating search words). Every answer
+ * must be 200. Returns every sample of each side in ms (percentiles are taken over all of them).
+ */
+export async function compareLatency(
+  label: string,
+  url: Pair<(i: number) => string>,
+  o: { rounds: number; requests: number; warmup: number; headers?: Record<string, string> },
+): Promise<Pair<number[]>> {
+  const one = async (side: keyof Pair<unknown>, i: number) => timedOk(`${label} (${side})`, url[side](i), { headers: o.headers });
+  for (const side of ['baseline', 'ours'] as const) for (let i = 0; i < o.warmup; i++) await one(side, i);
+  const out: Pair<number[]> = { ours: [], baseline: [] };
+  for (let r = 0; r < o.rounds; r++) {
+    for (const side of ['baseline', 'ours'] as const) {
+      const ms: number[] = [];
+      let bytes = 0;
+      for (let i = 0; i < o.requests; i++) {
+        const t = await one(side, r * o.requests + i);
+        ms.push(t.ms);
+        bytes += t.body.length;
+      }
+      out[side].push(...ms);
+      log(
+        `${label} round ${r + 1}/${o.rounds} ${side.padEnd(8)} p50 ${fmt(percentile(ms, 50), 1)} ms  p99 ${fmt(percentile(ms, 99), 1)} ms  ` +
+          `${fmt(bytes / o.requests, 0)} B/response (${o.requests} requests)`,
+      );
+    }
+  }
+  return out;
+}
+
+/**
+ * p50 and p99 rows of a latency comparison (all samples of all rounds). Under 100 samples the
+ * nearest-rank p99 is the slowest sample, and is named so ("max of 24").
+ */
+export function latencyRows(benchmark: string, r: Pair<number[]>, digits = 1, what = 'latency'): Row[] {
+  const n = Math.min(r.ours.length, r.baseline.length);
+  return [50, 99].map((q) => ({
+    benchmark,
+    metric: q === 99 && n < 100 ? `max ${what} of ${n} (ms)` : `p${q} ${what} (ms)`,
+    ours: percentile(r.ours, q),
+    baseline: percentile(r.baseline, q),
+    digits,
+    higherIsBetter: false,
+  }));
+}
+
+/** Time an async function in ms. */
+export async function timeMs(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
 }
 
 export function median(xs: number[]): number {

@@ -15,12 +15,28 @@
 //                                       row is `succeeded`, vs a backlog of N no-op BullMQ jobs
 //                                       drained by a bare Worker with the same concurrency, job
 //                                       options, prefix and Redis.
+//  4. content (bench/content.ts)       a 10,000-page space: a revision changing one page (vs the same
+//                                       on a 100-page space, and vs a naive full copy of the tree),
+//                                       the search index update after it, reading the pages tree
+//                                       (first read ever, first read after a new revision, warm p50/max;
+//                                       vs a bare handler running one recursive SQL query), the same
+//                                       reads on a space with 50 more revisions (vs the space without
+//                                       them, alternated), search p50/p99 (vs a bare handler running
+//                                       the ranked full-text SQL).
+//  5. merge (bench/merge.ts)            POST .../merge of a change request touching 10 pages of the
+//                                       10,000-page space after main moved on (three-way), vs the same
+//                                       on a 100-page space and vs a fast-forward merge.
+//  6. pdf (bench/pdf.ts)                PDF export pages/s of a 50-page change request vs bare puppeteer.
+//
+// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git), in the
+// order above; content and merge share their spaces when both run.
 //
 // Knobs (environment): BENCH_CONNECTIONS (10), BENCH_DURATION seconds per measured run (3),
 // BENCH_WARMUP seconds (1), BENCH_ROUNDS alternating rounds per HTTP comparison (3),
 // BENCH_MEMBERS (1000), BENCH_JOBS openapi jobs (200), BENCH_NOOP_JOBS no-op jobs (2000),
 // BENCH_JOB_ROUNDS alternating rounds of the job comparison (2),
-// BENCH_PG_ADMIN_URL, BENCH_REDIS_URL; PG_POOL_MAX and WORKER_CONCURRENCY are passed to the app.
+// BENCH_PG_ADMIN_URL, BENCH_REDIS_URL; PG_POOL_MAX, WORKER_CONCURRENCY and CHROMIUM_PATH are passed
+// to the app. The content, merge and pdf sections have knobs of their own (see their files).
 import { Queue, Worker } from 'bullmq';
 import type { Db } from '../src/db/pool.js';
 import { createPool } from '../src/db/pool.js';
@@ -32,6 +48,13 @@ import { authenticate } from '../src/services/identity.js';
 import { createSpec } from '../src/services/openapi.js';
 import { startWorkers } from '../workers/start.js';
 import { createRedis, redisConnection } from '../jobs/client.js';
+import { benchContent } from './content.js';
+import { benchMerge } from './merge.js';
+import { benchPdf } from './pdf.js';
+import { benchGit } from './git.js';
+import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import {
   Cleanup,
   baselinePool,
@@ -374,6 +397,72 @@ async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
 
 // ---------------------------------------------------------------------------------------------
 
+interface Section {
+  name: string;
+  run: (env: BenchEnv, cleanup: Cleanup) => Promise<Row[]>;
+  /** Lines printed under the table when the section ran. */
+  notes: string[];
+}
+
+const SECTIONS: Section[] = [
+  {
+    name: 'http',
+    run: benchHttp,
+    notes: [
+      'HTTP baselines: bare node:http + pg running the same repo SQL (see bench/run.ts).',
+      'node CPU = CPU time of the main thread, where the servers and workers run (autocannon runs in a',
+      'worker thread), per request or job; it shows our own overhead even when PostgreSQL is the bottleneck.',
+    ],
+  },
+  {
+    name: 'jobs',
+    run: benchJobs,
+    notes: ['Job baseline: a bare BullMQ Worker with a no-op processor at the same concurrency on the same Redis.'],
+  },
+  {
+    name: 'content',
+    run: benchContent,
+    notes: [
+      'Content (bench/content.ts): requests one at a time. Tree-read baseline: bare node:http + pg, token lookup',
+      'and one recursive SQL query from the revision root to every page node, no cache, rows as stored. Search',
+      'baseline: token lookup and a ranked websearch_to_tsquery over the space\'s sections, LIMIT 50. Naive copy:',
+      'INSERT ... SELECT of the previous revision\'s page rows (node + markdown) with one page changed.',
+    ],
+  },
+  {
+    name: 'merge',
+    run: benchMerge,
+    notes: ['Merge (bench/merge.ts): POST .../merge as a client sees it, including the search index update.'],
+  },
+  {
+    name: 'pdf',
+    run: benchPdf,
+    notes: [
+      'PDF (bench/pdf.ts): request -> job -> pdf worker -> PDF served vs bare puppeteer setContent + pdf of the same HTML.',
+    ],
+  },
+  {
+    name: 'git',
+    run: benchGit,
+    notes: [
+      'Git (bench/git.ts): import/export jobs of a generated 2,000-page, 200-image repository vs git clone / git push of it,',
+      'both against the same local git http-backend remote; every import starts from an empty cache (fresh repoCacheID).',
+    ],
+  },
+];
+
+/** BENCH_ONLY=content,merge: the sections to run (all by default). */
+function selectedSections(): Set<string> {
+  const raw = process.env.BENCH_ONLY?.trim();
+  if (!raw) return new Set(SECTIONS.map((s) => s.name));
+  const names = raw.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean);
+  const unknown = names.filter((n) => !SECTIONS.some((s) => s.name === n));
+  if (unknown.length || !names.length) {
+    throw new Error(`BENCH_ONLY: unknown section(s) ${unknown.join(', ') || '(none given)'}; choose among ${SECTIONS.map((s) => s.name).join(', ')}`);
+  }
+  return new Set(names);
+}
+
 async function main() {
   const cleanup = new Cleanup();
   let interrupted = false;
@@ -391,20 +480,29 @@ async function main() {
   const t0 = performance.now();
   let failed = false;
   try {
+    const only = selectedSections();
     const env = await createBenchEnv(cleanup, {
       PG_POOL_MAX: process.env.PG_POOL_MAX,
       WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY,
+      CHROMIUM_PATH: process.env.CHROMIUM_PATH,
+      // The git section's remote is on loopback; its cache is a throw-away folder.
+      ALLOW_PRIVATE_FETCH: 'true',
+      GIT_CACHE_DIR: `${tmpdir()}/bench-git-cache-${randomBytes(4).toString('hex')}`,
     });
+    cleanup.add('remove the git cache', () => rm(env.config.git.cacheDir, { recursive: true, force: true }));
     log(`database ${env.dbName}, Redis prefix ${env.prefix}, storage ${env.storageDir}`);
     log(`pg pool ${env.config.pgPoolMax}, ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION} s per side after ${WARMUP} s warm-up`);
-    const rows = [...(await benchHttp(env, cleanup)), ...(await benchJobs(env, cleanup))];
-    printTable(rows, `Benchmarks (${new Date().toISOString()}, node ${process.version})`, [
-      'Ours/Baseline = ours ÷ baseline. Figures are medians of the alternating rounds above.',
-      'HTTP baselines: bare node:http + pg running the same repo SQL (see bench/run.ts); job baseline:',
-      'a bare BullMQ Worker with a no-op processor at the same concurrency on the same Redis.',
-      'node CPU = CPU time of the main thread, where the servers and workers run (autocannon runs in a',
-      'worker thread), per request or job; it shows our own overhead even when PostgreSQL is the bottleneck.',
-    ]);
+    const rows: Row[] = [];
+    const notes = ['Ours/Baseline = ours ÷ baseline. Figures are medians of the alternating rounds above unless named otherwise.'];
+    for (const section of SECTIONS) {
+      if (!only.has(section.name)) continue;
+      const started = performance.now();
+      log(`--- ${section.name} ---`);
+      rows.push(...(await section.run(env, cleanup)));
+      notes.push(...section.notes);
+      log(`--- ${section.name} done in ${fmt((performance.now() - started) / 1000, 1)} s ---`);
+    }
+    printTable(rows, `Benchmarks (${new Date().toISOString()}, node ${process.version})`, notes);
   } catch (err) {
     failed = true;
     if (!interrupted) log(`FAILED: ${(err as Error).stack ?? err}`); // else: the cleanup broke it

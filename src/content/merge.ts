@@ -19,11 +19,23 @@ type Field = (typeof FIELDS)[number];
 const fieldValue = (n: PageNode, f: Field) => canonicalJson(n[f] ?? null);
 const sameContent = (a: PageNode, b: PageNode) => a.body === b.body && FIELDS.every((f) => fieldValue(a, f) === fieldValue(b, f));
 
-/** Where a page sits: its parent and the sibling before it (the anchor a move or insert keeps). */
+/** Where each page of a snapshot sits: its parent and the sibling before it (computed once per snapshot). */
+const places = new WeakMap<Snapshot, Map<string, { parent: string | null; after: string | null }>>();
+
 function place(s: Snapshot, p: TreePage): { parent: string | null; after: string | null } {
-  const siblings = p.parentId ? s.byId.get(p.parentId)!.children : s.pages;
-  const i = siblings.indexOf(p);
-  return { parent: p.parentId, after: i > 0 ? siblings[i - 1].node.id : null };
+  let map = places.get(s);
+  if (!map) {
+    map = new Map();
+    const walk = (list: TreePage[], parent: string | null) => {
+      list.forEach((x, i) => {
+        map!.set(x.node.id, { parent, after: i > 0 ? list[i - 1].node.id : null });
+        walk(x.children, x.node.id);
+      });
+    };
+    walk(s.pages, null);
+    places.set(s, map);
+  }
+  return map.get(p.node.id)!;
 }
 const samePlace = (a: { parent: string | null; after: string | null }, b: { parent: string | null; after: string | null }) =>
   a.parent === b.parent && a.after === b.after;
@@ -74,8 +86,10 @@ export async function mergeInto(
       draft.insertPage(tPlace.parent, { ...fieldsOf(t.node), id, title: t.node.title, markdown: await loadBody(db, spaceId, t.node) }, anchorIndex(draft, tPlace));
       continue;
     }
-    const theirsChanged = !sameContent(b.node, t.node);
     const theirsMoved = !samePlace(place(base, b), tPlace);
+    // Same node hash: same fields, body and children; nothing of theirs to apply for this page.
+    if (b.hash === t.hash && !theirsMoved) continue;
+    const theirsChanged = !sameContent(b.node, t.node);
     if (!o) {
       if (theirsChanged) conflict(t.node, 'deleted on one side and changed on the other');
       continue;
