@@ -114,6 +114,7 @@ export async function createBenchEnv(cleanup: Cleanup, appEnv: Record<string, st
     LOG_LEVEL: 'silent',
     BOOTSTRAP: 'false',
     SHUTDOWN_TIMEOUT_MS: '3000',
+    RATE_LIMIT_PER_MINUTE: '0', // load tests would trip it
     ...appEnv,
   });
   const app = await createAppContext(config, 'bench');

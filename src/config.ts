@@ -24,6 +24,8 @@ export interface Config {
         forcePathStyle: boolean;
       };
   bodyLimitBytes: number;
+  /** Requests per token (or per client address without one) per minute; 0 disables. */
+  rateLimitPerMinute: number;
   logLevel: string;
   secretKey?: string;
   bootstrap: boolean;
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     queuePrefix: str(env, 'QUEUE_PREFIX', 'dp'),
     storage,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     secretKey: env.SECRET_KEY || undefined,
     bootstrap: bool(env, 'BOOTSTRAP', true),

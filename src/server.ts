@@ -13,6 +13,8 @@ import { apiRoutes } from './routes/index.js';
 import { systemRoutes } from './routes/system.js';
 import { createMetrics } from './ops/metrics.js';
 import { createDashboard } from './ops/dashboard.js';
+import { createRateLimiter } from './http/rate-limit.js';
+import { sha256Hex } from './util/ids.js';
 import type { Principal } from './auth/principal.js';
 
 export interface ApiServer {
@@ -65,6 +67,7 @@ export function createApiServer(app: AppContext): ApiServer {
   const metrics = createMetrics(app);
   const router = buildRouter([...systemRoutes(metrics), ...apiRoutes]);
   const dashboard = createDashboard(app);
+  const rateLimit = createRateLimiter(app.jobs.connection, app.config.queuePrefix, app.config.rateLimitPerMinute);
   const adminPath = app.config.adminPath;
   const schemas = new WeakMap<RouteDef, { params: z.ZodType; query: z.ZodType }>();
   const compiled = (r: RouteDef) => {
@@ -133,6 +136,14 @@ export function createApiServer(app: AppContext): ApiServer {
       }
       const route = m.route;
       routeLabel = route.name ?? route.path;
+      // Rate limit per token (its hash, so no secret reaches Redis), or per client address.
+      const token = bearer(req);
+      const limited = route.rateLimited === false ? null : await rateLimit(token ? `t:${sha256Hex(token).slice(0, 32)}` : `ip:${req.socket.remoteAddress ?? 'unknown'}`);
+      if (limited) {
+        res.setHeader('x-ratelimit-limit', String(app.config.rateLimitPerMinute));
+        res.setHeader('x-ratelimit-remaining', String(limited.remaining));
+        res.setHeader('x-ratelimit-reset', String(limited.reset));
+      }
       const principal = route.auth === false ? (null as unknown as Principal) : await requireToken(req);
       const s = compiled(route);
       const params = validate(s.params, m.params, 'path');

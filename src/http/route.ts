@@ -38,6 +38,8 @@ export interface RouteDef<P extends Shape | undefined = any, Q extends Shape | u
   name?: string;
   /** false: no bearer token needed (health, metrics). */
   auth?: boolean;
+  /** false: not counted by the rate limit (operators' probes and scrapes). */
+  rateLimited?: boolean;
   params?: P;
   query?: Q;
   body?: B;

@@ -8,12 +8,14 @@ export function systemRoutes(metrics: Metrics) {
       method: 'GET',
       path: '/healthz',
       auth: false,
+      rateLimited: false,
       handler: async () => ok({ status: 'ok' }),
     }),
     route({
       method: 'GET',
       path: '/readyz',
       auth: false,
+      rateLimited: false,
       handler: async ({ app }) => {
         const checks = await Promise.all([
           app.db.query('SELECT 1').then(
@@ -34,6 +36,7 @@ export function systemRoutes(metrics: Metrics) {
       method: 'GET',
       path: '/metrics',
       auth: false,
+      rateLimited: false,
       handler: async () => ({
         status: 200,
         body: await metrics.registry.metrics(),

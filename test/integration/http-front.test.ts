@@ -177,3 +177,29 @@ describe('operators', () => {
     expect(withCookie.status).toBe(200);
   });
 });
+
+describe('rate limit', () => {
+  it('answers 429 with Retry-After once a token exceeds its requests per minute, per token, not for probes', async () => {
+    const limited = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '5' } });
+    try {
+      const o = await limited.seedOrg();
+      const other = await limited.seedUser(o.orgId, 'read');
+      // 12 requests with a limit of 5: even split across a minute boundary, one window gets 6 or more.
+      const responses = [];
+      for (let i = 0; i < 12; i++) responses.push(await limited.api('GET', `/v1/orgs/${o.orgId}`, { token: o.adminToken }));
+      const refused = responses.filter((r) => r.status === 429);
+      expect(refused.length).toBeGreaterThanOrEqual(1);
+      expect(responses.filter((r) => r.status !== 429).every((r) => r.status === 200)).toBe(true);
+      expect(refused[0].body.error).toEqual({ code: 429, message: expect.stringContaining('5 requests per minute') });
+      expect(Number(refused[0].headers.get('retry-after'))).toBeGreaterThan(0);
+      // Another token has its own budget; health probes are never limited.
+      expect((await limited.api('GET', `/v1/orgs/${o.orgId}`, { token: other.token })).status).toBe(200);
+      for (let i = 0; i < 8; i++) expect((await limited.api('GET', '/healthz')).status).toBe(200);
+      const ok = await limited.api('GET', `/v1/orgs/${o.orgId}`, { token: other.token });
+      expect(ok.headers.get('x-ratelimit-limit')).toBe('5');
+      expect(Number(ok.headers.get('x-ratelimit-remaining'))).toBeLessThan(5);
+    } finally {
+      await limited.close();
+    }
+  });
+});
