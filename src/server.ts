@@ -50,6 +50,11 @@ function send(res: ServerResponse, reply: Reply) {
     reply.stream.pipe(res);
     return;
   }
+  if (reply.json !== undefined) {
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.end(reply.json);
+    return;
+  }
   if (reply.body === undefined || reply.status === 204) {
     res.end();
     return;

@@ -13,6 +13,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Streamed body (blobs); `body` is ignored when set. */
   stream?: Readable;
+  /** A body already serialized as JSON (cached responses); `body` is ignored when set. */
+  json?: string;
 }
 
 export interface RequestContext<P, Q, B> {
@@ -56,5 +58,6 @@ export function route<P extends Shape | undefined = undefined, Q extends Shape |
 }
 
 export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, headers });
+export const okJson = (json: string): Reply => ({ status: 200, json });
 export const created = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 201, body, headers });
 export const noContent = (headers?: Record<string, string>): Reply => ({ status: 204, headers });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { route, ok, created } from '../http/route.js';
+import { route, ok, okJson, created } from '../http/route.js';
 import { listQuery } from '../http/pagination.js';
 import { entityId, qBool } from '../http/validate.js';
 import * as service from '../services/change-requests.js';
@@ -109,7 +109,7 @@ export const changeRequestRoutes = [
     params: crParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      ok(await content.readRevision(app, await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), query)),
+      okJson(await content.readRevisionJson(app, await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), query)),
   }),
   route({
     method: 'GET',
@@ -117,7 +117,7 @@ export const changeRequestRoutes = [
     params: crParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      ok(await content.readPages(app, await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), query)),
+      okJson(await content.readPagesJson(app, await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), query)),
   }),
   route({
     method: 'GET',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { route, ok } from '../http/route.js';
+import { route, ok, okJson } from '../http/route.js';
 import { listQuery } from '../http/pagination.js';
 import { entityId, qBool } from '../http/validate.js';
 import * as content from '../services/content.js';
@@ -20,7 +20,7 @@ export const contentRoutes = [
     params: spaceParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      ok(await content.readRevision(app, await content.mainTarget(app, principal, params.spaceId), query)),
+      okJson(await content.readRevisionJson(app, await content.mainTarget(app, principal, params.spaceId), query)),
   }),
   route({
     method: 'GET',
@@ -28,7 +28,7 @@ export const contentRoutes = [
     params: spaceParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      ok(await content.readPages(app, await content.mainTarget(app, principal, params.spaceId), query)),
+      okJson(await content.readPagesJson(app, await content.mainTarget(app, principal, params.spaceId), query)),
   }),
   route({
     method: 'GET',

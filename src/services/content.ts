@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Queryable } from '../db/pool.js';
 import { notFound } from '../http/errors.js';
+import { LRUCache } from 'lru-cache';
 import { pageInMemory } from '../http/pagination.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
@@ -35,6 +36,30 @@ export async function readRevision(app: AppContext, t: ContentTarget, o: ReadOpt
 export async function readPages(app: AppContext, t: ContentTarget, o: ReadOptions) {
   const { snapshot } = await targetSnapshot(app.db, t);
   return { pages: snapshot.pages.map((p) => toTreePage(app, t.spaceId, p, o)) };
+}
+
+// A revision never changes, so its serialized tree (the costly part of a read of a large space)
+// is cached by revision and flags, bounded by size.
+const serialized = new LRUCache<string, string>({ maxSize: 128 * 1024 * 1024, sizeCalculation: (s) => s.length || 1 });
+
+export async function readRevisionJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
+  const key = `rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`;
+  let json = serialized.get(key);
+  if (json === undefined) {
+    json = JSON.stringify(await readRevision(app, t, o));
+    serialized.set(key, json);
+  }
+  return json;
+}
+
+export async function readPagesJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
+  const key = `pages:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`;
+  let json = serialized.get(key);
+  if (json === undefined) {
+    json = JSON.stringify(await readPages(app, t, o));
+    serialized.set(key, json);
+  }
+  return json;
 }
 
 /** Files ordered by (name, id); the cursor is that key, so it survives files added in between. */
