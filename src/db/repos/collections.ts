@@ -19,7 +19,7 @@ export async function getCollection(db: Queryable, id: string, forUpdate = false
 
 /** Every collection of an organization with its parent and default level: enough to resolve inheritance. */
 export async function collectionChainInfo(db: Queryable, orgId: string): Promise<Map<string, { parent: string | null; level: string | null }>> {
-  const { rows } = await db.query('SELECT id, parent_id, default_level FROM collections WHERE organization_id = $1', [orgId]);
+  const { rows } = await db.query({ name: 'collection_chain', text: 'SELECT id, parent_id, default_level FROM collections WHERE organization_id = $1', values: [orgId] });
   return new Map(rows.map((r) => [r.id, { parent: r.parent_id, level: r.default_level }]));
 }
 
