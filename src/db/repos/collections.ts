@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool.js';
+import { updateColumns } from '../patch.js';
 
 export interface CollectionRow {
   id: string;
@@ -52,16 +53,7 @@ export async function listOrgCollections(db: Queryable, orgId: string): Promise<
 const PATCHABLE: Record<string, string> = { title: 'title', description: 'description', defaultLevel: 'default_level' };
 
 export async function updateCollection(db: Queryable, id: string, patch: object): Promise<void> {
-  const sets: string[] = [];
-  const params: unknown[] = [id];
-  for (const [k, v] of Object.entries(patch)) {
-    const col = PATCHABLE[k];
-    if (!col || v === undefined) continue;
-    params.push(v);
-    sets.push(`${col} = $${params.length}`);
-  }
-  if (!sets.length) return;
-  await db.query(`UPDATE collections SET ${sets.join(', ')}, updated_at = clock_timestamp() WHERE id = $1`, params);
+  await updateColumns(db, 'collections', id, patch, PATCHABLE);
 }
 
 /** The collection and all its descendants (ids), the collection first. */

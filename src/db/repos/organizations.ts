@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool.js';
+import { updateColumns } from '../patch.js';
 
 export interface OrgRow {
   id: string;
@@ -94,16 +95,7 @@ const COLUMNS: Record<string, string> = {
 };
 
 export async function updateOrg(db: Queryable, id: string, patch: Record<string, unknown>): Promise<void> {
-  const sets: string[] = [];
-  const params: unknown[] = [id];
-  for (const [key, value] of Object.entries(patch)) {
-    const col = COLUMNS[key];
-    if (!col || value === undefined) continue;
-    params.push(col === 'default_content' && value !== null ? JSON.stringify(value) : value);
-    sets.push(`${col} = $${params.length}`);
-  }
-  if (sets.length === 0) return;
-  await db.query(`UPDATE organizations SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, params);
+  await updateColumns(db, 'organizations', id, patch, COLUMNS, (col, v) => (col === 'default_content' && v !== null ? JSON.stringify(v) : v));
 }
 
 export async function deleteLinkInvite(db: Queryable, orgId: string, inviteId: string): Promise<boolean> {

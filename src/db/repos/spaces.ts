@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool.js';
+import { updateColumns } from '../patch.js';
 
 export interface SpaceRow {
   id: string;
@@ -121,16 +122,7 @@ const PATCHABLE: Record<string, string> = {
 };
 
 export async function updateSpace(db: Queryable, id: string, patch: object) {
-  const sets: string[] = [];
-  const params: unknown[] = [id];
-  for (const [k, v] of Object.entries(patch)) {
-    const col = PATCHABLE[k];
-    if (!col || v === undefined) continue;
-    params.push(v);
-    sets.push(`${col} = $${params.length}`);
-  }
-  if (!sets.length) return;
-  await db.query(`UPDATE spaces SET ${sets.join(', ')}, updated_at = clock_timestamp() WHERE id = $1`, params);
+  await updateColumns(db, 'spaces', id, patch, PATCHABLE);
 }
 
 export async function setSpaceRevision(db: Queryable, id: string, revisionId: string) {
