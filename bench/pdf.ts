@@ -18,7 +18,7 @@
 //
 // `benchPdf(env, cleanup)` returns the table rows (bench/run.ts); `tsx bench/pdf.ts` runs it alone.
 import { fileURLToPath } from 'node:url';
-import { deflateSync, crc32 } from 'node:zlib';
+import { png } from '../test/helpers/png.js';
 import type { Browser } from 'puppeteer-core';
 import { startWorkers } from '../workers/start.js';
 import { CHROMIUM_ARGS } from '../src/render/browser.js';
@@ -31,24 +31,6 @@ const PAGES = envInt('BENCH_PDF_PAGES', 50);
 const ROUNDS = envInt('BENCH_PDF_ROUNDS', 3);
 const RENDER_TIMEOUT_MS = 300_000;
 
-/** A small real RGB PNG (a coloured band). */
-function png(width: number, height: number, rgb: [number, number, number]): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(td));
-    return Buffer.concat([len, td, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const row = Buffer.concat([Buffer.from([0]), ...Array.from({ length: width }, () => Buffer.from(rgb))]);
-  const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
 
 /** One page of typical documentation: about a printed page of A4. */
 function pageMarkdown(i: number, round: number): string {

@@ -4,6 +4,7 @@ import { editMainContent } from '../../src/content/commit.js';
 import type { Draft } from '../../src/content/draft.js';
 import { storeFileBytes } from '../../src/services/files.js';
 import { afterContentChange } from '../../src/services/content-hooks.js';
+import { png } from './png.js';
 
 /** Change a space's main content through the same write path the API uses. */
 export async function editContent(t: TestApp, spaceId: string, mutate: (d: Draft) => unknown) {
@@ -25,8 +26,5 @@ export async function addFile(t: TestApp, spaceId: string, name: string, content
   return fileId;
 }
 
-/** A 2x1 PNG (real, decodable). */
-export const PNG_2x1 = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000002000000010806000000f478d4fa0000000d49444154789c63f8cfc0f01f000502020041c7a3f20000000049454e44ae426082',
-  'hex',
-);
+/** A real 2x1 PNG. */
+export const PNG_2x1 = png(2, 1, [200, 40, 40]);
