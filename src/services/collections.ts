@@ -107,7 +107,8 @@ export async function requireCollection(db: Queryable, p: Principal, collectionI
  * A collection named as a parent in a request body: it must exist in `orgId` and be visible to
  * the caller (400 naming the field otherwise), and the caller needs `create` on it (403).
  */
-async function requireParent(db: Queryable, ctx: AccessContext, orgId: string, parentId: string, field: string): Promise<CollectionRow> {
+/** A parent collection for new or moved content: visible (400 as missing otherwise) and with create on it (403). */
+export async function requireParent(db: Queryable, ctx: AccessContext, orgId: string, parentId: string, field: string): Promise<CollectionRow> {
   const parent = await repo.getCollection(db, parentId);
   const role = parent && parent.organization_id === orgId ? collectionRole(ctx, parent) : null;
   if (!parent || !role) throw badRequest(`Invalid request: ${field}: collection "${parentId}" does not exist in this organization`);

@@ -85,6 +85,11 @@ export async function removeMember(app: AppContext, p: Principal, orgId: string,
       throw conflict('The last admin cannot leave the organization: promote another member first');
     }
     await members.deleteMember(c, orgId, userId);
+    // Explicit space grants belong to the membership: they go with it.
+    await c.query(
+      'DELETE FROM space_members sm USING spaces s WHERE s.id = sm.space_id AND s.organization_id = $1 AND sm.user_id = $2',
+      [orgId, userId],
+    );
   });
 }
 

@@ -7,6 +7,7 @@ import { forgetGarbage } from '../db/repos/blob-garbage.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../http/pagination.js';
 import { conflict, notFound } from '../http/errors.js';
 import { newId } from '../util/ids.js';
+import { redactUrl } from '../log.js';
 import { requireOrg, appUrls, type OrgPermissions } from './access.js';
 import { createOperation, enqueue, operationLocation } from './operations.js';
 
@@ -24,7 +25,8 @@ export function toSpec(app: AppContext, s: SpecRow, perms: OrgPermissions) {
     createdAt: s.created_at.toISOString(),
     updatedAt: s.updated_at.toISOString(),
     slug: s.slug,
-    ...(s.source_url ? { sourceURL: s.source_url } : {}),
+    // Credentials in a source URL are used for fetching, never shown.
+    ...(s.source_url ? { sourceURL: redactUrl(s.source_url) } : {}),
     processingState: s.processing_state,
     visibility: s.visibility,
     ...(s.last_version ? { lastVersion: s.last_version } : {}),
@@ -156,7 +158,7 @@ export async function getSpecVersionContent(app: AppContext, p: Principal, orgId
   const published = `${app.config.publicUrl}/public/openapi/${orgId}/${slug}`;
   return {
     filesystem: JSON.parse(bytes.toString('utf8')),
-    urls: { source: s.source_url ?? appUrls(app).api(`${specPath(orgId, slug)}/versions/${v.id}/content`), public: s.visibility === 'public' ? published : null },
+    urls: { source: s.source_url ? redactUrl(s.source_url) : appUrls(app).api(`${specPath(orgId, slug)}/versions/${v.id}/content`), public: s.visibility === 'public' ? published : null },
   };
 }
 

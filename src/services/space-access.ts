@@ -50,7 +50,8 @@ export function spaceRole(ctx: AccessContext, space: SpaceRow, explicit: Role | 
     const own = space.visibility === 'in-collection' ? 'inherit' : space.default_level;
     base = inheritedLevel(ctx, own, space.parent_id);
   }
-  let role = maxRole(explicit ?? null, base);
+  // Explicit grants count only for members (a removed or disabled member keeps nothing).
+  let role = maxRole(ctx.orgRole === undefined ? null : (explicit ?? null), base);
   if (!role && (space.visibility === 'public' || space.visibility === 'unlisted')) role = 'read';
   return role;
 }

@@ -5,7 +5,6 @@ import type { Role } from '../http/validate.js';
 import { withTx, type Queryable } from '../db/pool.js';
 import * as spaces from '../db/repos/spaces.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
-import { getCollection } from '../db/repos/collections.js';
 import { insertRevision, getRevision } from '../db/repos/revisions.js';
 import { copyObjects } from '../content/objects.js';
 import { Draft } from '../content/draft.js';
@@ -15,6 +14,7 @@ import { newId } from '../util/ids.js';
 import { requireOrg, appUrls } from './access.js';
 import { requireSpace, spacePermissions, spaceRole, accessContext } from './space-access.js';
 import { afterContentChange } from './content-hooks.js';
+import { requireParent } from './collections.js';
 import { placeAmongSiblings, type Position } from './positions.js';
 
 export function toSpace(app: AppContext, s: SpaceRow, role: Role | null, opts: { shareKey?: string } = {}) {
@@ -64,15 +64,10 @@ export interface CreateSpaceInput {
   template?: { id: string; params?: { contentRefs?: Record<string, { kind: 'file'; file: string }> } };
 }
 
-async function requireCollectionInOrg(db: Queryable, collectionId: string, orgId: string) {
-  const c = await getCollection(db, collectionId);
-  if (!c || c.organization_id !== orgId) throw badRequest(`Invalid request: collection "${collectionId}" does not exist in this organization`);
-  return c;
-}
 
 export async function createSpace(app: AppContext, p: Principal, orgId: string, input: CreateSpaceInput) {
   await requireOrg(app.db, p, orgId, 'createContent');
-  if (input.parent) await requireCollectionInOrg(app.db, input.parent, orgId);
+  if (input.parent) await requireParent(app.db, await accessContext(app.db, orgId, p.userId), orgId, input.parent, 'body.parent');
   if (input.visibility === 'in-collection' && !input.parent) throw badRequest('Invalid request: body.visibility: in-collection needs a parent collection');
   const { applyTemplate } = await import('./templates.js');
   const id = await withTx(app.db, async (c) => {
@@ -181,19 +176,10 @@ export async function duplicateSpace(app: AppContext, p: Principal, spaceId: str
 }
 
 export async function moveSpace(app: AppContext, p: Principal, spaceId: string, body: { parent?: string | null; position?: Position }) {
-  const { space } = await requireSpace(app.db, p, spaceId, 'admin');
+  const { space, ctx } = await requireSpace(app.db, p, spaceId, 'admin');
   const parent = body.parent === undefined ? space.parent_id : body.parent;
-  if (parent && parent !== space.parent_id) {
-    // Moving into a collection needs create there, as for collections (a hidden one reads as missing).
-    await requireCollectionInOrg(app.db, parent, space.organization_id);
-    const { requireCollection } = await import('./collections.js');
-    try {
-      await requireCollection(app.db, p, parent, 'create');
-    } catch (err) {
-      if ((err as { status?: number }).status === 404) throw badRequest(`Invalid request: body.parent: collection "${parent}" does not exist in this organization`);
-      throw err;
-    }
-  }
+  // Moving into a collection needs create there, as for collections (a hidden one reads as missing).
+  if (parent && parent !== space.parent_id) await requireParent(app.db, ctx, space.organization_id, parent, 'body.parent');
   await withTx(app.db, async (c) => {
     const position = await placeAmongSiblings(c, space.organization_id, parent, { type: 'space', id: spaceId }, body.position);
     await spaces.setSpacePlace(c, spaceId, parent, position);
@@ -216,16 +202,4 @@ export async function transferSpace(app: AppContext, p: Principal, spaceId: stri
   return getSpace(app, p, spaceId);
 }
 
-/** Every live space of an organization that `userId` can access, with their real role. */
-export async function listMemberSpacePermissions(app: AppContext, orgId: string, userId: string) {
-  const ctx = await accessContext(app.db, orgId, userId);
-  const { rows } = await spaces.listSpaces(app.db, { orgId }, 100_000);
-  const explicit = await spaces.explicitSpaceRoles(app.db, userId, rows.map((r) => r.id));
-  return rows
-    .map((s) => ({ space: s, role: spaceRole(ctx, s, explicit.get(s.id) as Role | undefined) }))
-    .filter((x): x is typeof x & { role: Role } => x.role !== null);
-}
 
-export async function requireSpaceExists(app: AppContext, spaceId: string) {
-  if (!(await spaces.getSpace(app.db, spaceId))) throw notFound(`Space "${spaceId}" not found`);
-}

@@ -198,6 +198,18 @@ describe('OpenAPI spec operations', () => {
     expect((await t.api('GET', `${base()}/Not-Lower`, { token: org.adminToken })).status).toBe(400);
   });
 
+  it('never shows credentials of a source URL', async () => {
+    const url = `${specs.url.replace('http://', 'http://user:s3cret@')}/petstore.yaml`;
+    const r = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'with-creds', source: { url } } });
+    expect(r.status).toBe(201);
+    expect(r.text).not.toContain('s3cret');
+    expect(r.body.sourceURL).toBe(`${specs.url}/petstore.yaml`);
+    const op = await settle(r.headers.get('location')!);
+    expect(op.status).toBe('succeeded');
+    const got = await t.api('GET', `${base()}/with-creds`, { token: org.adminToken });
+    expect(got.text).not.toContain('s3cret');
+  });
+
   it('refuses a duplicate slug on POST with 409', async () => {
     const r = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'petstore', source: { url: `${specs.url}/v31.json` } } });
     expect(r.status).toBe(409);

@@ -94,6 +94,13 @@ describe('organizations', () => {
     const none = await t.api('GET', '/v1/email-domains/nobody.test/orgs', { token: org.adminToken });
     expect(none.body).toEqual({ organizations: [] });
     expect((await t.api('GET', '/v1/email-domains/not_a_domain/orgs', { token: org.adminToken })).status).toBe(400);
+    // Without invite links an organization is not offered to outsiders.
+    await t.api('PATCH', `/v1/orgs/${org.orgId}`, { token: org.adminToken, body: { inviteLinks: false } });
+    const outsider = await t.seedUser();
+    expect((await t.api('GET', '/v1/email-domains/acme.test/orgs', { token: outsider.token })).body).toEqual({ organizations: [] });
+    expect((await t.api('GET', '/v1/email-domains/acme.test/orgs', { token: org.adminToken })).body.organizations).toHaveLength(1);
+    await t.api('PATCH', `/v1/orgs/${org.orgId}`, { token: org.adminToken, body: { inviteLinks: true } });
+    expect((await t.api('GET', '/v1/email-domains/acme.test/orgs', { token: outsider.token })).body.organizations).toHaveLength(1);
   });
 
   it('deletes a link invite (admins only), 204 also when absent', async () => {

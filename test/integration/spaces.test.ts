@@ -255,3 +255,32 @@ describe('space permissions', () => {
     expect(member.body.spaces).toBe(1); // explicit invitations
   });
 });
+
+describe('review fixes', () => {
+  it('a removed member loses explicit space grants with the membership', async () => {
+    const s = await createSpace({ title: 'Granted' });
+    await t.api('PATCH', `/v1/spaces/${s.id}`, { token: org.adminToken, body: { defaultLevel: null } });
+    const guest = await t.seedUser(org.orgId, null);
+    await setSpaceMember(t.app.db, s.id, guest.userId, 'edit');
+    expect((await t.api('GET', `/v1/spaces/${s.id}`, { token: guest.token })).body.permissions.edit).toBe(true);
+    expect((await t.api('DELETE', `/v1/orgs/${org.orgId}/members/${guest.userId}`, { token: org.adminToken })).status).toBe(204);
+    expect((await t.api('GET', `/v1/spaces/${s.id}`, { token: guest.token })).status).toBe(404);
+    const { rows } = await t.app.db.query('SELECT 1 FROM space_members WHERE user_id = $1', [guest.userId]);
+    expect(rows).toHaveLength(0);
+  });
+
+  it('creating a space in a collection needs create on it; a hidden collection reads as missing', async () => {
+    const creator = await t.seedUser(org.orgId, 'create');
+    const readOnly = (await t.api('POST', `/v1/orgs/${org.orgId}/collections`, { token: org.adminToken, body: { title: 'Read only' } })).body;
+    await t.api('PATCH', `/v1/collections/${readOnly.id}`, { token: org.adminToken, body: { defaultLevel: 'read' } });
+    const denied = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: creator.token, body: { title: 'x', parent: readOnly.id } });
+    expect(denied.status).toBe(403);
+    const hidden = (await t.api('POST', `/v1/orgs/${org.orgId}/collections`, { token: org.adminToken, body: { title: 'Hidden' } })).body;
+    await t.api('PATCH', `/v1/collections/${hidden.id}`, { token: org.adminToken, body: { defaultLevel: null } });
+    const missing = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: creator.token, body: { title: 'x', parent: hidden.id } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toContain('body.parent');
+    const { rows } = await t.app.db.query('SELECT count(*) AS n FROM spaces WHERE parent_id = ANY($1)', [[readOnly.id, hidden.id]]);
+    expect(rows[0].n).toBe(0);
+  });
+});

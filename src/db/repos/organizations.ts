@@ -75,7 +75,7 @@ export async function listOrgsByEmailDomain(db: Queryable, domain: string, userI
   const { rows } = await db.query<OrgWithMembership>(
     `SELECT ${WITH_MEMBERSHIP} FROM organizations o
        LEFT JOIN members m ON m.organization_id = o.id AND m.user_id = $1
-      WHERE o.email_domains @> ARRAY[lower($2)]::text[]
+      WHERE o.email_domains @> ARRAY[lower($2)]::text[] AND (o.invite_links OR m.user_id IS NOT NULL)
       ORDER BY o.created_at, o.id LIMIT 100`,
     [userId, domain],
   );
