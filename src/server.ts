@@ -14,7 +14,6 @@ import { systemRoutes } from './routes/system.js';
 import { createMetrics } from './ops/metrics.js';
 import { createDashboard } from './ops/dashboard.js';
 import { createRateLimiter } from './http/rate-limit.js';
-import { sha256Hex } from './util/ids.js';
 import type { Principal } from './auth/principal.js';
 
 export interface ApiServer {
@@ -40,6 +39,10 @@ function queryObject(params: URLSearchParams): Record<string, string | string[]>
     q[key] = values.length > 1 ? values : values[0];
   }
   return q;
+}
+
+function clientAddress(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? 'unknown';
 }
 
 function send(res: ServerResponse, reply: Reply) {
@@ -84,16 +87,17 @@ export function createApiServer(app: AppContext): ApiServer {
     return s;
   };
 
-  async function requireToken(req: IncomingMessage): Promise<Principal> {
-    const token = bearer(req);
-    if (token === null) throw unauthorized();
-    const principal = await authenticate(app.db, token);
-    if (!principal) throw unauthorized('Invalid or expired access token');
-    return principal;
+  async function limit(res: ServerResponse, key: string) {
+    const state = await rateLimit(key);
+    if (!state) return;
+    res.setHeader('x-ratelimit-limit', String(app.config.rateLimitPerMinute));
+    res.setHeader('x-ratelimit-remaining', String(state.remaining));
+    res.setHeader('x-ratelimit-reset', String(state.reset));
   }
 
   /** Operators only. Browsers may pass ?token= once: it is moved into an HttpOnly cookie. */
   async function serveDashboard(req: IncomingMessage, res: ServerResponse, url: URL) {
+    await limit(res, `ip:${clientAddress(req)}`);
     const fromQuery = url.searchParams.get('token');
     const fromCookie = /(?:^|;\s*)dp_admin_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
     const token = bearer(req) ?? fromQuery ?? (fromCookie ? decodeURIComponent(fromCookie) : null);
@@ -141,15 +145,21 @@ export function createApiServer(app: AppContext): ApiServer {
       }
       const route = m.route;
       routeLabel = route.name ?? route.path;
-      // Rate limit per token (its hash, so no secret reaches Redis), or per client address.
-      const token = bearer(req);
-      const limited = route.rateLimited === false ? null : await rateLimit(token ? `t:${sha256Hex(token).slice(0, 32)}` : `ip:${req.socket.remoteAddress ?? 'unknown'}`);
-      if (limited) {
-        res.setHeader('x-ratelimit-limit', String(app.config.rateLimitPerMinute));
-        res.setHeader('x-ratelimit-remaining', String(limited.remaining));
-        res.setHeader('x-ratelimit-reset', String(limited.reset));
+      // Rate limit: an authenticated caller per token; anyone else (no token, a wrong one) per
+      // client address, so made-up tokens cannot buy fresh budgets.
+      let principal = null as unknown as Principal;
+      if (route.auth !== false) {
+        const token = bearer(req);
+        const found = token ? await authenticate(app.db, token) : null;
+        if (!found) {
+          await limit(res, `ip:${clientAddress(req)}`);
+          throw token === null ? unauthorized() : unauthorized('Invalid or expired access token');
+        }
+        principal = found;
+        await limit(res, `t:${found.tokenId}`);
+      } else if (route.rateLimited !== false) {
+        await limit(res, `ip:${clientAddress(req)}`);
       }
-      const principal = route.auth === false ? (null as unknown as Principal) : await requireToken(req);
       const s = compiled(route);
       const params = validate(s.params, m.params, 'path');
       const query = validate(s.query, queryObject(url.searchParams), 'query');
@@ -171,6 +181,10 @@ export function createApiServer(app: AppContext): ApiServer {
       }
       if (err instanceof ApiError) {
         send(res, { status: err.status, body: errorBody(err.status, err.message), headers: err.headers });
+      } else if (/^22/.test(String((err as { code?: string }).code ?? ''))) {
+        // PostgreSQL data exception (a value of the wrong type reached a query, e.g. an edited
+        // page cursor): the request was bad, not the server.
+        send(res, { status: 400, body: errorBody(400, 'Invalid request: a parameter has a value of the wrong type (check query.page)') });
       } else {
         log.error({ err }, 'unhandled error');
         send(res, { status: 500, body: errorBody(500, `Internal server error (request ${requestId})`) });

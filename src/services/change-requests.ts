@@ -11,6 +11,7 @@ import { newId } from '../util/ids.js';
 import { commitDraft, openDraft, revisionSnapshot } from '../content/commit.js';
 import { mergeInto, type MergeConflict } from '../content/merge.js';
 import { applyBatch, BatchError, type ContentChange, type StoredFile } from '../content/batch.js';
+import { DraftError } from '../content/draft.js';
 import { safeFetch, FetchFailedError, FetchTimeoutError } from '../net/safe-fetch.js';
 import { appUrls } from './access.js';
 import { requireSpace } from './space-access.js';
@@ -101,7 +102,11 @@ export async function getChangeRequest(app: AppContext, p: Principal, spaceId: s
 export async function updateChangeRequest(app: AppContext, p: Principal, spaceId: string, ref: string, patch: { subject?: string; status?: 'draft' | 'open' | 'archived' }) {
   const { cr } = await requireChangeRequest(app, p, spaceId, ref, 'edit');
   if (cr.status === 'merged' && patch.status) throw conflict('A merged change request cannot change status');
-  await crs.updateChangeRequest(app.db, cr.id, patch);
+  // Re-checked in the UPDATE itself: a merge committing meanwhile wins.
+  if (patch.status && !(await crs.updateChangeRequest(app.db, cr.id, patch, { unlessMerged: true }))) {
+    throw conflict('A merged change request cannot change status');
+  }
+  if (!patch.status) await crs.updateChangeRequest(app.db, cr.id, patch);
   return getChangeRequest(app, p, spaceId, cr.id);
 }
 
@@ -166,7 +171,7 @@ export async function applyContentChanges(app: AppContext, p: Principal, spaceId
     try {
       applied = await applyBatch(c, spaceId, draft, changes, stored, async (revision) => {
         const rev = revision ?? cr.revision_merged_ancestor ?? cr.revision_initial;
-        if (!(await getRevision(c, spaceId, rev))) throw new BatchError(0, 'revision', `revision "${rev}" does not exist in this space`);
+        if (!(await getRevision(c, spaceId, rev))) throw new DraftError(`revision "${rev}" does not exist in this space`);
         return (await revisionSnapshot(c, spaceId, rev)).snapshot;
       });
     } catch (err) {
@@ -229,7 +234,8 @@ export async function mergeChangeRequest(app: AppContext, p: Principal, spaceId:
   if (seen.edit_mode === 'locked') throw conflict('This space is locked: change requests cannot be merged while editMode is "locked"');
   requireEditable(found);
   const revision = await withTx(app.db, async (c) => {
-    const space = (await lockSpace(c, spaceId))!;
+    const space = await lockSpace(c, spaceId);
+    if (!space) throw notFound(`Space "${spaceId}" not found`);
     if (space.edit_mode === 'locked') throw conflict('This space is locked: change requests cannot be merged while editMode is "locked"');
     const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;
     requireEditable(cr);

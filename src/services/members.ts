@@ -65,6 +65,8 @@ export async function getMember(app: AppContext, p: Principal, orgId: string, us
 export async function updateMemberRole(app: AppContext, p: Principal, orgId: string, userId: string, role: Role | null) {
   await requireOrg(app.db, p, orgId, 'admin');
   await withTx(app.db, async (c) => {
+    // One lock per organization first: concurrent role changes queue instead of deadlocking.
+    await c.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
     const m = await members.getMember(c, orgId, userId);
     if (!m) throw notFound(`User "${userId}" is not a member of organization "${orgId}"`);
     if (m.role === 'admin' && role !== 'admin' && (await members.countOtherAdmins(c, orgId, userId)) === 0) {
@@ -79,6 +81,7 @@ export async function updateMemberRole(app: AppContext, p: Principal, orgId: str
 export async function removeMember(app: AppContext, p: Principal, orgId: string, userId: string) {
   await requireOrg(app.db, p, orgId, p.userId === userId ? 'view' : 'admin');
   await withTx(app.db, async (c) => {
+    await c.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
     const m = await members.getMember(c, orgId, userId);
     if (!m) return;
     if (m.role === 'admin' && (await members.countOtherAdmins(c, orgId, userId)) === 0) {

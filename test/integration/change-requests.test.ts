@@ -73,6 +73,9 @@ describe('change requests', () => {
     const counters = (await api('GET', `/v1/spaces/${s}`)).body;
     expect(counters).toMatchObject({ changeRequests: 3, changeRequestsOpen: 1, changeRequestsDraft: 2 });
     expect((await api('PATCH', `/v1/spaces/${s}/change-requests/${a.id}`, { status: 'merged' })).status).toBe(400);
+    const empty = await api('PATCH', `/v1/spaces/${s}/change-requests/${a.id}`, {});
+    expect(empty.status).toBe(200);
+    expect(empty.body.subject).toBe('First');
     expect((await api('GET', `/v1/spaces/${s}/change-requests/99`)).status).toBe(404);
   });
 

@@ -118,6 +118,13 @@ describe('bodies and validation', () => {
     expect(badPage.body.error.message).toContain('query.page');
   });
 
+  it('answers 400, not 500, for a page cursor edited to hold values of the wrong type', async () => {
+    const forged = Buffer.from(JSON.stringify(['not a date', 'x'])).toString('base64url');
+    const r = await t.api('GET', `/v1/orgs/${org.orgId}/members?page=${forged}`, { token: org.adminToken });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe(400);
+  });
+
   it('names the offending path parameter', async () => {
     const r = await t.api('GET', `/v1/orgs/${encodeURIComponent('bad id!')}`, { token: org.adminToken });
     expect(r.status).toBe(400);
@@ -192,6 +199,11 @@ describe('rate limit', () => {
       expect(responses.filter((r) => r.status !== 429).every((r) => r.status === 200)).toBe(true);
       expect(refused[0].body.error).toEqual({ code: 429, message: expect.stringContaining('5 requests per minute') });
       expect(Number(refused[0].headers.get('retry-after'))).toBeGreaterThan(0);
+      // Made-up tokens are counted per client address: they cannot buy fresh budgets.
+      const guesses = [];
+      for (let i = 0; i < 12; i++) guesses.push((await limited.api('GET', `/v1/orgs/${o.orgId}`, { token: `dp_guess${i}` })).status);
+      expect(guesses).toContain(429);
+      expect(guesses.filter((x) => x !== 429).every((x) => x === 401)).toBe(true);
       // Another token has its own budget; health probes are never limited.
       expect((await limited.api('GET', `/v1/orgs/${o.orgId}`, { token: other.token })).status).toBe(200);
       for (let i = 0; i < 8; i++) expect((await limited.api('GET', '/healthz')).status).toBe(200);

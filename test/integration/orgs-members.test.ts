@@ -228,6 +228,24 @@ describe('members', () => {
     expect((await t.api('GET', `/v1/orgs/${solo.orgId}/members/${solo.adminId}`, { token: solo.adminToken })).body.role).toBe('admin');
   });
 
+  it('two admins demoting each other at once: one succeeds, the other gets 409, never a 500', async () => {
+    for (let round = 0; round < 5; round++) {
+      const o = await t.seedOrg(`Duel ${round}`);
+      const second = await t.seedUser(o.orgId, 'admin');
+      const [a, b] = await Promise.all([
+        t.api('PATCH', `/v1/orgs/${o.orgId}/members/${second.userId}`, { token: o.adminToken, body: { role: 'read' } }),
+        t.api('PATCH', `/v1/orgs/${o.orgId}/members/${o.adminId}`, { token: second.token, body: { role: 'read' } }),
+      ]);
+      // Serialized: the first wins; the second is refused (no other admin left: 409; or, if its
+      // permission check ran after the first commit, it is no longer an admin: 403).
+      const statuses = [a.status, b.status];
+      expect(statuses.filter((x) => x === 200)).toHaveLength(1);
+      expect([403, 409]).toContain(statuses.find((x) => x !== 200));
+      const { rows } = await t.app.db.query(`SELECT count(*) AS n FROM members WHERE organization_id = $1 AND role = 'admin'`, [o.orgId]);
+      expect(rows[0].n).toBeGreaterThanOrEqual(1);
+    }
+  });
+
   it('sets a member as SSO member', async () => {
     const r = await t.api('POST', `/v1/orgs/${m.orgId}/members/${users.alice.userId}/sso`, { token: m.adminToken });
     expect(r.status).toBe(200);

@@ -98,7 +98,8 @@ export async function updateChangeRequest(
   db: Queryable,
   id: string,
   patch: Partial<{ subject: string; status: ChangeRequestStatus; revision: string; revision_merged_ancestor: string; revision_merged: string; merged_by: string }>,
-) {
+  opts: { unlessMerged?: boolean } = {},
+): Promise<boolean> {
   const sets: string[] = [];
   const params: unknown[] = [id];
   for (const [k, v] of Object.entries(patch)) {
@@ -106,6 +107,11 @@ export async function updateChangeRequest(
     params.push(v);
     sets.push(`${k} = $${params.length}`);
   }
+  if (!sets.length) return true;
   if (patch.status === 'merged') sets.push('merged_at = clock_timestamp()');
-  await db.query(`UPDATE change_requests SET ${sets.join(', ')}, updated_at = clock_timestamp() WHERE id = $1`, params);
+  const { rowCount } = await db.query(
+    `UPDATE change_requests SET ${sets.join(', ')}, updated_at = clock_timestamp() WHERE id = $1 ${opts.unlessMerged ? "AND status <> 'merged'" : ''}`,
+    params,
+  );
+  return (rowCount ?? 0) > 0;
 }
