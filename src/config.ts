@@ -56,6 +56,8 @@ export interface Config {
   git: {
     cacheDir: string;
     maxFileBytes: number;
+    /** Most bytes one git HTTP response may bring (a fetched pack). */
+    maxFetchBytes: number;
     timeoutMs: number;
   };
   /** Website import (jobs/import-website.ts): most pages one import crawls. */
@@ -161,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     git: {
       cacheDir: str(env, 'GIT_CACHE_DIR', './data/git-cache'),
       maxFileBytes: int(env, 'GIT_MAX_FILE_BYTES', 20 * 1024 * 1024, 1),
+      maxFetchBytes: int(env, 'GIT_MAX_FETCH_BYTES', 1024 * 1024 * 1024, 1),
       timeoutMs: int(env, 'GIT_TIMEOUT_MS', 120_000, 1),
     },
     import: {

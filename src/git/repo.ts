@@ -34,11 +34,20 @@ async function exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Open (creating if needed) the cached bare repository for a remote: one per `repoCacheID`, or per
- * remote URL when none is given; fetches reuse what is already there.
+ * Open (creating if needed) the cached bare repository of one space for a remote: per space and
+ * `repoCacheID` (or remote URL when none is given); fetches reuse what is already there. Scoping
+ * by space keeps one organization's objects out of another's fetches, and since a space's git
+ * operations run one at a time across processes (src/git/ordering.ts), no two writers ever share
+ * a cache folder.
  */
-export async function withRepository<T>(cacheDir: string, remote: Remote, cacheId: string | undefined, fn: (repo: Repository) => Promise<T>): Promise<T> {
-  const key = cacheId ? `id-${cacheId}` : `url-${createHash('sha256').update(remote.url).digest('hex').slice(0, 32)}`;
+export async function withRepository<T>(
+  cacheDir: string,
+  spaceId: string,
+  remote: Remote,
+  cacheId: string | undefined,
+  fn: (repo: Repository) => Promise<T>,
+): Promise<T> {
+  const key = createHash('sha256').update(`${spaceId}\n${cacheId ? `id:${cacheId}` : `url:${remote.url}`}`).digest('hex').slice(0, 40);
   const gitdir = path.resolve(cacheDir, `${key}.git`);
   return exclusive(gitdir, async () => {
     await fs.promises.mkdir(gitdir, { recursive: true });

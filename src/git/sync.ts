@@ -2,7 +2,7 @@
 import path from 'node:path/posix';
 import type { AppContext } from '../context.js';
 import type { GitJobPayload } from '../../jobs/registry.js';
-import { withTx } from '../db/pool.js';
+import { withTx, type Queryable } from '../db/pool.js';
 import { newId } from '../util/ids.js';
 import { lockSpace, getSpace, setSpaceRevision } from '../db/repos/spaces.js';
 import { Draft, type PageFields } from '../content/draft.js';
@@ -21,12 +21,17 @@ function remoteFor(app: AppContext, p: GitJobPayload) {
   return {
     url: p.url,
     credentials: p.credentials ? openCredentials(p.credentials, app.secret) : undefined,
-    http: guardedHttp({ allowPrivate: app.config.fetch.allowPrivate, timeoutMs: app.config.git.timeoutMs }),
+    http: guardedHttp({ allowPrivate: app.config.fetch.allowPrivate, timeoutMs: app.config.git.timeoutMs, maxBytes: app.config.git.maxFetchBytes }),
   };
 }
 
 /** Files of a commit under the project directory, keyed relative to it (what the format layer reads). */
-async function projectFiles(app: AppContext, repo: Repository, commit: string, projectDir: string) {
+/**
+ * Oversize files: an import fails on a page or asset over GIT_MAX_FILE_BYTES (it would store it)
+ * and leaves other files (binaries of a monorepo) unread; an export leaves every oversize file
+ * unread (they stay in the tree by oid).
+ */
+async function projectFiles(app: AppContext, repo: Repository, commit: string, projectDir: string, opts: { skipOversize?: boolean } = {}) {
   const all = await repo.listFiles(commit);
   const prefix = projectDir ? `${projectDir}/` : '';
   const entries = new Map<string, RepoFileEntry>();
@@ -35,6 +40,8 @@ async function projectFiles(app: AppContext, repo: Repository, commit: string, p
     if (!p.startsWith(prefix)) continue;
     const rel = p.slice(prefix.length);
     const bytes = await repo.readBlob(e.oid);
+    const used = /\.md$/i.test(rel) || rel.includes('.gitbook/');
+    if (bytes.length > app.config.git.maxFileBytes && (opts.skipOversize || !used)) continue; // kept in the tree by its oid
     if (bytes.length > app.config.git.maxFileBytes) {
       throw new GitSyncError(`${p} is ${bytes.length} bytes, over the limit of ${app.config.git.maxFileBytes} bytes`);
     }
@@ -58,21 +65,27 @@ function repoPath(projectDir: string, config: GitBookConfig, docsPath: string) {
   return path.normalize(path.join(projectDir || '.', config.root || '.', docsPath)).replace(/^\.\//, '');
 }
 
-async function recordSync(app: AppContext, p: GitJobPayload, commit: string) {
-  await app.db.query(
+/**
+ * Record what the space last synced with. `commit` null (a standalone import, which does not
+ * change the space's content) keeps the previous commit, so the next export builds on what the
+ * space's content really came from.
+ */
+async function recordSync(app: AppContext, db: Queryable, p: GitJobPayload, commit: string | null) {
+  await db.query(
     `INSERT INTO git_sync_state (space_id, url, ref, last_commit, last_timestamp, provider, tree_url, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, clock_timestamp())
-     ON CONFLICT (space_id) DO UPDATE SET url = EXCLUDED.url, ref = EXCLUDED.ref, last_commit = EXCLUDED.last_commit,
+     ON CONFLICT (space_id) DO UPDATE SET url = EXCLUDED.url, ref = EXCLUDED.ref,
+       last_commit = coalesce(EXCLUDED.last_commit, git_sync_state.last_commit),
        last_timestamp = GREATEST(git_sync_state.last_timestamp, EXCLUDED.last_timestamp),
        provider = coalesce(EXCLUDED.provider, git_sync_state.provider), tree_url = coalesce(EXCLUDED.tree_url, git_sync_state.tree_url),
        updated_at = clock_timestamp()`,
     [p.spaceId, p.url, p.ref, commit, p.timestamp ?? null, p.gitInfo?.provider ?? null, p.repoTreeURL ?? p.gitInfo?.url ?? null],
   );
   const { gitSyncInfo } = await import('../services/git.js');
-  const info = await gitSyncInfo(app, p.spaceId);
+  const info = await gitSyncInfo(app, p.spaceId, db);
   if (info) {
     const { operation: _op, ...gitSync } = info;
-    await app.db.query('UPDATE spaces SET git_sync = $2 WHERE id = $1', [p.spaceId, JSON.stringify(gitSync)]);
+    await db.query('UPDATE spaces SET git_sync = $2 WHERE id = $1', [p.spaceId, JSON.stringify(gitSync)]);
   }
 }
 
@@ -84,7 +97,7 @@ async function recordSync(app: AppContext, p: GitJobPayload, commit: string) {
  */
 export async function importRepository(app: AppContext, p: GitJobPayload, operationId: string, progress: (f: number) => Promise<void>) {
   const projectDir = p.repoProjectDirectory ?? '';
-  return withRepository(app.config.git.cacheDir, remoteFor(app, p), p.repoCacheID, async (repo) => {
+  return withRepository(app.config.git.cacheDir, p.spaceId, remoteFor(app, p), p.repoCacheID, async (repo) => {
     const commit = await repo.fetch(p.ref);
     await progress(0.3);
     const { contents, entries } = await projectFiles(app, repo, commit, projectDir);
@@ -146,9 +159,10 @@ export async function importRepository(app: AppContext, p: GitJobPayload, operat
         createdBy: null,
       });
       if (!p.standalone) await setSpaceRevision(c, p.spaceId, revision.id);
-      return { revision: revision.id, pages: draft.childIds(null).length };
+      // In the same transaction: a retry after a crash never finds a revision without its sync record.
+      await recordSync(app, c, p, p.standalone ? null : commit);
+      return { revision: revision.id };
     });
-    await recordSync(app, p, commit);
     if (!p.standalone) await afterContentChange(app, p.spaceId);
     return { revision: result.revision, commit, standalone: !!p.standalone, operation: operationId };
   });
@@ -179,19 +193,20 @@ export async function exportRepository(app: AppContext, p: GitJobPayload & { com
   const { rows } = await app.db.query('SELECT * FROM git_sync_state WHERE space_id = $1', [p.spaceId]);
   const state = rows[0];
 
-  return withRepository(app.config.git.cacheDir, remoteFor(app, p), p.repoCacheID, async (repo) => {
+  return withRepository(app.config.git.cacheDir, p.spaceId, remoteFor(app, p), p.repoCacheID, async (repo) => {
     const head = await repo.remoteHead(p.ref);
     if (head) await repo.fetch(p.ref);
     const synced = state && state.url === p.url && state.ref === p.ref && state.last_commit && (await repo.hasObject(state.last_commit)) ? (state.last_commit as string) : null;
     const parent = p.force ? head : (synced ?? head);
     await progress(0.3);
 
-    const parentFiles = parent ? await projectFiles(app, repo, parent, projectDir) : null;
+    const parentFiles = parent ? await projectFiles(app, repo, parent, projectDir, { skipOversize: true }) : null;
     let parsedParent: ReturnType<typeof parseRepository> | null = null;
     try {
       parsedParent = parentFiles && parentFiles.contents.size ? parseRepository(parentFiles.contents) : null;
-    } catch {
-      parsedParent = null; // not a docs repository yet: generated from scratch
+    } catch (err) {
+      if (!(err instanceof RepoFormatError)) throw err;
+      parsedParent = null; // not a docs repository (yet): generated from scratch
     }
     const config = parsedParent?.config;
     const docsPrefix = (projectDir ? `${projectDir}/` : '') + (config?.root && config.root !== './' ? `${config.root.replace(/^\.\//, '').replace(/\/$/, '')}/` : '');
@@ -261,7 +276,7 @@ export async function exportRepository(app: AppContext, p: GitJobPayload & { com
     await progress(0.6);
     const treeOid = await repo.writeTree(tree);
     if (parent && (await repo.commitInfo(parent)).tree === treeOid) {
-      await recordSync(app, p, parent);
+      await recordSync(app, app.db, p, parent);
       return { commit: parent, unchanged: true };
     }
     const commit = await repo.commit({
@@ -271,7 +286,7 @@ export async function exportRepository(app: AppContext, p: GitJobPayload & { com
       author: { name: 'Docs platform', email: 'docs-platform@localhost' },
     });
     await repo.push(commit, p.ref, !!p.force);
-    await recordSync(app, p, commit);
+    await recordSync(app, app.db, p, commit);
     return { commit, unchanged: false };
   });
 }

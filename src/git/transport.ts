@@ -10,7 +10,7 @@ export class GitTransportError extends Error {}
  * private-address policy (literal addresses before connecting, DNS answers at connect time), no
  * redirects are followed, and each request has a time limit.
  */
-export function guardedHttp(opts: { allowPrivate: boolean; timeoutMs: number }): HttpClient {
+export function guardedHttp(opts: { allowPrivate: boolean; timeoutMs: number; maxBytes: number }): HttpClient {
   const lookup = guardedLookup(opts.allowPrivate);
   return {
     async request(req: GitHttpRequest): Promise<GitHttpResponse> {
@@ -37,7 +37,7 @@ export function guardedHttp(opts: { allowPrivate: boolean; timeoutMs: number }):
               statusCode: res.statusCode ?? 0,
               statusMessage: res.statusMessage ?? '',
               headers,
-              body: res[Symbol.asyncIterator]() as AsyncIterableIterator<Uint8Array>,
+              body: capped(res, opts.maxBytes, url.host),
             });
           },
         );
@@ -47,4 +47,18 @@ export function guardedHttp(opts: { allowPrivate: boolean; timeoutMs: number }):
       });
     },
   };
+}
+
+/** The response body, failing once more than `max` bytes arrived (a repository too big to take in). */
+async function* capped(res: AsyncIterable<Uint8Array> & { destroy(err?: Error): void }, max: number, host: string): AsyncIterableIterator<Uint8Array> {
+  let total = 0;
+  for await (const chunk of res) {
+    total += chunk.length;
+    if (total > max) {
+      const err = new GitTransportError(`${host} sent more than ${max} bytes; the repository is over the size limit`);
+      res.destroy(err);
+      throw err;
+    }
+    yield chunk;
+  }
 }

@@ -22,6 +22,13 @@ for (const [net, prefix] of [
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
+  ['::', 96], // IPv4-compatible (deprecated)
+  ['64:ff9b::', 96], // NAT64: reaches any IPv4 address, private ones included
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['2002::', 16], // 6to4: embeds an IPv4 address
+  ['2001::', 32], // Teredo
+  ['2001:db8::', 32], // documentation
+  ['100::', 64], // discard-only
 ] as const) blocked.addSubnet(net, prefix, 'ipv6');
 
 /** True when the address is private, loopback, link-local or otherwise not a public unicast address. */

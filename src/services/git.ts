@@ -1,8 +1,9 @@
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import { withTx } from '../db/pool.js';
+import { withTx, type Queryable } from '../db/pool.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { splitCredentials, sealCredentials } from '../git/credentials.js';
+import { checkFetchUrl, FetchFailedError } from '../net/safe-fetch.js';
 import type { GitJobPayload } from '../../jobs/registry.js';
 import { createOperation, enqueue, operationLocation } from './operations.js';
 import { requireSpace } from './space-access.js';
@@ -24,8 +25,9 @@ function payloadFor(app: AppContext, spaceId: string, body: GitRequest): GitJobP
   let split;
   try {
     split = splitCredentials(body.url);
-  } catch {
-    throw badRequest('Invalid request: body.url: not a URL');
+    checkFetchUrl(split.url, app.config.fetch.allowPrivate);
+  } catch (err) {
+    throw badRequest(`Invalid request: body.url: ${err instanceof FetchFailedError ? err.message : 'not a URL'}`);
   }
   return {
     spaceId,
@@ -80,11 +82,11 @@ function providerOf(url: string, given?: string): string {
 }
 
 /** The space's git sync as the API shows it (Space.gitSync and GET git/info); null when never synced. */
-export async function gitSyncInfo(app: AppContext, spaceId: string) {
-  const { rows } = await app.db.query('SELECT * FROM git_sync_state WHERE space_id = $1', [spaceId]);
+export async function gitSyncInfo(app: AppContext, spaceId: string, db: Queryable = app.db) {
+  const { rows } = await db.query('SELECT * FROM git_sync_state WHERE space_id = $1', [spaceId]);
   const s = rows[0];
   if (!s?.url) return null;
-  const { rows: ops } = await app.db.query(
+  const { rows: ops } = await db.query(
     `SELECT kind, status, error, started_at, finished_at, created_at FROM operations
       WHERE target_type = 'space' AND target_id = $1 AND kind IN ('git.import', 'git.export')
       ORDER BY created_at DESC LIMIT 1`,

@@ -6,6 +6,7 @@
 // space's (or change request's) revision to become it. `importedResources`/`totalResources` are 0
 // in that answer; the operation's result holds the real counts when it has succeeded.
 import type { AppContext } from '../context.js';
+import { checkFetchUrl } from '../net/safe-fetch.js';
 import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
 import { badRequest, conflict } from '../http/errors.js';
@@ -24,8 +25,14 @@ export interface ImportAccepted {
   location: string;
 }
 
-function checkUrl(raw: string): string {
+function checkUrl(app: AppContext, raw: string): string {
   const u = new URL(raw);
+  // Refuse at once what the crawler's fetch would refuse (private addresses, bad schemes).
+  try {
+    checkFetchUrl(raw, app.config.fetch.allowPrivate);
+  } catch (err) {
+    throw badRequest(`Invalid request: body.url: ${(err as Error).message}`);
+  }
   // Credentials would sit in clear in the operation's payload and be sent to every page.
   if (u.username || u.password) throw badRequest('Invalid request: body.url: must not contain credentials');
   u.hash = '';
@@ -46,7 +53,7 @@ export async function startImport(app: AppContext, p: Principal, spaceId: string
     if (space.edit_mode === 'locked') throw conflict('This space is locked: its content cannot be edited while editMode is "locked"');
     organizationId = space.organization_id;
   }
-  const url = checkUrl(body.url);
+  const url = checkUrl(app, body.url);
   const revisionId = newId();
   const op = await withTx(app.db, (c) =>
     createOperation(c, 'import.website', {

@@ -5,7 +5,8 @@ import * as specs from '../db/repos/openapi.js';
 import type { SpecRow } from '../db/repos/openapi.js';
 import { forgetGarbage } from '../db/repos/blob-garbage.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../http/pagination.js';
-import { conflict, notFound } from '../http/errors.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
+import { checkFetchUrl } from '../net/safe-fetch.js';
 import { newId } from '../util/ids.js';
 import { redactUrl } from '../log.js';
 import { requireOrg, appUrls, type OrgPermissions } from './access.js';
@@ -43,8 +44,17 @@ export function toSpec(app: AppContext, s: SpecRow, perms: OrgPermissions) {
   };
 }
 
-function sourceColumns(source: SpecSource): [string | null, string | null] {
-  return 'url' in source ? [source.url, null] : [null, source.text];
+function sourceColumns(app: AppContext, source: SpecSource): [string | null, string | null] {
+  if ('url' in source) {
+    // Refuse at once what the worker's fetch would refuse (private addresses, bad schemes).
+    try {
+      checkFetchUrl(source.url, app.config.fetch.allowPrivate);
+    } catch (err) {
+      throw badRequest(`Invalid request: body.source.url: ${(err as Error).message}`);
+    }
+    return [source.url, null];
+  }
+  return [null, source.text];
 }
 
 export async function listSpecs(app: AppContext, p: Principal, orgId: string, q: { page?: string; limit?: number }) {
@@ -65,7 +75,7 @@ export async function getSpec(app: AppContext, p: Principal, orgId: string, slug
 /** POST: create only (409 when the slug exists). Processing continues in a worker. */
 export async function createSpec(app: AppContext, p: Principal, orgId: string, slug: string, source: SpecSource) {
   const { permissions } = await requireOrg(app.db, p, orgId, 'createOpenAPISpec');
-  const [url, text] = sourceColumns(source);
+  const [url, text] = sourceColumns(app, source);
   const { spec, op } = await withTx(app.db, async (c) => {
     const id = newId();
     const op = await createOperation(c, 'openapi.process', {
@@ -86,7 +96,7 @@ export async function createSpec(app: AppContext, p: Principal, orgId: string, s
 /** PUT: create or replace the source; `created` tells which. */
 export async function upsertSpec(app: AppContext, p: Principal, orgId: string, slug: string, source: SpecSource) {
   const { permissions } = await requireOrg(app.db, p, orgId, 'createOpenAPISpec');
-  const [url, text] = sourceColumns(source);
+  const [url, text] = sourceColumns(app, source);
   const result = await withTx(app.db, async (c) => {
     const existing = await specs.getSpecBySlug(c, orgId, slug, true);
     const id = existing?.id ?? newId();

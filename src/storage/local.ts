@@ -33,8 +33,12 @@ export class LocalBlobStore implements BlobStore {
     const tmp = path.join(this.root, '.tmp');
     await mkdir(tmp, { recursive: true });
     const tmpFile = path.join(tmp, `${randomBytes(8).toString('hex')}`);
-    await writeFile(tmpFile, data);
-    await rename(tmpFile, target);
+    try {
+      await writeFile(tmpFile, data);
+      await rename(tmpFile, target);
+    } finally {
+      await rm(tmpFile, { force: true }); // gone after a rename; removed after a failure
+    }
   }
 
   async get(key: string): Promise<Buffer | null> {
@@ -78,7 +82,7 @@ export class LocalBlobStore implements BlobStore {
       try {
         entries = await readdir(dir, { withFileTypes: true });
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        if (isMissing(err)) return; // no such folder, or the prefix runs through a file
         throw err;
       }
       for (const e of entries) {
@@ -88,7 +92,10 @@ export class LocalBlobStore implements BlobStore {
         else if (relPath.startsWith(prefix)) out.push(relPath);
       }
     };
-    await walk(this.root, '');
+    // Start at the deepest folder the prefix names, not at the root of the store.
+    const base = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
+    if (base) checkKey(base);
+    await walk(base ? path.join(this.root, base) : this.root, base);
     return out.sort();
   }
 

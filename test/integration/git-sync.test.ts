@@ -365,9 +365,15 @@ describe('failures leave the space unchanged', () => {
       const s = await newSpace(strict, o.adminToken, o.orgId);
       const url = await g.createRepo('ssrf', { files: { 'README.md': '# Hi\n' } });
       const hits = g.requests.length;
-      const op = await run('import', s, { url, ref: 'refs/heads/main' }, strict, o.adminToken);
+      // A literal loopback address: refused at once.
+      const r = await strict.api('POST', `/v1/spaces/${s}/git/import`, { token: o.adminToken, body: { url, ref: 'refs/heads/main' } });
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/body\.url: .*private and loopback/);
+      // A name resolving to loopback: accepted, then refused by the git client at connect time.
+      const byName = url.replace('127.0.0.1', (await import('node:os')).hostname());
+      const op = await run('import', s, { url: byName, ref: 'refs/heads/main' }, strict, o.adminToken);
       expect(op.status).toBe('failed');
-      expect(op.error).toMatch(/private and loopback/);
+      expect(op.error).toMatch(/private address/);
       expect(g.requests.length).toBe(hits);
     } finally {
       await strict.close();
@@ -387,5 +393,56 @@ describe('failures leave the space unchanged', () => {
     expect((await t.api('GET', `/v1/spaces/${s}/git/info`, { token: org.adminToken })).status).toBe(404);
     expect((await t.api('GET', `/v1/spaces/${s}`, { token: org.adminToken })).body.gitSync).toBeUndefined();
     expect((await t.api('DELETE', `/v1/spaces/${s}/git/legacy-installation`, { token: org.adminToken })).status).toBe(204);
+  });
+});
+
+describe('review fixes', () => {
+  it('a standalone import does not move the commit exports build on', async () => {
+    const url = await g.createRepo('standalone-then-export', { dir: path.join(FIXTURES, 'canonical') });
+    const s = await newSpace();
+    await run('import', s, { url, ref: 'refs/heads/main' });
+    const synced = (await t.app.db.query('SELECT last_commit FROM git_sync_state WHERE space_id = $1', [s])).rows[0].last_commit;
+    // Someone pushes; a standalone import of the new head must not count as the space's content.
+    const clone = await g.clone('standalone-then-export');
+    await writeFile(path.join(clone, 'FAQ-extra.md'), '# Extra\n');
+    await gitCli(['add', '-A'], clone);
+    await gitCli(['commit', '-q', '-m', 'Elsewhere'], clone);
+    await gitCli(['push', '-q', 'origin', 'HEAD:refs/heads/main'], clone);
+    expect((await run('import', s, { url, ref: 'refs/heads/main', standalone: true })).status).toBe('succeeded');
+    expect((await t.app.db.query('SELECT last_commit FROM git_sync_state WHERE space_id = $1', [s])).rows[0].last_commit).toBe(synced);
+    const faq = pageByTitle(await tree(s), 'FAQ');
+    const cr = (await api('POST', `/v1/spaces/${s}/change-requests`, { subject: 'x' })).body;
+    await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/content`, { changes: [{ operation: 'update_page', page: faq.id, title: 'FAQ 2' }] });
+    await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/merge`);
+    const exp = await run('export', s, { url, ref: 'refs/heads/main', commitMessage: 'x' });
+    expect(exp.status).toBe('failed');
+    expect(exp.error).toMatch(/non-fast-forward/);
+  });
+
+  it('exports despite a large file elsewhere in the repository; credentials in side URLs are refused', async () => {
+    const app = await startTestApp({ workers: ['git'], env: { GIT_MAX_FILE_BYTES: '40000' } });
+    try {
+      const o = await app.seedOrg();
+      const url = await g.createRepo('big-elsewhere', { files: { 'README.md': '# Hi\n\nHello.\n', 'SUMMARY.md': '# Table of contents\n\n* [Hi](README.md)\n', 'assets-raw/video.bin': Buffer.alloc(60_000, 1) } });
+      const s = await newSpace(app, o.adminToken, o.orgId);
+      // The unlisted binary is neither a page nor an asset: not read, not a reason to fail.
+      const imp = await run('import', s, { url, ref: 'refs/heads/main' }, app, o.adminToken);
+      expect(imp.status, imp.error).toBe('succeeded');
+      const faq = pageByTitle((await app.api('GET', `/v1/spaces/${s}/content/pages`, { token: o.adminToken })).body.pages, 'Hi');
+      const cr = (await app.api('POST', `/v1/spaces/${s}/change-requests`, { token: o.adminToken, body: { subject: 'x' } })).body;
+      await app.api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/content`, { token: o.adminToken, body: { changes: [{ operation: 'update_page', page: faq.id, document: { markdown: 'Changed.\n' } }] } });
+      await app.api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/merge`, { token: o.adminToken });
+      const exp = await run('export', s, { url, ref: 'refs/heads/main', commitMessage: 'Change' }, app, o.adminToken);
+      expect(exp.status, exp.error).toBe('succeeded');
+      expect(exp.result.unchanged).toBe(false);
+      const clone = await g.clone('big-elsewhere');
+      expect((await readFile(path.join(clone, 'assets-raw', 'video.bin'))).length).toBe(60_000);
+      expect(await readFile(path.join(clone, 'README.md'), 'utf8')).toContain('Changed.');
+      const bad = await app.api('POST', `/v1/spaces/${s}/git/import`, { token: o.adminToken, body: { url, ref: 'refs/heads/main', repoTreeURL: 'https://user:pw@git.example.com/x' } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.message).toContain('body.repoTreeURL');
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -34,6 +34,13 @@ export async function purgeNextSpace(c: pg.PoolClient, before: Date): Promise<{ 
      ON CONFLICT DO NOTHING`,
     [space.id],
   );
+  // Reactions reference comments and replies by id without a foreign key: delete them first.
+  await c.query(
+    `DELETE FROM comment_reactions WHERE target_id IN (
+       SELECT id FROM comments WHERE space_id = $1
+       UNION ALL SELECT r.id FROM comment_replies r JOIN comments cm ON cm.id = r.comment_id WHERE cm.space_id = $1)`,
+    [space.id],
+  );
   // The two large tables explicitly (one statement each rather than row-by-row cascades), then the row.
   await c.query('DELETE FROM content_objects WHERE space_id = $1', [space.id]);
   await c.query('DELETE FROM revisions WHERE space_id = $1', [space.id]);
