@@ -15,6 +15,7 @@ import { requireOrg, appUrls } from './access.js';
 import { requireSpace, spacePermissions, spaceRole, accessContext } from './space-access.js';
 import { afterContentChange } from './content-hooks.js';
 import { requireParent } from './collections.js';
+import { copyIndex } from '../search/repo.js';
 import { placeAmongSiblings, type Position } from './positions.js';
 
 export function toSpace(app: AppContext, s: SpaceRow, role: Role | null, opts: { shareKey?: string } = {}) {
@@ -169,6 +170,7 @@ export async function duplicateSpace(app: AppContext, p: Principal, spaceId: str
     await c.query('INSERT INTO space_blobs (space_id, blob_key) SELECT $2, blob_key FROM space_blobs WHERE space_id = $1', [spaceId, id]);
     const revision = await insertRevision(c, { id: newId(), spaceId: id, rootHash: source!.root_hash, parents: [], createdBy: p.userId });
     await spaces.setSpaceRevision(c, id, revision.id);
+    await copyIndex(c, spaceId, id); // same content: no page is parsed again in this request
     return id;
   });
   await afterContentChange(app, id);

@@ -384,3 +384,19 @@ describe('text search configuration', () => {
     }
   });
 });
+
+describe('duplicate', () => {
+  it('a duplicated space is searchable at once with the index copied, not rebuilt', async () => {
+    const o = await t.seedOrg();
+    const s = (await t.api('POST', `/v1/orgs/${o.orgId}/spaces`, { token: o.adminToken, body: { title: 'Source', empty: true } })).body;
+    await editContent(t, s.id, (d) => {
+      d.insertPage(null, { title: 'Zebra facts', markdown: '## Stripes\n\nZebras have quagga cousins.' });
+    });
+    await t.api('GET', `/v1/spaces/${s.id}/search?query=quagga`, { token: o.adminToken });
+    const copy = (await t.api('POST', `/v1/spaces/${s.id}/duplicate`, { token: o.adminToken })).body;
+    const { rows } = await t.app.db.query('SELECT count(*) AS n FROM search_sections WHERE space_id = $1', [copy.id]);
+    expect(rows[0].n).toBeGreaterThan(0);
+    const found = await t.api('GET', `/v1/spaces/${copy.id}/search?query=quagga`, { token: o.adminToken });
+    expect(found.body.items.map((x: any) => x.title)).toEqual(['Zebra facts']);
+  });
+});
