@@ -6,6 +6,17 @@ import { PROCESSORS } from '../jobs/index.js';
 import { JobSkipped, type JobContext } from '../jobs/types.js';
 import { redactUrl } from '../src/log.js';
 
+async function retry<T>(fn: () => Promise<T>, delays = [200, 1000, 5000]): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= delays.length) throw err;
+      await new Promise((r) => setTimeout(r, delays[i]));
+    }
+  }
+}
+
 /** Error text as stored on the operation row: first line, bounded, URLs stripped of credentials. */
 export function operationError(err: unknown): string {
   const msg = String((err as Error)?.message ?? err).split('\n')[0].slice(0, 2000);
@@ -39,7 +50,9 @@ export function createJobHandler(app: AppContext) {
     try {
       const processor = PROCESSORS[name] as (payload: unknown, ctx: JobContext) => Promise<unknown>;
       const result = await processor(op.payload, ctx);
-      await ops.finishOperation(app.db, op.id, 'succeeded', { result: result ?? null });
+      // The work is done: a failure to record it must not re-run the processor (a second push,
+      // a second import), so only the write is retried.
+      await retry(() => ops.finishOperation(app.db, op.id, 'succeeded', { result: result ?? null }));
       log.info({ ms: Date.now() - started }, 'operation succeeded');
       return result;
     } catch (err) {
