@@ -13,6 +13,7 @@ import type { Snapshot, TreePage } from '../content/snapshot.js';
 import { toFile, toTreePage } from '../content/present.js';
 import type { FileNode } from '../content/types.js';
 import { requireSpace } from './space-access.js';
+import { getSpace } from '../db/repos/spaces.js';
 import { toSpace } from './spaces.js';
 import { toOrganization } from './organizations.js';
 import { findPage, targetSnapshot, type ContentTarget } from './content.js';
@@ -30,14 +31,15 @@ export interface LinkScope {
 
 /** The space's main content, readable by the caller (invisible spaces are a 404). */
 export async function mainLinkScope(app: AppContext, p: Principal, spaceId: string): Promise<LinkScope> {
-  const { space, role } = await requireSpace(app.db, p, spaceId, 'read');
+  const { space, role } = await requireSpace(app.db, p, spaceId, 'read', { counters: true });
   return { target: { spaceId, revisionId: space.revision_id, organizationId: space.organization_id }, space, role };
 }
 
 /** A change request's content; broken links it introduced (against its base) count in stats.broken.changeRequest. */
 export async function changeRequestLinkScope(app: AppContext, p: Principal, spaceId: string, ref: string): Promise<LinkScope> {
   const { requireChangeRequest } = await import('./change-requests.js');
-  const { space, role, cr } = await requireChangeRequest(app, p, spaceId, ref);
+  const { role, cr } = await requireChangeRequest(app, p, spaceId, ref);
+  const space = (await getSpace(app.db, spaceId))!; // with its counters: references present it
   const base = cr.revision_merged_ancestor ?? cr.revision_initial;
   return {
     target: { spaceId, revisionId: cr.revision, organizationId: space.organization_id },

@@ -86,9 +86,10 @@ export async function requireSpace(
   p: Principal,
   spaceId: string,
   needed: Role = 'read',
-  opts: { includeDeleted?: boolean } = {},
+  opts: { includeDeleted?: boolean; counters?: boolean } = {},
 ): Promise<SpaceAccess> {
-  const space = await getSpace(db, spaceId, opts);
+  // Counters only for callers that present the space (see getSpace).
+  const space = await getSpace(db, spaceId, { includeDeleted: opts.includeDeleted, counters: opts.counters ?? false });
   if (!space) throw notFound(`Space "${spaceId}" not found`);
   const ctx = await accessContext(db, space.organization_id, p.userId);
   const explicit = (await explicitSpaceRoles(db, p.userId, [space.id])).get(space.id) as Role | undefined;

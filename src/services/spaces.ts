@@ -100,7 +100,7 @@ export async function createSpace(app: AppContext, p: Principal, orgId: string, 
 }
 
 export async function getSpace(app: AppContext, p: Principal, spaceId: string, opts: { shareKey?: string } = {}) {
-  const { space, role } = await requireSpace(app.db, p, spaceId, 'read');
+  const { space, role } = await requireSpace(app.db, p, spaceId, 'read', { counters: true });
   return toSpace(app, space, role, opts);
 }
 

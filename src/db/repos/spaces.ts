@@ -59,9 +59,18 @@ export async function insertSpace(
   );
 }
 
-export async function getSpace(db: Queryable, id: string, opts: { includeDeleted?: boolean; forUpdate?: boolean } = {}): Promise<SpaceRow | null> {
+/**
+ * A space by id. `counters: false` skips the four counter subqueries (access checks and locks do
+ * not need them; the counters read as 0 then, so only presenters may rely on them).
+ */
+export async function getSpace(
+  db: Queryable,
+  id: string,
+  opts: { includeDeleted?: boolean; forUpdate?: boolean; counters?: boolean } = {},
+): Promise<SpaceRow | null> {
+  const columns = opts.counters === false ? 's.*, 0 AS comments, 0 AS change_requests, 0 AS change_requests_open, 0 AS change_requests_draft' : SPACE_COLUMNS;
   const { rows } = await db.query<SpaceRow>(
-    `SELECT ${SPACE_COLUMNS} FROM spaces s WHERE s.id = $1 ${opts.includeDeleted ? '' : 'AND s.deleted_at IS NULL'}
+    `SELECT ${columns} FROM spaces s WHERE s.id = $1 ${opts.includeDeleted ? '' : 'AND s.deleted_at IS NULL'}
      ${opts.forUpdate ? 'FOR UPDATE OF s' : ''}`,
     [id],
   );
@@ -70,7 +79,7 @@ export async function getSpace(db: Queryable, id: string, opts: { includeDeleted
 
 /** Lock a live space row (serializes writers of its content) and return its current revision. */
 export async function lockSpace(db: Queryable, id: string): Promise<SpaceRow | null> {
-  return getSpace(db, id, { forUpdate: true });
+  return getSpace(db, id, { forUpdate: true, counters: false });
 }
 
 /** Next position at the end of a parent's children (spaces and collections share the ordering). */
