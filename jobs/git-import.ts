@@ -8,7 +8,8 @@ import { getSpace } from '../src/db/repos/spaces.js';
 export const processGitImport: Processor<'git.import'> = async (payload, ctx) => {
   if (!(await getSpace(ctx.app.db, payload.spaceId))) throw new JobSkipped('The space was deleted');
   try {
-    return await inSpaceOrder(ctx.app, payload.spaceId, payload.timestamp, () => importRepository(ctx.app, payload, ctx.operation.id, ctx.progress));
+    // `force` on an import applies it even when its timestamp is older than the last applied one.
+    return await inSpaceOrder(ctx.app, payload.spaceId, payload.timestamp, () => importRepository(ctx.app, payload, ctx.operation.id, ctx.progress), !!payload.force);
   } catch (err) {
     if (err instanceof GitSyncError) throw new JobFailure(err.message);
     throw err;

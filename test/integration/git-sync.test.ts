@@ -254,6 +254,10 @@ describe('ordering by timestamp', () => {
       expect(b.error).toMatch(/Older .* than the last applied git operation/);
       const pages = (await app.api('GET', `/v1/spaces/${s}/content/pages`, { token: o.adminToken })).body.pages;
       expect(pages.map((p: any) => p.title)).toEqual(['Version two']);
+      // `force` applies an older import anyway.
+      const forced = await app.api('POST', `/v1/spaces/${s}/git/import`, { token: o.adminToken, body: { url, ref: 'refs/heads/v1', timestamp: '2026-01-01T00:00:00Z', force: true } });
+      expect((await settle(forced.headers.get('location')!, app, o.adminToken)).status).toBe('succeeded');
+      expect((await app.api('GET', `/v1/spaces/${s}/content/pages`, { token: o.adminToken })).body.pages.map((p: any) => p.title)).toEqual(['Version one']);
       // An operation without a timestamp, or a newer one, still runs.
       const later = await app.api('POST', `/v1/spaces/${s}/git/import`, { token: o.adminToken, body: { url, ref: 'refs/heads/v1', timestamp: '2026-01-03T00:00:00Z' } });
       expect((await settle(later.headers.get('location')!, app, o.adminToken)).status).toBe('succeeded');
