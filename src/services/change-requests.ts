@@ -110,7 +110,8 @@ export async function updateChangeRequest(app: AppContext, p: Principal, spaceId
   return getChangeRequest(app, p, spaceId, cr.id);
 }
 
-function requireEditable(cr: ChangeRequestRow) {
+/** 409 unless the change request's content may still change (not merged, not archived). */
+export function requireEditable(cr: Pick<ChangeRequestRow, 'status' | 'number'>) {
   if (cr.status === 'merged') throw conflict(`Change request #${cr.number} is merged: its content can no longer change`);
   if (cr.status === 'archived') throw conflict(`Change request #${cr.number} is archived: reopen it first`);
 }

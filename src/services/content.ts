@@ -42,24 +42,21 @@ export async function readPages(app: AppContext, t: ContentTarget, o: ReadOption
 // is cached by revision and flags, bounded by size.
 const serialized = new LRUCache<string, string>({ maxSize: 128 * 1024 * 1024, sizeCalculation: (s) => s.length || 1 });
 
-export async function readRevisionJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
-  const key = `rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`;
+async function cachedJson(key: string, build: () => Promise<unknown>): Promise<string> {
   let json = serialized.get(key);
   if (json === undefined) {
-    json = JSON.stringify(await readRevision(app, t, o));
+    json = JSON.stringify(await build());
     serialized.set(key, json);
   }
   return json;
 }
 
-export async function readPagesJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
-  const key = `pages:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`;
-  let json = serialized.get(key);
-  if (json === undefined) {
-    json = JSON.stringify(await readPages(app, t, o));
-    serialized.set(key, json);
-  }
-  return json;
+export function readRevisionJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
+  return cachedJson(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readRevision(app, t, o));
+}
+
+export function readPagesJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
+  return cachedJson(`pages:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readPages(app, t, o));
 }
 
 /** Files ordered by (name, id); the cursor is that key, so it survives files added in between. */

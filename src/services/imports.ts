@@ -13,7 +13,7 @@ import { badRequest, conflict } from '../http/errors.js';
 import { newId } from '../util/ids.js';
 import { createOperation, enqueue, operationLocation } from './operations.js';
 import { requireSpace } from './space-access.js';
-import { requireChangeRequest } from './change-requests.js';
+import { requireChangeRequest, requireEditable } from './change-requests.js';
 
 export interface ImportRequest {
   url: string;
@@ -44,8 +44,7 @@ export async function startImport(app: AppContext, p: Principal, spaceId: string
   let changeRequestId: string | undefined;
   if (changeRequestRef !== undefined) {
     const { space, cr } = await requireChangeRequest(app, p, spaceId, changeRequestRef, 'edit');
-    if (cr.status === 'merged') throw conflict(`Change request #${cr.number} is merged: its content can no longer change`);
-    if (cr.status === 'archived') throw conflict(`Change request #${cr.number} is archived: reopen it first`);
+    requireEditable(cr);
     organizationId = space.organization_id;
     changeRequestId = cr.id;
   } else {

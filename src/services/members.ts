@@ -112,12 +112,14 @@ export async function setSsoMember(app: AppContext, p: Principal, orgId: string,
   return getMember(app, p, orgId, userId);
 }
 
+/** The caller's organization permissions, once they may look at `userId`'s memberships. */
 async function requireSelfOrAdmin(app: AppContext, p: Principal, orgId: string, userId: string) {
   const { permissions } = await requireOrg(app.db, p, orgId, 'view');
   if (p.userId !== userId && !permissions.admin) throw forbidden('Only admins can see the memberships of another member');
   if (!(await members.getMember(app.db, orgId, userId))) {
     throw notFound(`User "${userId}" is not a member of organization "${orgId}"`);
   }
+  return permissions;
 }
 
 export async function listMemberTeams(
@@ -127,11 +129,10 @@ export async function listMemberTeams(
   userId: string,
   q: { page?: string; limit?: number; title?: string },
 ) {
-  await requireSelfOrAdmin(app, p, orgId, userId);
+  const isAdmin = (await requireSelfOrAdmin(app, p, orgId, userId)).admin;
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
   const { rows, count } = await listTeamsOfMember(app.db, orgId, userId, { title: q.title, limit, after });
-  const isAdmin = (await requireOrg(app.db, p, orgId, 'view')).permissions.admin;
   return buildPage(rows, limit, count, (r) => [r.sort_key, r.id], (r) => ({
     team: {
       object: 'team',

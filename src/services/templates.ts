@@ -23,7 +23,7 @@ import { badRequest, conflict } from '../http/errors.js';
 import { newId } from '../util/ids.js';
 import { requireSpace } from './space-access.js';
 import { afterContentChange } from './content-hooks.js';
-import { requireChangeRequest } from './change-requests.js';
+import { requireChangeRequest, requireEditable } from './change-requests.js';
 
 export interface TemplateContentRef {
   kind: 'file';
@@ -112,8 +112,7 @@ export async function applyTemplateToSpace(
     await withTx(app.db, async (c) => {
       // Lock the change request: concurrent writers of its content queue here.
       const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;
-      if (cr.status === 'merged') throw conflict(`Change request #${cr.number} is merged: its content can no longer change`);
-      if (cr.status === 'archived') throw conflict(`Change request #${cr.number} is archived: reopen it first`);
+      requireEditable(cr);
       const draft = await openDraft(c, spaceId, cr.revision);
       await apply(c)(draft);
       const revision = await commitDraft(c, spaceId, draft, { changeRequestId: cr.id, createdBy: p.userId });
