@@ -13,7 +13,9 @@ import { apiRoutes } from './routes/index.js';
 import { systemRoutes } from './routes/system.js';
 import { createMetrics } from './ops/metrics.js';
 import { createDashboard } from './ops/dashboard.js';
-import { createRateLimiter } from './http/rate-limit.js';
+import { createRateLimiter, rateLimitHeaders } from './http/rate-limit.js';
+import { parseTarget, safeDecode } from './http/path.js';
+import { databaseErrorReply } from './http/db-errors.js';
 import type { Principal } from './auth/principal.js';
 
 export interface ApiServer {
@@ -45,30 +47,39 @@ function clientAddress(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown';
 }
 
-function send(res: ServerResponse, reply: Reply) {
+/** Write a reply; for HEAD, the same status and headers (length included) without the body. */
+function send(res: ServerResponse, reply: Reply, head = false) {
   for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
   res.statusCode = reply.status;
   if (reply.stream) {
+    if (head) {
+      reply.stream.destroy();
+      res.end();
+      return;
+    }
     reply.stream.on('error', () => res.destroy());
     reply.stream.pipe(res);
     return;
   }
+  let payload: string | Buffer | undefined;
   if (reply.json !== undefined) {
     res.setHeader('content-type', 'application/json; charset=utf-8');
-    res.end(reply.json);
-    return;
+    payload = reply.json;
+  } else if (reply.body === undefined || reply.status === 204) {
+    payload = undefined;
+  } else if (typeof reply.body === 'string' || Buffer.isBuffer(reply.body)) {
+    if (!res.hasHeader('content-type')) res.setHeader('content-type', 'text/plain; charset=utf-8');
+    payload = reply.body;
+  } else {
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    payload = JSON.stringify(reply.body);
   }
-  if (reply.body === undefined || reply.status === 204) {
+  if (payload === undefined) {
     res.end();
     return;
   }
-  if (typeof reply.body === 'string' || Buffer.isBuffer(reply.body)) {
-    if (!res.hasHeader('content-type')) res.setHeader('content-type', 'text/plain; charset=utf-8');
-    res.end(reply.body);
-    return;
-  }
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify(reply.body));
+  res.setHeader('content-length', Buffer.byteLength(payload));
+  res.end(head ? undefined : payload);
 }
 
 export function createApiServer(app: AppContext): ApiServer {
@@ -90,9 +101,7 @@ export function createApiServer(app: AppContext): ApiServer {
   async function limit(res: ServerResponse, key: string) {
     const state = await rateLimit(key);
     if (!state) return;
-    res.setHeader('x-ratelimit-limit', String(app.config.rateLimitPerMinute));
-    res.setHeader('x-ratelimit-remaining', String(state.remaining));
-    res.setHeader('x-ratelimit-reset', String(state.reset));
+    for (const [k, v] of Object.entries(rateLimitHeaders(app.config.rateLimitPerMinute, state.remaining, state.reset))) res.setHeader(k, v);
   }
 
   /** Operators only. Browsers may pass ?token= once: it is moved into an HttpOnly cookie. */
@@ -100,7 +109,7 @@ export function createApiServer(app: AppContext): ApiServer {
     await limit(res, `ip:${clientAddress(req)}`);
     const fromQuery = url.searchParams.get('token');
     const fromCookie = /(?:^|;\s*)dp_admin_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
-    const token = bearer(req) ?? fromQuery ?? (fromCookie ? decodeURIComponent(fromCookie) : null);
+    const token = bearer(req) ?? fromQuery ?? (fromCookie ? safeDecode(fromCookie) : null);
     if (token === null) throw unauthorized();
     const principal = await authenticate(app.db, token);
     if (!principal) throw unauthorized('Invalid or expired access token');
@@ -125,23 +134,23 @@ export function createApiServer(app: AppContext): ApiServer {
     res.setHeader('x-request-id', requestId);
     const log = app.log.child({ reqId: requestId });
     const method = req.method ?? 'GET';
+    const head = method === 'HEAD';
     let routeLabel = 'unmatched';
-    let url: URL;
+    let path = '/';
     try {
-      url = new URL(req.url ?? '/', 'http://local');
-    } catch {
-      url = new URL('http://local/');
-    }
-    try {
-      if (url.pathname === adminPath || url.pathname.startsWith(`${adminPath}/`)) {
+      // Routing sees the path exactly as sent: never normalized (see src/http/path.ts).
+      const target = parseTarget(req.url);
+      path = target.path;
+      if (path === adminPath || path.startsWith(`${adminPath}/`)) {
         routeLabel = adminPath;
-        await serveDashboard(req, res, url);
+        await serveDashboard(req, res, new URL(`http://local${path}${target.search ? `?${target.search}` : ''}`));
         return;
       }
-      const m = router.match(method, url.pathname);
-      if (!m) throw notFound(`No route for ${method} ${url.pathname}`);
+      const m = router.match(head ? 'GET' : method, path);
+      if (!m) throw notFound(`No route for ${method} ${path}`);
       if ('allowed' in m) {
-        throw new ApiError(405, `Method ${method} is not allowed on ${url.pathname}`, { allow: m.allowed.join(', ') });
+        const allowed = m.allowed.includes('GET') ? [...m.allowed, 'HEAD'] : m.allowed;
+        throw new ApiError(405, `Method ${method} is not allowed on ${path}`, { allow: allowed.join(', ') });
       }
       const route = m.route;
       routeLabel = route.name ?? route.path;
@@ -162,17 +171,17 @@ export function createApiServer(app: AppContext): ApiServer {
       }
       const s = compiled(route);
       const params = validate(s.params, m.params, 'path');
-      const query = validate(s.query, queryObject(url.searchParams), 'query');
+      const query = validate(s.query, queryObject(target.searchParams), 'query');
       let body: unknown;
       if (route.body) {
         const raw = await readJsonBody(req, app.config.bodyLimitBytes);
         if (raw === undefined && route.bodyRequired !== false) throw badRequest('Invalid request: body: a JSON body is required');
         body = raw === undefined ? undefined : validate(route.body, raw, 'body');
-      } else if (method !== 'GET' && method !== 'DELETE') {
+      } else if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         await readJsonBody(req, app.config.bodyLimitBytes); // enforce the limit, ignore content
       }
       const reply = await route.handler({ app, req, res, params, query, body, principal, log, requestId } as never);
-      send(res, reply);
+      send(res, reply, head);
     } catch (err) {
       if (res.headersSent) {
         log.error({ err }, 'error after response started');
@@ -180,23 +189,41 @@ export function createApiServer(app: AppContext): ApiServer {
         return;
       }
       if (err instanceof ApiError) {
-        send(res, { status: err.status, body: errorBody(err.status, err.message), headers: err.headers });
-      } else if (/^22/.test(String((err as { code?: string }).code ?? ''))) {
-        // PostgreSQL data exception (a value of the wrong type reached a query, e.g. an edited
-        // page cursor): the request was bad, not the server.
-        send(res, { status: 400, body: errorBody(400, 'Invalid request: a parameter has a value of the wrong type (check query.page)') });
-      } else {
-        log.error({ err }, 'unhandled error');
-        send(res, { status: 500, body: errorBody(500, `Internal server error (request ${requestId})`) });
+        send(res, { status: err.status, body: errorBody(err.status, err.message), headers: err.headers }, head);
+        return;
       }
+      const fromDb = databaseErrorReply(err);
+      if (fromDb) {
+        if (fromDb.status >= 500) log.warn({ err }, 'database conflict answered as retryable');
+        send(res, { status: fromDb.status, body: errorBody(fromDb.status, fromDb.message), headers: fromDb.headers }, head);
+        return;
+      }
+      log.error({ err }, 'unhandled error');
+      send(res, { status: 500, body: errorBody(500, `Internal server error (request ${requestId})`) }, head);
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.observeHttp(routeLabel, method, res.statusCode, seconds);
-      log.info({ method, path: url.pathname, route: routeLabel, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      log.info({ method, path, route: routeLabel, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     }
   }
 
   const server = http.createServer((req, res) => void handle(req, res));
+  // Requests Node refuses before they reach a handler (malformed, headers too large, too slow)
+  // still get the API's error body, when the socket can still carry one.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+    const message =
+      status === 431 ? 'Request headers are too large' : status === 408 ? 'The request took too long to arrive' : `Malformed HTTP request (${err.code ?? 'parse error'})`;
+    const body = JSON.stringify(errorBody(status, message));
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 30_000;
   server.requestTimeout = 120_000;

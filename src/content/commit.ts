@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../util/ids.js';
+import { notFound } from '../http/errors.js';
 import { insertRevision, getRevision, type RevisionRow } from '../db/repos/revisions.js';
 import { lockSpace, setSpaceRevision } from '../db/repos/spaces.js';
 import { Draft } from './draft.js';
@@ -57,7 +58,8 @@ export async function editMainContent(
   meta: CommitMeta = {},
 ): Promise<{ revision: RevisionRow; changed: boolean; draft: Draft }> {
   const space = await lockSpace(c, spaceId);
-  if (!space) throw new Error(`Space ${spaceId} not found`);
+  // Deleted (or purged) between the caller's access check and this lock: gone for this request too.
+  if (!space) throw notFound(`Space "${spaceId}" not found`);
   const draft = await openDraft(c, spaceId, space.revision_id);
   await mutate(draft);
   if (draft.unchanged) return { revision: (await getRevision(c, spaceId, space.revision_id))!, changed: false, draft };

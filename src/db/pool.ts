@@ -14,8 +14,34 @@ export function createPool(databaseUrl: string, max: number): Db {
   return pool;
 }
 
-/** Run `fn` in a transaction; commits on success, rolls back on any error. */
+/**
+ * SQLSTATEs that mean "try again": serialization failure and deadlock. PostgreSQL aborts one of the
+ * transactions involved; running it again from the start is the documented remedy.
+ */
+export function isTransientConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return code === '40001' || code === '40P01';
+}
+
+const TX_ATTEMPTS = 4;
+
+/**
+ * Run `fn` in a transaction; commits on success, rolls back on any error. A serialization failure
+ * or deadlock runs `fn` again (up to four attempts, with a short random pause), so `fn` must keep
+ * its effects inside the transaction (enqueue and other outside effects go after it returns).
+ */
 export async function withTx<T>(db: Db, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runTx(db, fn);
+    } catch (err) {
+      if (!isTransientConflict(err) || attempt >= TX_ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+    }
+  }
+}
+
+async function runTx<T>(db: Db, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
   try {
     await client.query('BEGIN');

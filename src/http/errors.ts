@@ -20,8 +20,6 @@ export const notFound = (message = 'Not found') => new ApiError(404, message);
 export const conflict = (message: string) => new ApiError(409, message);
 export const preconditionFailed = (message: string) => new ApiError(412, message);
 export const payloadTooLarge = (message: string) => new ApiError(413, message);
-export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
-  new ApiError(429, message, { 'retry-after': String(retryAfterSeconds) });
 
 export function errorBody(status: number, message: string) {
   return { error: { code: status, message } };

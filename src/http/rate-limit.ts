@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { tooManyRequests } from './errors.js';
+import { ApiError } from './errors.js';
 
 /**
  * Requests per caller per minute, counted in Redis so the limit holds across API instances
@@ -19,7 +19,18 @@ export function createRateLimiter(redis: Redis, prefix: string, limit: number) {
       return null;
     }
     const reset = (window + 1) * 60 - Math.floor(Date.now() / 1000);
-    if (count > limit) throw tooManyRequests(`Rate limit of ${limit} requests per minute exceeded; retry in ${reset} s`, reset);
-    return { remaining: limit - count, reset };
+    const remaining = Math.max(0, limit - count);
+    if (count > limit) {
+      throw new ApiError(429, `Rate limit of ${limit} requests per minute exceeded; retry in ${reset} s`, {
+        ...rateLimitHeaders(limit, remaining, reset),
+        'retry-after': String(reset),
+      });
+    }
+    return { remaining, reset };
   };
+}
+
+/** The de-facto standard trio (GitHub, GitLab, ...): the limit, what is left, seconds until reset. */
+export function rateLimitHeaders(limit: number, remaining: number, reset: number): Record<string, string> {
+  return { 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(reset) };
 }

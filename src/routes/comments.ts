@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { route, ok, created, noContent, type RouteDef } from '../http/route.js';
+import { route, ok, noContent, type RouteDef } from '../http/route.js';
 import { listQuery } from '../http/pagination.js';
 import { entityId } from '../http/validate.js';
 import * as service from '../services/comments.js';
@@ -10,13 +10,14 @@ import type { BaseRef } from '../services/comments.js';
 
 const format = z.enum(['markdown', 'document']).default('markdown');
 
+const jsonDocument = z.object({ object: z.literal('document'), data: z.record(z.string(), z.unknown()), nodes: z.array(z.any()) }).passthrough();
+
+// A comment body: `{markdown}`, `{document}`, or the document itself (the public description's
+// `body: Document`, which the official client sends); the last is read as `{document}`.
 const document = z.union([
   z.object({ markdown: z.string().max(100_000) }).strict(),
-  z
-    .object({
-      document: z.object({ object: z.literal('document'), data: z.record(z.string(), z.unknown()), nodes: z.array(z.any()) }).passthrough(),
-    })
-    .strict(),
+  z.object({ document: jsonDocument }).strict(),
+  jsonDocument.extend({ data: z.record(z.string(), z.unknown()).default({}) }).transform((doc) => ({ document: doc })),
 ]);
 
 const emojis = z.array(z.string().min(1).max(64)).max(50);
@@ -74,7 +75,7 @@ function routesFor(prefix: string, params: BaseParams, kind: 'space' | 'change-r
       params,
       query: { format },
       body: postComment,
-      handler: async ({ app, principal, params, query, body }) => created(await service.postComment(app, principal, ref(params), body, query.format)),
+      handler: async ({ app, principal, params, query, body }) => ok(await service.postComment(app, principal, ref(params), body, query.format)),
     }),
     route({
       method: 'GET',
@@ -117,7 +118,7 @@ function routesFor(prefix: string, params: BaseParams, kind: 'space' | 'change-r
       query: { format },
       body: z.object({ body: document }).strict(),
       handler: async ({ app, principal, params, query, body }) =>
-        created(await service.postReply(app, principal, ref(params), params.commentId, body, query.format)),
+        ok(await service.postReply(app, principal, ref(params), params.commentId, body, query.format)),
     }),
     route({
       method: 'GET',

@@ -19,7 +19,7 @@ export const publishedRoutes = [
     auth: false,
     params: { spaceId: entityId, '*': z.string().max(2000) },
     query: { share: z.string().max(200).optional() },
-    handler: async ({ app, params, query }) => renderPublished(app, params.spaceId, decodeURIComponent(params['*']), query.share),
+    handler: async ({ app, params, query }) => renderPublished(app, params.spaceId, params['*'], query.share), // find-my-way already decoded the wildcard,
   }),
   route({
     method: 'GET',

@@ -179,20 +179,22 @@ export async function freshness(db: Queryable, spaceIds: string[]) {
  * is caught up incrementally by the next reindex.
  */
 export async function copyIndex(db: Queryable, fromSpace: string, toSpace: string): Promise<void> {
+  // One statement, so one snapshot: a reindex of the source committing halfway through cannot leave
+  // sections whose page was not copied (the foreign keys are checked at the end of the statement).
   await db.query(
-    `INSERT INTO search_spaces (space_id, revision_id, root_hash, config, indexed_at)
-     SELECT $2, NULL, root_hash, config, clock_timestamp() FROM search_spaces WHERE space_id = $1
-     ON CONFLICT (space_id) DO NOTHING`,
-    [fromSpace, toSpace],
-  );
-  await db.query(
-    `INSERT INTO search_pages (space_id, page_id, body_hash, title, description, path, ancestors)
-     SELECT $2, page_id, body_hash, title, description, path, ancestors FROM search_pages WHERE space_id = $1`,
-    [fromSpace, toSpace],
-  );
-  await db.query(
-    `INSERT INTO search_sections (space_id, page_id, ord, section_id, title, body, tsv)
-     SELECT $2, page_id, ord, section_id, title, body, tsv FROM search_sections WHERE space_id = $1`,
+    `WITH state AS (
+       INSERT INTO search_spaces (space_id, revision_id, root_hash, config, indexed_at)
+       SELECT $2, NULL, root_hash, config, clock_timestamp() FROM search_spaces WHERE space_id = $1
+       ON CONFLICT (space_id) DO NOTHING
+       RETURNING space_id),
+     pages AS (
+       INSERT INTO search_pages (space_id, page_id, body_hash, title, description, path, ancestors)
+       SELECT state.space_id, p.page_id, p.body_hash, p.title, p.description, p.path, p.ancestors
+       FROM search_pages p CROSS JOIN state WHERE p.space_id = $1
+       RETURNING page_id)
+     INSERT INTO search_sections (space_id, page_id, ord, section_id, title, body, tsv)
+     SELECT $2, s.page_id, s.ord, s.section_id, s.title, s.body, s.tsv
+     FROM search_sections s JOIN pages ON pages.page_id = s.page_id WHERE s.space_id = $1`,
     [fromSpace, toSpace],
   );
 }

@@ -126,7 +126,8 @@ export async function deleteSpace(app: AppContext, p: Principal, spaceId: string
   const existing = await spaces.getSpace(app.db, spaceId);
   if (!existing) return;
   await requireSpace(app.db, p, spaceId, 'admin');
-  await spaces.softDeleteSpace(app.db, spaceId, p.userId);
+  // In a transaction so a deadlock with a concurrent writer is retried rather than surfaced.
+  await withTx(app.db, (c) => spaces.softDeleteSpace(c, spaceId, p.userId));
 }
 
 /** Restore a soft-deleted space within the window (admins). Restoring a live space returns it. */

@@ -47,7 +47,7 @@ async function changeRequest(spaceId: string) {
 
 async function post(base: string, token: string, body: Record<string, unknown>) {
   const r = await api('POST', `${base}/comments`, token, body);
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body;
 }
 
@@ -118,8 +118,18 @@ describe('comments on a space', () => {
     // A comment may be posted as a JSON document too.
     const fromDoc = await post(base, alice.token, { body: asDoc.body.body });
     expect(fromDoc.body.markdown).toContain('**options**');
+    // ... and as the document itself, which is the public description's `body: Document` (what the
+    // official client sends); a reply too.
+    const bare = await post(base, alice.token, { body: asDoc.body.body.document });
+    expect(bare.body.markdown).toContain('**options**');
+    const bareReply = await api('POST', `${base}/comments/${bare.id}/replies`, bob.token, { body: asDoc.body.body.document });
+    expect(bareReply.status, JSON.stringify(bareReply.body)).toBe(200);
+    expect(bareReply.body.body.markdown).toContain('**options**');
+    const notADoc = await api('POST', `${base}/comments`, alice.token, { body: { object: 'block', nodes: [] } });
+    expect(notADoc.status).toBe(400);
+    expect(notADoc.body.error.code).toBe(400);
 
-    expect(await spaceCounter(s.id)).toBe(6);
+    expect(await spaceCounter(s.id)).toBe(7);
     expect((await api('GET', `${base}/comments/doesNotExist`, bob.token)).status).toBe(404);
   });
 
@@ -319,7 +329,7 @@ describe('comments on a space', () => {
     const replies = `${base}/comments/${c.id}/replies`;
 
     const r1 = await api('POST', replies, bob.token, say('Answer'));
-    expect(r1.status).toBe(201);
+    expect(r1.status).toBe(200);
     assertMatchesSpec('POST', '/spaces/{spaceId}/comments/{commentId}/replies', 200, r1.body);
     expect(r1.body).toMatchObject({
       object: 'comment-reply',
@@ -592,7 +602,7 @@ describe('comments on a change request', () => {
       [bob.token, 'three'],
     ]) {
       const r = await api('POST', replies, token, say(text));
-      expect(r.status).toBe(201);
+      expect(r.status).toBe(200);
       assertMatchesSpec('POST', '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies', 200, r.body);
       posted.push(r.body);
     }
