@@ -73,3 +73,37 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }
 }
+
+/**
+ * A request whose path is sent exactly as given (fetch and `new URL` resolve `..` and `%2e%2e`
+ * before sending, which would hide what a raw client can send).
+ */
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  opts: { headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string; body: any }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: hostname, port, method, path, headers: opts.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        if (String(res.headers['content-type'] ?? '').includes('json') && text) {
+          try {
+            body = JSON.parse(text);
+          } catch {
+            body = text;
+          }
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}

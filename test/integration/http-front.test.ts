@@ -199,6 +199,11 @@ describe('rate limit', () => {
       expect(responses.filter((r) => r.status !== 429).every((r) => r.status === 200)).toBe(true);
       expect(refused[0].body.error).toEqual({ code: 429, message: expect.stringContaining('5 requests per minute') });
       expect(Number(refused[0].headers.get('retry-after'))).toBeGreaterThan(0);
+      // A refused request says where the caller stands too: the limit, nothing left, when it resets.
+      expect(refused[0].headers.get('x-ratelimit-limit')).toBe('5');
+      expect(refused[0].headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(Number(refused[0].headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
+      expect(Number(refused[0].headers.get('x-ratelimit-reset'))).toBeLessThanOrEqual(60);
       // Made-up tokens are counted per client address: they cannot buy fresh budgets.
       const guesses = [];
       for (let i = 0; i < 12; i++) guesses.push((await limited.api('GET', `/v1/orgs/${o.orgId}`, { token: `dp_guess${i}` })).status);
