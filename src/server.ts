@@ -11,6 +11,7 @@ import { authenticate } from './services/identity.js';
 import { getUser } from './db/repos/users.js';
 import { apiRoutes } from './routes/index.js';
 import { systemRoutes } from './routes/system.js';
+import { referenceRoutes } from './routes/reference.js';
 import { createMetrics } from './ops/metrics.js';
 import { createDashboard } from './ops/dashboard.js';
 import { createRateLimiter, rateLimitHeaders } from './http/rate-limit.js';
@@ -84,7 +85,9 @@ function send(res: ServerResponse, reply: Reply, head = false) {
 
 export function createApiServer(app: AppContext): ApiServer {
   const metrics = createMetrics(app);
-  const router = buildRouter([...systemRoutes(metrics), ...apiRoutes]);
+  const routes: RouteDef[] = [...(systemRoutes(metrics) as RouteDef[]).map((r) => ({ tag: 'System', ...r })), ...apiRoutes];
+  routes.push(...referenceRoutes(() => routes));
+  const router = buildRouter(routes);
   const dashboard = createDashboard(app);
   const rateLimit = createRateLimiter(app.jobs.connection, app.config.queuePrefix, app.config.rateLimitPerMinute);
   const adminPath = app.config.adminPath;

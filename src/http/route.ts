@@ -38,6 +38,10 @@ export interface RouteDef<P extends Shape | undefined = any, Q extends Shape | u
   path: string;
   /** Label for metrics and logs; defaults to the path pattern. */
   name?: string;
+  /** Group in the generated API reference (GET /openapi.json); set per route file. */
+  tag?: string;
+  /** One line for the API reference; defaults to the method and path. */
+  summary?: string;
   /** false: no bearer token needed (health, metrics). */
   auth?: boolean;
   /** false: not counted by the rate limit (operators' probes and scrapes). */

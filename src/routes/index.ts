@@ -16,22 +16,25 @@ import { gitRoutes } from './git.js';
 import { importRoutes } from './imports.js';
 import { publishedRoutes } from './published.js';
 
+/** The routes of one file, grouped under `tag` in the generated API reference. */
+const tagged = (tag: string, routes: RouteDef[]): RouteDef[] => routes.map((r) => ({ tag, ...r }));
+
 /** Every public API route, one file per resource family. */
 export const apiRoutes: RouteDef[] = [
-  ...orgRoutes,
-  ...memberRoutes,
-  ...openapiRoutes,
-  ...operationRoutes,
-  ...spaceRoutes,
-  ...contentRoutes,
-  ...collectionRoutes,
-  ...searchRoutes,
-  ...linkRoutes,
-  ...templateRoutes,
-  ...changeRequestRoutes,
-  ...commentRoutes,
-  ...pdfRoutes,
-  ...gitRoutes,
-  ...importRoutes,
-  ...publishedRoutes,
+  ...tagged('Organizations', orgRoutes),
+  ...tagged('Members', memberRoutes),
+  ...tagged('OpenAPI specs', openapiRoutes),
+  ...tagged('Operations', operationRoutes),
+  ...tagged('Spaces', spaceRoutes),
+  ...tagged('Content', contentRoutes),
+  ...tagged('Collections', collectionRoutes),
+  ...tagged('Search', searchRoutes),
+  ...tagged('Links', linkRoutes),
+  ...tagged('Templates', templateRoutes),
+  ...tagged('Change requests', changeRequestRoutes),
+  ...tagged('Comments', commentRoutes),
+  ...tagged('PDF export', pdfRoutes),
+  ...tagged('Git sync', gitRoutes),
+  ...tagged('Imports', importRoutes),
+  ...tagged('Published content', publishedRoutes),
 ];
