@@ -17,11 +17,15 @@ import { createDashboard } from './ops/dashboard.js';
 import { createRateLimiter, rateLimitHeaders } from './http/rate-limit.js';
 import { parseTarget, safeDecode } from './http/path.js';
 import { databaseErrorReply } from './http/db-errors.js';
+import { drainable } from './http/shutdown.js';
 import type { Principal } from './auth/principal.js';
 
 export interface ApiServer {
   server: http.Server;
-  /** Stop accepting, let in-flight requests finish (bounded by the shutdown timeout). */
+  /**
+   * Stop accepting, answer in-flight and keep-alive requests with `Connection: close`, close idle
+   * sockets; resolves once every request handler returned (bounded by SHUTDOWN_TIMEOUT_MS).
+   */
   close(): Promise<void>;
 }
 
@@ -210,7 +214,7 @@ export function createApiServer(app: AppContext): ApiServer {
     }
   }
 
-  const server = http.createServer((req, res) => void handle(req, res));
+  const server = http.createServer();
   // Requests Node refuses before they reach a handler (malformed, headers too large, too slow)
   // still get the API's error body, when the socket can still carry one.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -230,18 +234,11 @@ export function createApiServer(app: AppContext): ApiServer {
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 30_000;
   server.requestTimeout = 120_000;
+  // Serves requests with `handle`; close() drains them (src/http/shutdown.ts).
+  const shutdown = drainable(server, handle, {
+    timeoutMs: app.config.shutdownTimeoutMs,
+    onTimeout: (left) => app.log.warn(left, 'shutdown timeout: closing the connections and requests still open'),
+  });
 
-  return {
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.closeAllConnections(), app.config.shutdownTimeoutMs);
-        timer.unref();
-        server.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        server.closeIdleConnections();
-      }),
-  };
+  return { server, close: () => shutdown.drain() };
 }
