@@ -3,6 +3,7 @@ import { loadConfig } from './config.js';
 import { createAppContext, closeAppContext } from './context.js';
 import { createApiServer } from './server.js';
 import { bootstrap } from './services/identity.js';
+import { stopOnSignals } from './lifecycle.js';
 
 const config = loadConfig();
 const app = await createAppContext(config, 'api');
@@ -21,14 +22,10 @@ api.server.listen(config.port, config.host, () => {
   app.log.info({ port: config.port, host: config.host, publicUrl: config.publicUrl }, 'API listening');
 });
 
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  app.log.info({ signal }, 'API shutting down: no new connections, finishing in-flight requests');
+// SIGTERM: stop accepting, answer what is in flight (src/http/shutdown.ts), then close the pool
+// and Redis, only after the last request finished.
+stopOnSignals(app.log, config.shutdownTimeoutMs + 5_000, async () => {
+  app.log.info('API shutting down: no new connections, finishing in-flight requests');
   await api.close();
   await closeAppContext(app);
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+});

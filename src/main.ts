@@ -1,15 +1,19 @@
 // One command for a newcomer (`npm start`): the API plus WORKER_PROCESSES worker processes on this
-// machine, each a child process, all stopped together. Production runs them as separate containers.
-import { fork, type ChildProcess } from 'node:child_process';
+// machine, each a supervised child process (src/supervisor.ts): a child that crashes is logged and
+// restarted with backoff; SIGTERM/SIGINT stops them all gracefully. Production runs them as
+// separate containers.
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { loadConfig } from './config.js';
+import { createLogger } from './log.js';
 import { createPool } from './db/pool.js';
 import { migrate } from './db/migrate.js';
 import { ensureDatabase } from './db/ensure-database.js';
+import { Supervisor } from './supervisor.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = loadConfig();
+const log = createLogger(config.logLevel, 'supervisor');
 
 // Migrate once before the children start (they would also do it safely under the advisory lock).
 await ensureDatabase(config.databaseUrl);
@@ -17,36 +21,26 @@ const db = createPool(config.databaseUrl, 1);
 await migrate(db);
 await db.end();
 
-const children: ChildProcess[] = [];
-const start = (entry: string, name: string) => {
-  const child = fork(path.join(root, entry), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit', env: process.env });
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`${name} exited (${signal ?? code}); stopping everything`);
-      void stop(1);
-    }
-  });
-  children.push(child);
-};
+const supervisor = new Supervisor({
+  root,
+  env: process.env,
+  log,
+  // Children honour SHUTDOWN_TIMEOUT_MS themselves; this is the margin before their groups are killed.
+  stopTimeoutMs: config.shutdownTimeoutMs + 10_000,
+});
+supervisor.add({ name: 'api', entry: 'src/api.ts' });
+for (let i = 0; i < config.workers.processes; i++) supervisor.add({ name: `worker ${i + 1}`, entry: 'workers/main.ts' });
 
 let stopping = false;
-async function stop(code = 0) {
-  if (stopping) return;
+const stop = (signal: NodeJS.Signals) => {
+  if (stopping) {
+    log.warn({ signal }, 'second signal: killing every child now');
+    supervisor.killAll();
+    process.exit(1);
+  }
   stopping = true;
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          if (c.exitCode !== null || c.signalCode !== null) return resolve();
-          c.once('exit', () => resolve());
-          c.kill('SIGTERM');
-        }),
-    ),
-  );
-  process.exit(code);
-}
-
-start('src/api.ts', 'api');
-for (let i = 0; i < config.workers.processes; i++) start('workers/main.ts', `worker ${i + 1}`);
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());
+  log.info({ signal }, 'stopping the API and the workers');
+  void supervisor.stop().then(() => process.exit(0));
+};
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));

@@ -2,19 +2,17 @@
 import { loadConfig } from '../src/config.js';
 import { createAppContext, closeAppContext } from '../src/context.js';
 import { startWorkers } from './start.js';
+import { stopOnSignals } from '../src/lifecycle.js';
 
 const config = loadConfig();
 const app = await createAppContext(config, 'worker');
 const pool = startWorkers(app);
 
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  app.log.info({ signal }, 'worker shutting down');
-  await pool.close();
-  await closeAppContext(app);
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+// SIGTERM: stop taking jobs and give running ones SHUTDOWN_TIMEOUT_MS to finish. Jobs still
+// running then are abandoned: the process exits without waiting for them (their open transactions
+// roll back) and BullMQ's stalled-job check hands them to another worker.
+stopOnSignals(app.log, config.shutdownTimeoutMs + 5_000, async () => {
+  app.log.info('worker shutting down: taking no new jobs, finishing running ones');
+  const { forced } = await pool.close();
+  if (!forced) await closeAppContext(app);
+});

@@ -11,8 +11,12 @@ import { closeBrowser } from '../src/render/browser.js';
 
 export interface WorkerPool {
   workers: Worker<JobData | ScheduledJobData>[];
-  /** Stop taking jobs, let active ones finish for up to `timeoutMs`, then force-close. */
-  close(timeoutMs?: number): Promise<void>;
+  /**
+   * Stop taking jobs, let active ones finish for up to `timeoutMs`, then force-close: `forced`
+   * says jobs were abandoned still running (their locks lapse and BullMQ's stalled check hands
+   * them to another worker; the caller should exit rather than wait for them).
+   */
+  close(timeoutMs?: number): Promise<{ forced: boolean }>;
 }
 
 /** One BullMQ Worker per configured queue, plus the reconciler loop. */
@@ -47,10 +51,14 @@ export function startWorkers(app: AppContext, queues: readonly QueueName[] = app
       const outcome = await Promise.race([graceful, limit]);
       clearTimeout(timer);
       if (outcome === 'timeout') {
-        app.log.warn('workers did not finish in time; forcing close (their jobs will be retried)');
+        app.log.warn({ timeoutMs }, 'workers did not finish in time; forcing close (their jobs will be retried)');
         await Promise.all(workers.map((x) => x.close(true)));
+        // Chromium is left to an abandoned render: killing it now would fail that render and let
+        // the runner record the failure. It exits with this process (src/render/browser.ts).
+        return { forced: true };
       }
       await closeBrowser(); // the PDF renderer's Chromium, if this process launched one
+      return { forced: false };
     },
   };
 }

@@ -8,7 +8,10 @@
 //
 // puppeteer-core is imported lazily: processes that never render (the API, workers for other
 // queues) do not load it. `closeBrowser()` runs when a worker pool closes (workers/start.ts);
-// puppeteer also kills the browser if the process exits without it.
+// puppeteer also kills the browser if the process exits without it. A worker that dies without
+// running any code (SIGKILL, OOM killer) cannot do either, and Chromium runs in a process group
+// of its own: so it is driven over a pipe (`pipe: true`, --remote-debugging-pipe) rather than a
+// WebSocket, and Chromium exits by itself when the pipe's far end, its worker, is gone.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,6 +46,8 @@ async function launch(executablePath: string, userDataDir: string): Promise<Brow
     headless: true,
     args: CHROMIUM_ARGS,
     userDataDir,
+    // Not a WebSocket: the pipe closing when this process dies, however it dies, ends Chromium.
+    pipe: true,
     // Our own shutdown closes the browser; puppeteer's signal handlers would exit the process
     // (SIGINT) or kill Chromium under a render that is still finishing.
     handleSIGINT: false,
