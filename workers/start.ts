@@ -51,8 +51,9 @@ export function startWorkers(app: AppContext, queues: readonly QueueName[] = app
       const outcome = await Promise.race([graceful, limit]);
       clearTimeout(timer);
       if (outcome === 'timeout') {
-        app.log.warn({ timeoutMs }, 'workers did not finish in time; forcing close (their jobs will be retried)');
-        await Promise.all(workers.map((x) => x.close(true)));
+        // Not `close(true)`: once close() has begun, BullMQ returns that same pending close.
+        // Abandoned jobs keep their locks only while this process lives to renew them.
+        app.log.warn({ timeoutMs }, 'jobs still running after the shutdown timeout are abandoned (another worker will take them over)');
         // Chromium is left to an abandoned render: killing it now would fail that render and let
         // the runner record the failure. It exits with this process (src/render/browser.ts).
         return { forced: true };

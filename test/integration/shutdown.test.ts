@@ -1,9 +1,10 @@
 import http from 'node:http';
 import net from 'node:net';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { freePort, waitFor } from '../helpers/http.js';
+import { freePort, serve, waitFor } from '../helpers/http.js';
 import { spawnTs } from '../helpers/processes.js';
+import { fixture } from '../helpers/spec-server.js';
 
 /** Open (and close) a new TCP connection to the port. */
 const connect = (port: number) =>
@@ -152,4 +153,92 @@ it('on SIGTERM under keep-alive load, every request sent is answered: in-flight 
     for (const a of agents) a.destroy();
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
+});
+
+describe('a worker on SIGTERM', () => {
+  let w: TestApp;
+  // A source server whose answers wait until the test opens the gate: the job fetching it runs
+  // for exactly as long as the test wants.
+  let gate: { open: boolean; waiting: (() => void)[]; hits: number; url: string; close(): Promise<void> };
+  beforeAll(async () => {
+    w = await startTestApp({ env: { JOB_LOCK_DURATION_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000', RECONCILE_MIN_AGE_MS: '600000' } });
+    const spec = await fixture('petstore.yaml');
+    const state = { open: false, waiting: [] as (() => void)[], hits: 0 };
+    const srv = await serve((req, res) => {
+      state.hits++;
+      const answer = () => res.writeHead(200, { 'content-type': 'application/yaml' }).end(spec);
+      if (state.open) answer();
+      else state.waiting.push(answer);
+    });
+    gate = Object.assign(state, { url: `${srv.url}/spec.yaml`, close: srv.close });
+  });
+  afterAll(async () => {
+    await gate?.close();
+    await w?.close();
+  });
+  const openGate = () => {
+    gate.open = true;
+    for (const answer of gate.waiting.splice(0)) answer();
+  };
+  const status = async (token: string, id: string) => (await w.api('GET', `/v1/operations/${id}`, { token })).body.status as string;
+  const addSpec = async (org: { orgId: string; adminToken: string }, slug: string) => {
+    const r = await w.api('POST', `/v1/orgs/${org.orgId}/openapi`, { token: org.adminToken, body: { slug, source: { url: gate.url } } });
+    expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+    return r.headers.get('location')!.split('/').pop()!;
+  };
+  const startChild = (timeoutMs: number) => {
+    const child = spawnTs('workers/main.ts', [], { ...w.env, WORKER_QUEUES: 'openapi', FETCH_TIMEOUT_MS: '120000', AUTO_MIGRATE: 'false', LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: String(timeoutMs) });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    return { child, exited, output: () => out };
+  };
+
+  it('takes no new job, finishes the running one, then exits 0', { timeout: 120_000 }, async () => {
+    const org = await w.seedOrg();
+    gate.open = false;
+    const worker = startChild(60_000);
+    try {
+      const hitsBefore = gate.hits;
+      const running = await addSpec(org, 'running-at-sigterm');
+      await waitFor(async () => gate.hits > hitsBefore && (await status(org.adminToken, running)) === 'running', { what: 'the child to start the job' });
+      worker.child.kill('SIGTERM');
+      await waitFor(async () => /worker shutting down/.test(worker.output()), { what: 'the worker to begin its shutdown' });
+      const later = await addSpec(org, 'accepted-during-shutdown');
+      // Still running: the worker waits for its job rather than exiting.
+      expect(await Promise.race([worker.exited.then(() => 'exited'), new Promise((r) => setTimeout(() => r('running'), 1000))])).toBe('running');
+      openGate();
+      expect(await worker.exited).toBe(0);
+      expect(await status(org.adminToken, running)).toBe('succeeded');
+      // The job accepted during the shutdown was left for another worker, which completes it.
+      expect(await status(org.adminToken, later)).toBe('queued');
+      const pool = w.startWorkers(['openapi']);
+      await waitFor(async () => (await status(org.adminToken, later)) === 'succeeded', { timeoutMs: 60_000, what: 'the other worker to run the later job' });
+      await pool.close(5000);
+    } finally {
+      if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+    }
+  });
+
+  it('after SHUTDOWN_TIMEOUT_MS exits with its job unfinished, and another worker completes it', { timeout: 120_000 }, async () => {
+    const org = await w.seedOrg();
+    gate.open = false;
+    const worker = startChild(1000);
+    try {
+      const hitsBefore = gate.hits;
+      const op = await addSpec(org, 'outlives-the-timeout');
+      await waitFor(async () => gate.hits > hitsBefore && (await status(org.adminToken, op)) === 'running', { what: 'the child to start the job' });
+      worker.child.kill('SIGTERM');
+      // The gate is still closed: the job cannot have finished, yet the worker exits.
+      expect(await worker.exited).toBe(0);
+      expect(gate.open).toBe(false);
+      expect(await status(org.adminToken, op)).toBe('running');
+      openGate();
+      const pool = w.startWorkers(['openapi']);
+      await waitFor(async () => (await status(org.adminToken, op)) === 'succeeded', { timeoutMs: 60_000, what: 'another worker to complete the abandoned job' });
+      await pool.close(5000);
+    } finally {
+      if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+    }
+  });
 });
