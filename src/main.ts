@@ -10,6 +10,7 @@ import { createPool } from './db/pool.js';
 import { migrate } from './db/migrate.js';
 import { ensureDatabase } from './db/ensure-database.js';
 import { Supervisor } from './supervisor.js';
+import { isSecondSignal } from './lifecycle.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = loadConfig();
@@ -31,14 +32,15 @@ const supervisor = new Supervisor({
 supervisor.add({ name: 'api', entry: 'src/api.ts' });
 for (let i = 0; i < config.workers.processes; i++) supervisor.add({ name: `worker ${i + 1}`, entry: 'workers/main.ts' });
 
-let stopping = false;
+let stoppingSince = 0;
 const stop = (signal: NodeJS.Signals) => {
-  if (stopping) {
+  if (stoppingSince) {
+    if (!isSecondSignal(stoppingSince)) return; // the same Ctrl-C, relayed by npm or tsx
     log.warn({ signal }, 'second signal: killing every child now');
     supervisor.killAll();
     process.exit(1);
   }
-  stopping = true;
+  stoppingSince = Date.now();
   log.info({ signal }, 'stopping the API and the workers');
   void supervisor.stop().then(() => process.exit(0));
 };

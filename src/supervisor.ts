@@ -93,7 +93,7 @@ export class Supervisor {
     });
     child.proc = proc;
     child.startedAt = Date.now();
-    this.opts.log.info({ child: spec.name, pid: proc.pid }, `${spec.name} started`);
+    this.opts.log.info({ child: spec.name, childPid: proc.pid }, `${spec.name} started`);
     let exited = false;
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
       if (exited) return;
@@ -102,13 +102,13 @@ export class Supervisor {
       if (child.proc === proc) child.proc = null;
       const uptimeMs = Date.now() - child.startedAt;
       if (this.stopping) {
-        this.opts.log.info({ child: spec.name, pid: proc.pid, code, signal }, `${spec.name} stopped`);
+        this.opts.log.info({ child: spec.name, childPid: proc.pid, code, signal }, `${spec.name} stopped`);
         return;
       }
       const next = nextRestart(this.backoff, child.quickExits, uptimeMs);
       child.quickExits = next.quickExits;
       this.opts.log.error(
-        { child: spec.name, pid: proc.pid, code, signal, uptimeMs, restartInMs: next.delayMs },
+        { child: spec.name, childPid: proc.pid, code, signal, uptimeMs, restartInMs: next.delayMs },
         `${spec.name} exited (${signal ?? `code ${code}`}); restarting it in ${next.delayMs} ms`,
       );
       child.restart = setTimeout(() => this.start(child), next.delayMs);
@@ -139,7 +139,7 @@ export class Supervisor {
         if (!proc || proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
         return new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
-            this.opts.log.warn({ child: child.spec.name, pid: proc.pid }, `${child.spec.name} did not stop in time; killing it`);
+            this.opts.log.warn({ child: child.spec.name, childPid: proc.pid }, `${child.spec.name} did not stop in time; killing it`);
             killGroup(proc.pid, 'SIGKILL');
           }, this.opts.stopTimeoutMs);
           proc.once('exit', () => {

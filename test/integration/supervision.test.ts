@@ -80,7 +80,7 @@ it('npm start restarts a killed worker and a killed API, logs it, and stops ever
     output
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { name: string; msg: string; child?: string; pid?: number; signal?: string })
+      .map((l) => JSON.parse(l) as { name: string; msg: string; child?: string; childPid?: number; signal?: string })
       .filter((l) => l.name === 'supervisor');
   const childPid = async (entry: string) => {
     const table = await processes();
@@ -95,14 +95,14 @@ it('npm start restarts a killed worker and a killed API, logs it, and stops ever
 
     // The worker dies without a chance to clean up: it is logged and another one takes its place.
     process.kill(worker1, 'SIGKILL');
-    await waitFor(async () => supervisorLines().some((l) => l.child === 'worker 1' && l.pid === worker1 && l.signal === 'SIGKILL'), {
+    await waitFor(async () => supervisorLines().some((l) => l.child === 'worker 1' && l.childPid === worker1 && l.signal === 'SIGKILL'), {
       what: 'the supervisor to log the worker exit',
     });
     const worker2 = await waitFor(async () => {
       const pid = await childPid('workers/main.ts');
       return pid !== worker1 ? pid : undefined;
     }, { timeoutMs: 90_000, what: 'a new worker child' });
-    expect(supervisorLines().some((l) => l.child === 'worker 1' && l.pid === worker2 && /started/.test(l.msg))).toBe(true);
+    expect(supervisorLines().some((l) => l.child === 'worker 1' && l.childPid === worker2 && /started/.test(l.msg))).toBe(true);
 
     // The new worker consumes jobs: an operation accepted after the kill completes.
     const spec = await t.api('POST', `/v1/orgs/${admin.orgId}/openapi`, { token: admin.adminToken, body: { slug: 'after-crash', source: { text: await fixture('petstore.yaml') } } });
@@ -112,7 +112,7 @@ it('npm start restarts a killed worker and a killed API, logs it, and stops ever
 
     // The API dies: it is logged, restarted, and answers again on the same port.
     process.kill(api1, 'SIGKILL');
-    await waitFor(async () => supervisorLines().some((l) => l.child === 'api' && l.pid === api1 && l.signal === 'SIGKILL'), {
+    await waitFor(async () => supervisorLines().some((l) => l.child === 'api' && l.childPid === api1 && l.signal === 'SIGKILL'), {
       what: 'the supervisor to log the API exit',
     });
     const api2 = await waitFor(async () => {
