@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -177,6 +178,10 @@ it('a worker killed with SIGKILL leaves no Chromium behind', { timeout: 240_000 
       } catch {
         // already gone
       }
+    }
+    // The killed worker could not remove its Chromium profile folder: do it for it.
+    for (const dir of new Set(chromium.map((p) => /--user-data-dir=(\S+)/.exec(p.args)?.[1]).filter((d): d is string => !!d && d.includes('dp-chromium-')))) {
+      await rm(dir, { recursive: true, force: true });
     }
   }
 });
