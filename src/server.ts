@@ -89,7 +89,8 @@ function send(res: ServerResponse, reply: Reply, head = false) {
 
 export function createApiServer(app: AppContext): ApiServer {
   const metrics = createMetrics(app);
-  const routes: RouteDef[] = [...(systemRoutes(metrics) as RouteDef[]).map((r) => ({ tag: 'System', ...r })), ...apiRoutes];
+  let draining = false;
+  const routes: RouteDef[] = [...(systemRoutes(metrics, () => draining) as RouteDef[]).map((r) => ({ tag: 'System', ...r })), ...apiRoutes];
   routes.push(...referenceRoutes(() => routes));
   const router = buildRouter(routes);
   const dashboard = createDashboard(app);
@@ -240,5 +241,11 @@ export function createApiServer(app: AppContext): ApiServer {
     onTimeout: (left) => app.log.warn(left, 'shutdown timeout: closing the connections and requests still open'),
   });
 
-  return { server, close: () => shutdown.drain() };
+  return {
+    server,
+    close: () => {
+      draining = true; // /readyz answers 503 from now on, so a load balancer stops sending
+      return shutdown.drain();
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { route, ok } from '../http/route.js';
 import type { Metrics } from '../ops/metrics.js';
 
 /** Operators' endpoints: no bearer token (keep them off the public internet, or scrape inside). */
-export function systemRoutes(metrics: Metrics) {
+export function systemRoutes(metrics: Metrics, draining: () => boolean = () => false) {
   return [
     route({
       method: 'GET',
@@ -17,6 +17,7 @@ export function systemRoutes(metrics: Metrics) {
       auth: false,
       rateLimited: false,
       handler: async ({ app }) => {
+        if (draining()) return { status: 503, body: { status: 'draining', checks: {} } };
         const checks = await Promise.all([
           app.db.query('SELECT 1').then(
             () => ['postgres', 'ok'] as const,

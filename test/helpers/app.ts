@@ -20,6 +20,8 @@ export interface TestApp {
   env: Record<string, string>;
   baseUrl: string;
   api: ReturnType<typeof client>;
+  /** The HTTP server itself (its `close()` drains it, as on SIGTERM). */
+  apiServer: ApiServer;
   workers?: WorkerPool;
   startWorkers(queues?: QueueName[]): WorkerPool;
   /** Log lines, when started with `captureLogs`. */
@@ -88,6 +90,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     baseUrl,
     logs,
     api: client(baseUrl),
+    apiServer: server,
     startWorkers(queues) {
       const pool = startWorkers(app, queues ?? config.workers.queues);
       pools.push(pool);

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
@@ -217,6 +218,35 @@ describe('rate limit', () => {
       expect(Number(ok.headers.get('x-ratelimit-remaining'))).toBeLessThan(5);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('readiness while draining', () => {
+  it('answers /readyz 503 (with Connection: close) once shutdown began, so a load balancer stops sending', async () => {
+    const own = await startTestApp();
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (path: string) =>
+      new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        http
+          .get(`${own.baseUrl}${path}`, { agent }, (res) => {
+            let body = '';
+            res.on('data', (d) => (body += d));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
+          })
+          .on('error', reject);
+      });
+    try {
+      expect((await get('/readyz')).status).toBe(200);
+      const drained = own.apiServer.close(); // what SIGTERM does
+      const during = await get('/readyz'); // on the kept-alive socket
+      expect(during.status).toBe(503);
+      expect(JSON.parse(during.body).status).toBe('draining');
+      expect(during.connection).toBe('close');
+      await drained;
+    } finally {
+      agent.destroy();
+      await own.close();
     }
   });
 });
