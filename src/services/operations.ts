@@ -5,11 +5,13 @@ import * as ops from '../db/repos/operations.js';
 import type { OperationRow } from '../db/repos/operations.js';
 import { JOBS, type JobName, type JobPayloads } from '../../jobs/registry.js';
 import { newId } from '../util/ids.js';
-import { ApiError, notFound } from '../http/errors.js';
+import { notFound } from '../http/errors.js';
+import type { Role } from '../http/validate.js';
+import { explicitSpaceRoles, getSpace } from '../db/repos/spaces.js';
 import { getOrgForUser } from '../db/repos/organizations.js';
 import { changeRequestSpaceId } from '../db/repos/change-requests.js';
 import { orgPermissions, appUrls } from './access.js';
-import { requireSpace } from './space-access.js';
+import { accessContext, spaceRole } from './space-access.js';
 
 /**
  * Record a long-running operation inside the caller's transaction. The job is enqueued after the
@@ -95,17 +97,14 @@ async function canSeeTarget(app: AppContext, p: Principal, op: OperationRow): Pr
 
 /** The space's own rules (deleted spaces included, so their last operations stay readable). */
 async function canSeeSpace(app: AppContext, p: Principal, op: OperationRow, spaceId: string | null): Promise<boolean> {
-  if (spaceId) {
-    try {
-      await requireSpace(app.db, p, spaceId, 'read', { includeDeleted: true });
-      return true;
-    } catch (err) {
-      if (err instanceof ApiError && (err.status === 404 || err.status === 403)) return false;
-      throw err;
-    }
+  const space = spaceId ? await getSpace(app.db, spaceId, { includeDeleted: true, counters: false }) : null;
+  if (!space) {
+    // The target was purged: only an administrator of the organization that ran it may still look.
+    return !!op.organization_id && (await orgAccess(app, p, op.organization_id)).admin;
   }
-  // The target was purged: only an administrator of the organization that ran it may still look.
-  return !!op.organization_id && (await orgAccess(app, p, op.organization_id)).admin;
+  const ctx = await accessContext(app.db, space.organization_id, p.userId);
+  const explicit = (await explicitSpaceRoles(app.db, p.userId, [space.id])).get(space.id) as Role | undefined;
+  return spaceRole(ctx, space, explicit) !== null;
 }
 
 async function orgAccess(app: AppContext, p: Principal, orgId: string) {

@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { setSpaceMember } from '../../src/db/repos/spaces.js';
+import { purgeNextSpace } from '../../src/db/repos/purge.js';
+import { withTx } from '../../src/db/pool.js';
 
 let t: TestApp;
 let org: Awaited<ReturnType<TestApp['seedOrg']>>;
@@ -92,7 +94,15 @@ describe('operation visibility', () => {
     const imp = await t.api('POST', `/v1/spaces/${s.body.id}/content/import`, { token: org.adminToken, body: { source: 'website', url: 'http://127.0.0.1:9/gone' } });
     const id = opPath(imp.headers.get('location')).split('/').pop()!;
     expect((await t.api('DELETE', `/v1/spaces/${s.body.id}`, { token: org.adminToken })).status).toBe(204);
+    const reader = await t.seedUser(org.orgId, 'read');
     expect((await readOp(id, org.adminToken)).status).toBe(200);
+    expect((await readOp(id, reader.token)).status).toBe(200);
     await expectUnknown(id, (await t.seedUser(org.orgId, null)).token);
+
+    // Purged for good: only the organization's admins still read what ran on it.
+    const purged = await withTx(t.app.db, (c) => purgeNextSpace(c, new Date(Date.now() + 60_000)));
+    expect(purged?.id).toBe(s.body.id);
+    expect((await readOp(id, org.adminToken)).status).toBe(200);
+    await expectUnknown(id, reader.token);
   });
 });
