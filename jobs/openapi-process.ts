@@ -5,7 +5,16 @@ import * as specs from '../src/db/repos/openapi.js';
 import { withTx } from '../src/db/pool.js';
 import { processSpec, SpecParseError } from '../src/content/openapi.js';
 import { safeFetch, FetchTimeoutError, FetchFailedError } from '../src/net/safe-fetch.js';
+import { openSealedUrl, scrubSecrets, splitUrlSecrets } from '../src/net/url-secrets.js';
 import { newId } from '../src/util/ids.js';
+
+/** An error safe to hand to BullMQ (stored in Redis) and the logs: message and stack scrubbed. */
+function scrubError(err: unknown, secrets: string[]): unknown {
+  if (!(err instanceof Error)) return new Error(scrubSecrets(String(err), secrets));
+  err.message = scrubSecrets(err.message, secrets);
+  if (err.stack) err.stack = scrubSecrets(err.stack, secrets);
+  return err;
+}
 
 /**
  * Fetch (or read inline), parse, bundle and validate an OpenAPI spec, store the version in the
@@ -27,21 +36,37 @@ export const processOpenAPISpec: Processor<'openapi.process'> = async ({ specId 
     allowPrivate: app.config.fetch.allowPrivate,
     headers: { accept: 'application/json, application/yaml, text/yaml, */*' },
   };
+  // The whole URL (credentials included) exists only in this function's memory: every message that
+  // leaves it (spec row, operation row, Redis, logs) is scrubbed of the credentials first.
+  let sourceUrl = spec.source_url;
+  const secrets = sourceUrl ? splitUrlSecrets(sourceUrl).secrets : [];
+  if (spec.source_url_sealed) {
+    try {
+      sourceUrl = openSealedUrl(spec.source_url_sealed, app.secret);
+    } catch {
+      const message = 'The stored credentials of the source URL cannot be read (was SECRET_KEY changed?); put the source again';
+      if (!(await specs.completeSpec(app.db, specId, operation.id, { errorCode: 'FETCH_ERROR', error: message }))) {
+        throw new JobSkipped('Superseded by a newer update of the spec');
+      }
+      throw new JobFailure(`FETCH_ERROR: ${message}`);
+    }
+    secrets.push(...splitUrlSecrets(sourceUrl).secrets);
+  }
   let text: string;
   let processed;
   try {
-    if (spec.source_url) {
-      text = (await safeFetch(spec.source_url, fetchOpts)).body.toString('utf8');
+    if (sourceUrl) {
+      text = (await safeFetch(sourceUrl, fetchOpts)).body.toString('utf8');
     } else {
       text = spec.source_text ?? '';
     }
     await ctx.progress(0.3);
-    processed = await processSpec(text, spec.source_url ?? undefined, async (url) => (await safeFetch(url, fetchOpts)).body);
+    processed = await processSpec(text, sourceUrl ?? undefined, async (url) => (await safeFetch(url, fetchOpts)).body);
   } catch (err) {
     const code =
       err instanceof FetchTimeoutError ? 'FETCH_TIMEOUT' : err instanceof FetchFailedError ? 'FETCH_ERROR' : err instanceof SpecParseError ? 'PARSE_ERROR' : null;
-    if (!code) throw err; // unexpected (database, storage): let BullMQ retry
-    const message = (err as Error).message;
+    if (!code) throw scrubError(err, secrets); // unexpected (database, storage): let BullMQ retry
+    const message = scrubSecrets((err as Error).message, secrets);
     if (!(await specs.completeSpec(app.db, specId, operation.id, { errorCode: code, error: message }))) {
       throw new JobSkipped('Superseded by a newer update of the spec');
     }

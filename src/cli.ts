@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
 import { createPool } from './db/pool.js';
 import { migrate } from './db/migrate.js';
+import { sealStoredSecrets } from './db/sealed-secrets.js';
+import { sharedSecret } from './context.js';
 import { addMember, createOrganization, createToken, createUser } from './services/identity.js';
 import { findUserByEmail } from './db/repos/users.js';
 import { ROLES } from './http/validate.js';
@@ -14,7 +16,7 @@ const USAGE = `Usage: npm run cli -- <command> [options]
                                                    create a user (operators may open the job dashboard)
   member add --org <orgId> --email <email> --role <admin|create|review|edit|comment|read|guest>
   token create --email <email> [--label <label>]   issue an API token (printed once)
-  migrate                                          apply pending database migrations
+  migrate                                          apply pending database migrations (and seal credentials stored in clear)
 `;
 
 const { positionals, values } = parseArgs({
@@ -50,7 +52,9 @@ try {
   if (values.help || !cmd) {
     process.stdout.write(USAGE);
   } else if (cmd === 'migrate') {
-    process.stdout.write('migrations applied\n');
+    // Credentials an earlier version stored in clear are sealed here too (AUTO_MIGRATE=false setups).
+    const sealed = await sealStoredSecrets(db, config.secretKey ?? (await sharedSecret(db)));
+    process.stdout.write(`migrations applied${sealed ? `; ${sealed} stored credential(s) sealed` : ''}\n`);
   } else if (cmd === 'org create') {
     const admin = values.admin ? await userByEmail(values.admin) : undefined;
     const org = await createOrganization(db, { title: need('title'), adminUserId: admin?.id });

@@ -24,6 +24,8 @@ export interface Config {
         forcePathStyle: boolean;
       };
   bodyLimitBytes: number;
+  /** How long a signed, token-free file download URL (`downloadURL`, published images) stays valid. */
+  fileUrlTtlSeconds: number;
   /** Requests per token (or per client address without one) per minute; 0 disables. */
   rateLimitPerMinute: number;
   logLevel: string;
@@ -134,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     queuePrefix: str(env, 'QUEUE_PREFIX', 'dp'),
     storage,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1),
+    fileUrlTtlSeconds: int(env, 'FILE_URL_TTL_SECONDS', 3600, 1),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     secretKey: env.SECRET_KEY || undefined,

@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { createPool, type Db } from './db/pool.js';
 import { migrate } from './db/migrate.js';
 import { ensureDatabase } from './db/ensure-database.js';
+import { sealStoredSecrets } from './db/sealed-secrets.js';
 import { createLogger, type Logger } from './log.js';
 import { createBlobStore, type BlobStore } from './storage/index.js';
 import { JobClient } from '../jobs/client.js';
@@ -29,11 +30,15 @@ export async function createAppContext(config: Config, name: string, log?: Logge
   const blobs = await createBlobStore(config.storage);
   const jobs = new JobClient(config);
   const secret = config.secretKey ?? (await sharedSecret(db));
+  if (config.autoMigrate) {
+    const sealed = await sealStoredSecrets(db, secret);
+    if (sealed) logger.info({ sealed }, 'credentials stored in clear by an earlier version sealed');
+  }
   return { config, db, log: logger, blobs, jobs, secret };
 }
 
 /** A secret generated once and shared through PostgreSQL by every process, when SECRET_KEY is not set. */
-async function sharedSecret(db: Db): Promise<string> {
+export async function sharedSecret(db: Db): Promise<string> {
   await db.query(`INSERT INTO settings (key, value) VALUES ('secret_key', $1) ON CONFLICT (key) DO NOTHING`, [
     randomBytes(32).toString('base64url'),
   ]);

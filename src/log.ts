@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { splitUrlSecrets } from './net/url-secrets.js';
 
 export type { Logger };
 
@@ -16,16 +17,10 @@ export function createLogger(level: string, name: string, destination?: pino.Des
   return destination ? pino(options, destination) : pino(options);
 }
 
-/** Remove user info (basic-auth credentials) from a URL-like string for logs and responses. */
+/**
+ * A URL-like string without its credentials, for logs and responses: user info removed and the
+ * values of credential query parameters (`token`, `api_key`, `sig`, ...) replaced (src/net/url-secrets.ts).
+ */
 export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.username || u.password) {
-      u.username = '';
-      u.password = '';
-    }
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/[^/@\s]*@/, '//');
-  }
+  return splitUrlSecrets(url).display;
 }

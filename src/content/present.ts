@@ -77,15 +77,23 @@ export function toTreePage(app: AppContext, spaceId: string, tp: TreePage, o: Re
   return page;
 }
 
-/** Signed, token-free download URL of a file's stored bytes (browsers load images from it). */
-export function fileDownloadUrl(app: AppContext, f: Pick<FileNode, 'blobKey' | 'name' | 'contentType' | 'sha256'>): string {
-  const params = new URLSearchParams({ name: f.name, type: f.contentType });
-  params.set('sig', signBlob(app.secret, f.sha256, f.name, f.contentType));
+/**
+ * Signed, token-free download URL of a file's stored bytes (browsers load images from it), valid
+ * for FILE_URL_TTL_SECONDS. The expiry is rounded up to a tenth of that lifetime, so the URL of a
+ * file stays the same for a while (browsers and proxies can cache it) and lives between one and
+ * 1.1 lifetimes.
+ */
+export function fileDownloadUrl(app: AppContext, f: Pick<FileNode, 'blobKey' | 'name' | 'contentType' | 'sha256'>, nowMs = Date.now()): string {
+  const ttl = app.config.fileUrlTtlSeconds;
+  const step = Math.max(1, Math.ceil(ttl / 10));
+  const exp = Math.ceil((Math.floor(nowMs / 1000) + ttl) / step) * step;
+  const params = new URLSearchParams({ name: f.name, type: f.contentType, exp: String(exp) });
+  params.set('sig', signBlob(app.secret, f.sha256, f.name, f.contentType, exp));
   return `${app.config.publicUrl}/files/${f.sha256}?${params}`;
 }
 
-export function signBlob(secret: string, sha256: string, name: string, contentType: string): string {
-  return createHmac('sha256', secret).update(`${sha256}\n${name}\n${contentType}`).digest('base64url').slice(0, 32);
+export function signBlob(secret: string, sha256: string, name: string, contentType: string, exp: number): string {
+  return createHmac('sha256', secret).update(`file\n${sha256}\n${name}\n${contentType}\n${exp}`).digest('base64url').slice(0, 32);
 }
 
 export function toFile(app: AppContext, f: FileNode, o: ReadOptions) {

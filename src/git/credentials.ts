@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { openText, sealText } from '../util/seal.js';
 
 export interface GitCredentials {
   username: string;
@@ -15,23 +15,17 @@ export function splitCredentials(raw: string): { url: string; credentials?: GitC
   return { url: u.toString(), credentials };
 }
 
-function key(secret: string): Buffer {
-  return createHash('sha256').update(`git-credentials\n${secret}`).digest();
-}
-
-/** AES-256-GCM with a key derived from the server secret: what the operation row stores. */
+/** What the operation row stores (see src/util/seal.ts); the format predates it and is unchanged. */
 export function sealCredentials(c: GitCredentials, secret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key(secret), iv);
-  const data = Buffer.concat([cipher.update(JSON.stringify(c), 'utf8'), cipher.final()]);
-  return `v1.${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${data.toString('base64url')}`;
+  return sealText(JSON.stringify(c), secret, 'git-credentials');
 }
 
 export function openCredentials(sealed: string, secret: string): GitCredentials {
-  const [v, iv, tag, data] = sealed.split('.');
-  if (v !== 'v1' || !iv || !tag || !data) throw new Error('Unreadable stored credentials');
-  const decipher = createDecipheriv('aes-256-gcm', key(secret), Buffer.from(iv, 'base64url'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  const text = Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  let text: string;
+  try {
+    text = openText(sealed, secret, 'git-credentials');
+  } catch {
+    throw new Error('Unreadable stored credentials');
+  }
   return JSON.parse(text);
 }

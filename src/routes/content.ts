@@ -59,7 +59,13 @@ export const contentRoutes = [
     path: '/files/:sha256',
     auth: false,
     params: { sha256: z.string().regex(/^[0-9a-f]{64}$/) },
-    query: { name: z.string().max(500), type: z.string().max(200), sig: z.string().max(100) },
+    query: {
+      name: z.string().max(500),
+      type: z.string().max(200),
+      // Optional here so that a link from before links expired gets a 410 saying so, not a 400.
+      exp: z.string().regex(/^\d{1,12}$/, { message: 'expected a whole number' }).transform(Number).optional(),
+      sig: z.string().max(100),
+    },
     handler: async ({ app, params, query }) => serveSignedFile(app, params.sha256, query),
   }),
 ];

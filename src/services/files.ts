@@ -3,7 +3,7 @@ import { imageSize } from 'image-size';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/pool.js';
 import type { Reply } from '../http/route.js';
-import { notFound } from '../http/errors.js';
+import { ApiError, notFound } from '../http/errors.js';
 import { signBlob } from '../content/present.js';
 
 export function blobKeyFor(sha256: string) {
@@ -47,12 +47,24 @@ function dimensionsOf(bytes: Buffer, contentType: string): { width: number; heig
 
 /**
  * Serve stored bytes through a signed URL (no token: browsers load images from downloadURL).
+ * The signature covers the hash, name, type and expiry: a bad one is a 403, an expired link (or
+ * one from before links expired, without `exp`) a 410 telling to read the file again.
  * User-supplied content is sandboxed so an uploaded HTML or SVG file cannot run script on this origin.
  */
-export async function serveSignedFile(app: AppContext, sha256: string, q: { name: string; type: string; sig: string }): Promise<Reply> {
-  const expected = Buffer.from(signBlob(app.secret, sha256, q.name, q.type));
+export async function serveSignedFile(
+  app: AppContext,
+  sha256: string,
+  q: { name: string; type: string; exp?: number; sig: string },
+  nowMs = Date.now(),
+): Promise<Reply> {
+  if (q.exp === undefined) throw new ApiError(410, 'This file link has expired (it has no expiry time); read the file again for a fresh downloadURL');
+  const expected = Buffer.from(signBlob(app.secret, sha256, q.name, q.type, q.exp));
   const given = Buffer.from(q.sig);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw notFound('Not found');
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new ApiError(403, 'Invalid file link: the signature does not match');
+  const remaining = q.exp - Math.floor(nowMs / 1000);
+  if (remaining <= 0) {
+    throw new ApiError(410, `This file link expired at ${new Date(q.exp * 1000).toISOString()}; read the file again for a fresh downloadURL`);
+  }
   const stored = await app.blobs.getStream(blobKeyFor(sha256));
   if (!stored) throw notFound('Not found');
   return {
@@ -62,7 +74,8 @@ export async function serveSignedFile(app: AppContext, sha256: string, q: { name
       'content-type': q.type,
       'content-length': String(stored.size),
       'content-disposition': `inline; filename*=UTF-8''${encodeURIComponent(q.name)}`,
-      'cache-control': 'private, max-age=31536000, immutable',
+      // The bytes under this URL never change, but the URL stops working at `exp`: cache until then.
+      'cache-control': `private, max-age=${remaining}, immutable`,
       'x-content-type-options': 'nosniff',
       'content-security-policy': "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox",
     },

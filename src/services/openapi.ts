@@ -2,11 +2,12 @@ import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
 import * as specs from '../db/repos/openapi.js';
-import type { SpecRow } from '../db/repos/openapi.js';
+import type { SpecRow, SpecSourceColumns } from '../db/repos/openapi.js';
 import { forgetGarbage } from '../db/repos/blob-garbage.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../http/pagination.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import { checkFetchUrl } from '../net/safe-fetch.js';
+import { scrubSecrets, sealUrl, splitUrlSecrets } from '../net/url-secrets.js';
 import { newId } from '../util/ids.js';
 import { redactUrl } from '../log.js';
 import { requireOrg, appUrls, type OrgPermissions } from './access.js';
@@ -26,7 +27,8 @@ export function toSpec(app: AppContext, s: SpecRow, perms: OrgPermissions) {
     createdAt: s.created_at.toISOString(),
     updatedAt: s.updated_at.toISOString(),
     slug: s.slug,
-    // Credentials in a source URL are used for fetching, never shown.
+    // Credentials in a source URL are used for fetching, never stored in clear nor shown
+    // (redactUrl also covers rows a start-up has not sealed yet).
     ...(s.source_url ? { sourceURL: redactUrl(s.source_url) } : {}),
     processingState: s.processing_state,
     visibility: s.visibility,
@@ -44,17 +46,22 @@ export function toSpec(app: AppContext, s: SpecRow, perms: OrgPermissions) {
   };
 }
 
-function sourceColumns(app: AppContext, source: SpecSource): [string | null, string | null] {
+/**
+ * A URL source is stored as shown (credentials removed) plus, when it carried credentials, the
+ * whole URL sealed with the server secret: only the worker that fetches it opens it.
+ */
+function sourceColumns(app: AppContext, source: SpecSource): SpecSourceColumns {
   if ('url' in source) {
     // Refuse at once what the worker's fetch would refuse (private addresses, bad schemes).
     try {
       checkFetchUrl(source.url, app.config.fetch.allowPrivate);
     } catch (err) {
-      throw badRequest(`Invalid request: body.source.url: ${(err as Error).message}`);
+      throw badRequest(`Invalid request: body.source.url: ${scrubSecrets((err as Error).message, splitUrlSecrets(source.url).secrets)}`);
     }
-    return [source.url, null];
+    const { display, secrets } = splitUrlSecrets(source.url);
+    return { url: display, urlSealed: secrets.length ? sealUrl(source.url, app.secret) : null, text: null };
   }
-  return [null, source.text];
+  return { url: null, urlSealed: null, text: source.text };
 }
 
 export async function listSpecs(app: AppContext, p: Principal, orgId: string, q: { page?: string; limit?: number }) {
@@ -75,7 +82,7 @@ export async function getSpec(app: AppContext, p: Principal, orgId: string, slug
 /** POST: create only (409 when the slug exists). Processing continues in a worker. */
 export async function createSpec(app: AppContext, p: Principal, orgId: string, slug: string, source: SpecSource) {
   const { permissions } = await requireOrg(app.db, p, orgId, 'createOpenAPISpec');
-  const [url, text] = sourceColumns(app, source);
+  const columns = sourceColumns(app, source);
   const { spec, op } = await withTx(app.db, async (c) => {
     const id = newId();
     const op = await createOperation(c, 'openapi.process', {
@@ -85,7 +92,7 @@ export async function createSpec(app: AppContext, p: Principal, orgId: string, s
       targetId: id,
       createdBy: p.userId,
     });
-    const spec = await specs.insertSpec(c, { id, orgId, slug, sourceUrl: url, sourceText: text, operationId: op.id });
+    const spec = await specs.insertSpec(c, { id, orgId, slug, sourceUrl: columns.url, sourceUrlSealed: columns.urlSealed, sourceText: columns.text, operationId: op.id });
     if (!spec) throw conflict(`An OpenAPI spec with slug "${slug}" already exists in this organization`);
     return { spec, op };
   });
@@ -96,7 +103,7 @@ export async function createSpec(app: AppContext, p: Principal, orgId: string, s
 /** PUT: create or replace the source; `created` tells which. */
 export async function upsertSpec(app: AppContext, p: Principal, orgId: string, slug: string, source: SpecSource) {
   const { permissions } = await requireOrg(app.db, p, orgId, 'createOpenAPISpec');
-  const [url, text] = sourceColumns(app, source);
+  const columns = sourceColumns(app, source);
   const result = await withTx(app.db, async (c) => {
     const existing = await specs.getSpecBySlug(c, orgId, slug, true);
     const id = existing?.id ?? newId();
@@ -108,10 +115,10 @@ export async function upsertSpec(app: AppContext, p: Principal, orgId: string, s
       createdBy: p.userId,
     });
     if (existing) {
-      await specs.resetSpecSource(c, id, url, text, op.id);
+      await specs.resetSpecSource(c, id, columns, op.id);
       return { created: false, op, spec: (await specs.getSpec(c, id))! };
     }
-    const spec = await specs.insertSpec(c, { id, orgId, slug, sourceUrl: url, sourceText: text, operationId: op.id });
+    const spec = await specs.insertSpec(c, { id, orgId, slug, sourceUrl: columns.url, sourceUrlSealed: columns.urlSealed, sourceText: columns.text, operationId: op.id });
     // A concurrent PUT created it between our read and insert: the caller may simply retry.
     if (!spec) throw conflict(`OpenAPI spec "${slug}" was created concurrently; retry the request`);
     return { created: true, op, spec };

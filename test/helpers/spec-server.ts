@@ -5,16 +5,40 @@ import { serve } from './http.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'openapi');
 
+export interface SpecServerOptions {
+  /** `/basic/<file>` answers only with these HTTP Basic credentials (401 otherwise). */
+  basicAuth?: { username: string; password: string };
+  /** `/token/<file>` answers only when the query parameter `name` has this value (401 otherwise). */
+  queryToken?: { name: string; value: string };
+}
+
 /**
  * A local HTTP server for OpenAPI sources: the fixture files, plus `/stall` (never answers),
- * `/error500`, `/flaky/<file>` (stalls on its first request only), and a request counter per path.
+ * `/error500`, `/flaky/<file>` (stalls on its first request only), the protected `/basic/<file>`
+ * and `/token/<file>` (see options), a request counter per path and a count of refused requests.
  */
-export async function startSpecServer() {
+export async function startSpecServer(opts: SpecServerOptions = {}) {
   const hits = new Map<string, number>();
+  const refused = new Map<string, number>();
   const stalled: import('node:http').ServerResponse[] = [];
   const srv = await serve(async (req, res) => {
-    const p = new URL(req.url ?? '/', 'http://x').pathname;
+    const u = new URL(req.url ?? '/', 'http://x');
+    let p = u.pathname;
     hits.set(p, (hits.get(p) ?? 0) + 1);
+    const guard = /^\/(basic|token)\//.exec(p)?.[1];
+    if (guard) {
+      const expected = opts.basicAuth && `Basic ${Buffer.from(`${opts.basicAuth.username}:${opts.basicAuth.password}`).toString('base64')}`;
+      const allowed =
+        guard === 'basic'
+          ? !!expected && req.headers.authorization === expected
+          : !!opts.queryToken && u.searchParams.get(opts.queryToken.name) === opts.queryToken.value;
+      if (!allowed) {
+        refused.set(p, (refused.get(p) ?? 0) + 1);
+        res.writeHead(401, { 'www-authenticate': 'Basic realm="specs"', 'content-type': 'text/plain' }).end('unauthorized');
+        return;
+      }
+      p = p.slice(guard.length + 1);
+    }
     if (p === '/stall' || (p.startsWith('/flaky/') && hits.get(p) === 1)) {
       stalled.push(res);
       return; // never answer
@@ -36,6 +60,7 @@ export async function startSpecServer() {
   return {
     url: srv.url,
     hits,
+    refused,
     close: async () => {
       for (const r of stalled) r.destroy();
       await srv.close();

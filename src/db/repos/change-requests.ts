@@ -54,6 +54,12 @@ export async function insertChangeRequest(
   );
 }
 
+/** The space a change request belongs to (by id alone), or null when it no longer exists. */
+export async function changeRequestSpaceId(db: Queryable, id: string): Promise<string | null> {
+  const { rows } = await db.query<{ space_id: string }>('SELECT space_id FROM change_requests WHERE id = $1', [id]);
+  return rows[0]?.space_id ?? null;
+}
+
 /** By id, or by number when the reference is all digits. */
 export async function getChangeRequest(db: Queryable, spaceId: string, ref: string, forUpdate = false): Promise<ChangeRequestRow | null> {
   const byNumber = /^\d{1,9}$/.test(ref);

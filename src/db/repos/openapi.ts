@@ -4,7 +4,10 @@ export interface SpecRow {
   id: string;
   organization_id: string;
   slug: string;
+  /** The URL as shown: without credentials when it had some (then `source_url_sealed` holds it whole). */
   source_url: string | null;
+  /** The whole source URL, credentials included, sealed (src/net/url-secrets.ts); null when it had none. */
+  source_url_sealed: string | null;
   source_text: string | null;
   processing_state: 'pending' | 'progress' | 'complete';
   processing_operation_id: string | null;
@@ -15,6 +18,13 @@ export interface SpecRow {
   last_process_error: string | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** How a source is stored: a URL (shown form, plus the sealed whole when it had credentials) or inline text. */
+export interface SpecSourceColumns {
+  url: string | null;
+  urlSealed: string | null;
+  text: string | null;
 }
 
 export async function listSpecs(db: Queryable, orgId: string, limit: number, after?: [string, string]) {
@@ -49,23 +59,45 @@ export async function getSpec(db: Queryable, id: string, forUpdate = false): Pro
 /** Insert, or return null when the slug is already taken in the organization. */
 export async function insertSpec(
   db: Queryable,
-  s: { id: string; orgId: string; slug: string; sourceUrl: string | null; sourceText: string | null; operationId: string },
+  s: { id: string; orgId: string; slug: string; sourceUrl: string | null; sourceUrlSealed?: string | null; sourceText: string | null; operationId: string },
 ): Promise<SpecRow | null> {
   const { rows } = await db.query<SpecRow>(
-    `INSERT INTO openapi_specs (id, organization_id, slug, source_url, source_text, processing_operation_id)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (organization_id, slug) DO NOTHING RETURNING *`,
-    [s.id, s.orgId, s.slug, s.sourceUrl, s.sourceText, s.operationId],
+    `INSERT INTO openapi_specs (id, organization_id, slug, source_url, source_url_sealed, source_text, processing_operation_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (organization_id, slug) DO NOTHING RETURNING *`,
+    [s.id, s.orgId, s.slug, s.sourceUrl, s.sourceUrlSealed ?? null, s.sourceText, s.operationId],
   );
   return rows[0] ?? null;
 }
 
 /** A new source: processing starts over under a new operation. */
-export async function resetSpecSource(db: Queryable, id: string, sourceUrl: string | null, sourceText: string | null, operationId: string) {
+export async function resetSpecSource(db: Queryable, id: string, source: SpecSourceColumns, operationId: string) {
   await db.query(
-    `UPDATE openapi_specs SET source_url = $2, source_text = $3, processing_operation_id = $4, processing_state = 'pending',
-            updated_at = clock_timestamp() WHERE id = $1`,
-    [id, sourceUrl, sourceText, operationId],
+    `UPDATE openapi_specs SET source_url = $2, source_url_sealed = $3, source_text = $4, processing_operation_id = $5,
+            processing_state = 'pending', updated_at = clock_timestamp() WHERE id = $1`,
+    [id, source.url, source.urlSealed, source.text, operationId],
   );
+}
+
+/**
+ * Source URLs stored in clear that may carry credentials (user info or a query/fragment): rows
+ * written before sources were sealed. Few, so read at every start-up.
+ */
+export async function listUnsealedSourceUrls(db: Queryable): Promise<{ id: string; source_url: string }[]> {
+  const { rows } = await db.query(
+    `SELECT id, source_url FROM openapi_specs
+      WHERE source_url_sealed IS NULL AND source_url IS NOT NULL AND (source_url ~ '^[^/]*//[^/?#]*@' OR source_url ~ '[?#]')`,
+  );
+  return rows;
+}
+
+/** Replace a clear source URL by its shown form and sealed value, only if it is still that URL. */
+export async function sealSourceUrl(db: Queryable, id: string, clear: string, shown: string, sealed: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE openapi_specs SET source_url = $3, source_url_sealed = $4
+      WHERE id = $1 AND source_url = $2 AND source_url_sealed IS NULL`,
+    [id, clear, shown, sealed],
+  );
+  return (rowCount ?? 0) > 0;
 }
 
 export async function setVisibility(db: Queryable, id: string, visibility: string) {
