@@ -15,6 +15,20 @@ export interface WorkerPool {
   close(timeoutMs?: number): Promise<void>;
 }
 
+/**
+ * How often each worker runs BullMQ's stalled-job check, for a takeover within
+ * JOB_LOCK_DURATION_MS + JOB_STALLED_INTERVAL_MS of a worker's death. A dead worker's job moves
+ * on the second check after its lock expired and after its last lock renewal (one check marks the
+ * active jobs, the next moves those still unlocked), and the checks of all workers of a queue share
+ * one slot (a Redis key that lives one check interval): when the worker that took the last slot is
+ * the one that died, the next check may come nearly two intervals later. With checks every
+ * interval, that made the worst case lock + 3 intervals (measured: 94 s for 30 s + 30 s). Checking
+ * three times per JOB_STALLED_INTERVAL_MS bounds it by max(interval, lock + interval / 3).
+ */
+export function stalledCheckIntervalMs(stalledIntervalMs: number): number {
+  return Math.max(100, Math.floor(stalledIntervalMs / 3));
+}
+
 /** One BullMQ Worker per configured queue, plus the reconciler loop. */
 export function startWorkers(app: AppContext, queues: readonly QueueName[] = app.config.workers.queues): WorkerPool {
   checkProcessors();
@@ -27,7 +41,7 @@ export function startWorkers(app: AppContext, queues: readonly QueueName[] = app
       prefix: app.config.queuePrefix,
       concurrency: w.concurrency,
       lockDuration: w.lockDurationMs,
-      stalledInterval: w.stalledIntervalMs,
+      stalledInterval: stalledCheckIntervalMs(w.stalledIntervalMs),
       maxStalledCount: 2,
     });
     worker.on('error', (err) => app.log.warn({ err: err.message, queue }, 'worker error'));
