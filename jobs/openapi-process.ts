@@ -82,6 +82,7 @@ export const processOpenAPISpec: Processor<'openapi.process'> = async ({ specId 
   await app.blobs.put(`${prefix}source.txt`, text, { contentType: 'text/plain; charset=utf-8' });
   await app.blobs.put(`${prefix}bundle.json`, body, { contentType: 'application/json' });
   const applied = await withTx(app.db, async (c) => {
+    await ctx.fence(c); // one version per operation, even if a stalled run wakes up after a takeover
     const current = await specs.getSpec(c, specId, true);
     if (!current || current.processing_operation_id !== operation.id) return false;
     await specs.insertVersion(c, {

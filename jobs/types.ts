@@ -1,5 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { AppContext } from '../src/context.js';
+import type { Queryable } from '../src/db/pool.js';
 import type { OperationRow } from '../src/db/repos/operations.js';
 import type { Logger } from '../src/log.js';
 import type { JobData, JobName, JobPayloads } from './registry.js';
@@ -11,6 +12,12 @@ export interface JobContext {
   log: Logger;
   /** Report progress in [0, 1]; written to the operation row and the BullMQ job. */
   progress(fraction: number): Promise<void>;
+  /**
+   * Call inside the transaction that commits the operation's effect, before committing: locks the
+   * operation row and throws `LeaseLost` if another run of the operation took it over (this run
+   * stalled past its lease), so the effect is committed by one run only.
+   */
+  fence(c: Queryable): Promise<void>;
 }
 
 /** A processor returns the operation's result (stored as JSON) or throws. */
@@ -29,5 +36,13 @@ export class JobSkipped extends Error {
   constructor(readonly reason: string) {
     super(reason);
     this.name = 'JobSkipped';
+  }
+}
+
+/** This run no longer holds its operation: another run took it over. Its work must not be committed. */
+export class LeaseLost extends Error {
+  constructor(operationId: string) {
+    super(`Operation ${operationId} was taken over by another run`);
+    this.name = 'LeaseLost';
   }
 }

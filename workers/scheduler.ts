@@ -75,9 +75,9 @@ export async function runScheduledJob(app: AppContext, job: Job<ScheduledJobData
 /** Put in front of the shared job handler: ticks become operations, everything else goes through. */
 export function withSchedules(
   app: AppContext,
-  handler: (job: Job<JobData>) => Promise<unknown>,
-): (job: Job<JobData | ScheduledJobData>) => Promise<unknown> {
-  return (job) => (isScheduledJob(job) ? runScheduledJob(app, job) : handler(job as Job<JobData>));
+  handler: (job: Job<JobData>, token?: string) => Promise<unknown>,
+): (job: Job<JobData | ScheduledJobData>, token?: string) => Promise<unknown> {
+  return (job, token) => (isScheduledJob(job) ? runScheduledJob(app, job) : handler(job as Job<JobData>, token));
 }
 
 /**

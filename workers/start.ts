@@ -19,6 +19,21 @@ export interface WorkerPool {
   close(timeoutMs?: number): Promise<{ forced: boolean }>;
 }
 
+/**
+ * How often each worker runs BullMQ's stalled-job check, for a takeover within
+ * JOB_LOCK_DURATION_MS + JOB_STALLED_INTERVAL_MS of a worker's death. A dead worker's job moves
+ * on the second check after its lock expired and after its last lock renewal (one check marks the
+ * active jobs, the next moves those still unlocked), and the checks of all workers of a queue share
+ * one slot (a Redis key that lives one check interval): when the worker that took the last slot is
+ * the one that died, the next check may come nearly two intervals later. With checks every
+ * interval i, the worst case was max(3 i, lock + i): 90 s for 30 s + 30 s (94 s measured). Checking
+ * every i / 3 bounds it by max(i, lock + i / 3), within JOB_LOCK_DURATION_MS + JOB_STALLED_INTERVAL_MS
+ * (plus the wait for the operation's lease, which also expires within the lock duration).
+ */
+export function stalledCheckIntervalMs(stalledIntervalMs: number): number {
+  return Math.max(100, Math.floor(stalledIntervalMs / 3));
+}
+
 /** One BullMQ Worker per configured queue, plus the reconciler loop. */
 export function startWorkers(app: AppContext, queues: readonly QueueName[] = app.config.workers.queues): WorkerPool {
   checkProcessors();
@@ -31,7 +46,7 @@ export function startWorkers(app: AppContext, queues: readonly QueueName[] = app
       prefix: app.config.queuePrefix,
       concurrency: w.concurrency,
       lockDuration: w.lockDurationMs,
-      stalledInterval: w.stalledIntervalMs,
+      stalledInterval: stalledCheckIntervalMs(w.stalledIntervalMs),
       maxStalledCount: 2,
     });
     worker.on('error', (err) => app.log.warn({ err: err.message, queue }, 'worker error'));

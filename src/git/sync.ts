@@ -3,8 +3,9 @@ import path from 'node:path/posix';
 import type { AppContext } from '../context.js';
 import type { GitJobPayload } from '../../jobs/registry.js';
 import { withTx, type Queryable } from '../db/pool.js';
-import { newId } from '../util/ids.js';
+import { newId, derivedId } from '../util/ids.js';
 import { lockSpace, getSpace, setSpaceRevision } from '../db/repos/spaces.js';
+import { getRevision, type RevisionRow } from '../db/repos/revisions.js';
 import { Draft, type PageFields } from '../content/draft.js';
 import { commitDraft, revisionSnapshot } from '../content/commit.js';
 import { loadBodies, type TreePage } from '../content/snapshot.js';
@@ -89,14 +90,56 @@ async function recordSync(app: AppContext, db: Queryable, p: GitJobPayload, comm
   }
 }
 
+export interface ImportRun {
+  /** The operation doing the import: the revision it creates has an id derived from it. */
+  operationId: string;
+  progress: (f: number) => Promise<void>;
+  /**
+   * Called inside the transaction that commits the revision, before the commit: throws if this run
+   * must not commit (another run of the same operation took it over).
+   */
+  fence?: (c: Queryable) => Promise<void>;
+}
+
+/** Id of the revision an import operation creates: a second run of the operation finds it. */
+export function importRevisionId(operationId: string): string {
+  return derivedId('git.import', operationId);
+}
+
+export interface ImportResult {
+  revision: string;
+  commit: string;
+  standalone: boolean;
+  operation: string;
+}
+
+function importResult(p: GitJobPayload, revision: RevisionRow, operationId: string): ImportResult {
+  return { revision: revision.id, commit: String(revision.git?.oid ?? ''), standalone: !!p.standalone, operation: operationId };
+}
+
+/**
+ * The result of an import operation whose revision already exists (a second run after the first
+ * committed but could not record its success, or died before): nothing is imported again. The
+ * search index is brought up to date, in case the first run died before doing it.
+ */
+export async function completedImport(app: AppContext, p: GitJobPayload, operationId: string): Promise<ImportResult | null> {
+  const revision = await getRevision(app.db, p.spaceId, importRevisionId(operationId));
+  if (!revision) return null;
+  if (!p.standalone && (await getSpace(app.db, p.spaceId))) await afterContentChange(app, p.spaceId);
+  return importResult(p, revision, operationId);
+}
+
 /**
  * Import a branch: fetch it into the local cache, read the docs-as-code tree under the project
  * directory, and build a revision from it. Pages keep their ids across imports (matched by file
  * path), files are stored content-addressed. Unless `standalone`, the revision becomes the space's
- * content. Nothing changes when anything fails.
+ * content. Nothing changes when anything fails. One revision per operation: its id is derived from
+ * the operation, so a second run of the same operation changes nothing (see `completedImport`).
  */
-export async function importRepository(app: AppContext, p: GitJobPayload, operationId: string, progress: (f: number) => Promise<void>) {
+export async function importRepository(app: AppContext, p: GitJobPayload, run: ImportRun): Promise<ImportResult> {
+  const { operationId, progress } = run;
   const projectDir = p.repoProjectDirectory ?? '';
+  const revisionId = importRevisionId(operationId);
   return withRepository(app.config.git.cacheDir, p.spaceId, remoteFor(app, p), p.repoCacheID, async (repo) => {
     const commit = await repo.fetch(p.ref);
     await progress(0.3);
@@ -109,6 +152,10 @@ export async function importRepository(app: AppContext, p: GitJobPayload, operat
     const result = await withTx(app.db, async (c) => {
       const space = await lockSpace(c, p.spaceId);
       if (!space) throw new GitSyncError('The space no longer exists');
+      await run.fence?.(c);
+      // Another run of this operation committed while this one was fetching: nothing to do.
+      const done = await getRevision(c, p.spaceId, revisionId);
+      if (done) return { revision: done.id, commit: String(done.git?.oid ?? commit) };
       const current = await revisionSnapshot(c, p.spaceId, space.revision_id);
       const byPath = new Map<string, TreePage>();
       const groups = new Map<string, TreePage>();
@@ -155,16 +202,17 @@ export async function importRepository(app: AppContext, p: GitJobPayload, operat
         });
       }
       const revision = await commitDraft(c, p.spaceId, draft, {
+        id: revisionId,
         git: { oid: commit, message, url: p.repoCommitURL ?? p.url, ref: p.ref, createdByService: true },
         createdBy: null,
       });
       if (!p.standalone) await setSpaceRevision(c, p.spaceId, revision.id);
       // In the same transaction: a retry after a crash never finds a revision without its sync record.
       await recordSync(app, c, p, p.standalone ? null : commit);
-      return { revision: revision.id };
+      return { revision: revision.id, commit };
     });
     if (!p.standalone) await afterContentChange(app, p.spaceId);
-    return { revision: result.revision, commit, standalone: !!p.standalone, operation: operationId };
+    return { revision: result.revision, commit: result.commit, standalone: !!p.standalone, operation: operationId };
   });
 }
 
@@ -278,6 +326,15 @@ export async function exportRepository(app: AppContext, p: GitJobPayload & { com
     if (parent && (await repo.commitInfo(parent)).tree === treeOid) {
       await recordSync(app, app.db, p, parent);
       return { commit: parent, unchanged: true };
+    }
+    // The branch already holds exactly this content on top of what the space synced with (an
+    // earlier run of this operation pushed, then died before recording it): nothing to push again.
+    if (head && parent && head !== parent) {
+      const h = await repo.commitInfo(head);
+      if (h.tree === treeOid && h.parents.includes(parent)) {
+        await recordSync(app, app.db, p, head);
+        return { commit: head, unchanged: false };
+      }
     }
     const commit = await repo.commit({
       tree: treeOid,

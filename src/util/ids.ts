@@ -13,6 +13,21 @@ export function newId(length = 20): string {
   return out.length === length ? out : newId(length);
 }
 
+/**
+ * A 20-character identifier like `newId`, derived from `parts`: the same parts give the same id.
+ * For an effect that must happen once per operation (the revision a git import creates), so a
+ * second run of the operation finds what the first one made.
+ */
+export function derivedId(...parts: string[]): string {
+  let n = BigInt(`0x${createHash('sha256').update(parts.join('\n')).digest('hex')}`);
+  let out = '';
+  for (let i = 0; i < 20; i++) {
+    out += ALPHABET[Number(n % 62n)];
+    n /= 62n;
+  }
+  return out;
+}
+
 export function sha256Hex(input: string | Buffer): string {
   return createHash('sha256').update(input).digest('hex');
 }

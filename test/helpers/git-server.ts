@@ -30,21 +30,35 @@ export interface GitServer {
   close(): Promise<void>;
 }
 
+export interface GitServerOptions {
+  auth?: { username: string; password: string };
+  /**
+   * Called before each request is served; when it returns a promise, the request waits for it
+   * (a slow remote, under the test's control: e.g. hold fetches until the test lets them go).
+   */
+  hold?: (req: { method: string; path: string }) => Promise<void> | undefined;
+}
+
 /**
  * A real git smart-HTTP remote: `git http-backend` (CGI) behind node:http. With `auth`, every
  * request must carry those basic-auth credentials (401 otherwise), as a private hosting would.
  */
-export async function startGitServer(opts: { auth?: { username: string; password: string } } = {}): Promise<GitServer> {
+export async function startGitServer(opts: GitServerOptions = {}): Promise<GitServer> {
   const root = await mkdtemp(path.join(tmpdir(), 'dp-git-remote-'));
   const work = await mkdtemp(path.join(tmpdir(), 'dp-git-work-'));
   const requests: GitServer['requests'] = [];
   const expected = opts.auth ? `Basic ${Buffer.from(`${opts.auth.username}:${opts.auth.password}`).toString('base64')}` : null;
-  const srv = await serve((req, res) => {
+  const srv = await serve(async (req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
     requests.push({ method: req.method ?? 'GET', path: u.pathname, authorization: req.headers.authorization });
     if (expected && req.headers.authorization !== expected) {
       res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end('authentication required');
       return;
+    }
+    const held = opts.hold?.({ method: req.method ?? 'GET', path: u.pathname });
+    if (held) {
+      await held;
+      if (!res.socket || res.socket.destroyed) return; // the client went away meanwhile (a killed worker)
     }
     const child = spawn('git', ['http-backend'], {
       env: {

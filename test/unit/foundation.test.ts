@@ -7,7 +7,7 @@ import { checkProcessors, PROCESSORS } from '../../jobs/index.js';
 import { JOBS, JOB_NAMES } from '../../jobs/registry.js';
 import { redactUrl } from '../../src/log.js';
 import { operationError } from '../../workers/runner.js';
-import { newId } from '../../src/util/ids.js';
+import { newId, derivedId } from '../../src/util/ids.js';
 import { ApiError } from '../../src/http/errors.js';
 import { atLeast } from '../../src/auth/roles.js';
 
@@ -95,6 +95,14 @@ describe('small pieces', () => {
     const ids = new Set(Array.from({ length: 1000 }, () => newId()));
     expect(ids.size).toBe(1000);
     for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9]{20}$/);
+  });
+
+  it('derives the same valid identifier from the same parts, and different ones from different parts', () => {
+    const ids = new Set(Array.from({ length: 1000 }, (_, i) => derivedId('git.import', `op${i}`)));
+    expect(ids.size).toBe(1000);
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9]{20}$/);
+    expect(derivedId('git.import', 'op1')).toBe(derivedId('git.import', 'op1'));
+    expect(derivedId('git.import', 'op1')).not.toBe(derivedId('git.export', 'op1'));
   });
 
   it('orders roles', () => {

@@ -20,6 +20,9 @@ export interface OperationRow {
   updated_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  /** The run holding the operation (workers/runner.ts), while `lease_expires_at` is in the future. */
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
 }
 
 export interface NewOperation {
@@ -47,53 +50,117 @@ export async function getOperation(db: Queryable, id: string): Promise<Operation
   return rows[0] ?? null;
 }
 
-/** queued|running -> running; returns null when the operation already reached a final state. */
-export async function markRunning(db: Queryable, id: string): Promise<OperationRow | null> {
+const interval = (ms: string) => `make_interval(secs => ${ms} / 1000.0)`;
+
+export type Claim =
+  | { state: 'claimed'; operation: OperationRow }
+  /** Another run holds a fresh lease on it: it is running elsewhere; look again in `remainingMs`. */
+  | { state: 'leased'; owner: string; remainingMs: number }
+  | { state: 'finished' }
+  | { state: 'missing' };
+
+/**
+ * Start a run of an operation: queued|running -> running under a lease of `leaseMs` owned by
+ * `owner`, unless it is final or another run holds a lease that has not expired. The row lock of
+ * the UPDATE makes two claimers of one operation take turns, so at most one gets it.
+ */
+export async function claimOperation(db: Queryable, id: string, owner: string, leaseMs: number): Promise<Claim> {
   const { rows } = await db.query<OperationRow>(
     `UPDATE operations SET status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, clock_timestamp()),
-            updated_at = clock_timestamp()
-      WHERE id = $1 AND status IN ('queued', 'running') RETURNING *`,
+            updated_at = clock_timestamp(), lease_owner = $2, lease_expires_at = clock_timestamp() + ${interval('$3')}
+      WHERE id = $1 AND status IN ('queued', 'running') AND (lease_expires_at IS NULL OR lease_expires_at <= clock_timestamp())
+      RETURNING *`,
+    [id, owner, leaseMs],
+  );
+  if (rows[0]) return { state: 'claimed', operation: rows[0] };
+  const { rows: now } = await db.query<{ status: OperationStatus; lease_owner: string | null; remaining_ms: number | null }>(
+    `SELECT status, lease_owner, (extract(epoch FROM lease_expires_at - clock_timestamp()) * 1000)::float8 AS remaining_ms
+       FROM operations WHERE id = $1`,
     [id],
   );
-  return rows[0] ?? null;
+  const row = now[0];
+  if (!row) return { state: 'missing' };
+  if (row.status !== 'queued' && row.status !== 'running') return { state: 'finished' };
+  // Expired between the two statements: the caller simply claims again.
+  return { state: 'leased', owner: row.lease_owner ?? '', remainingMs: Math.max(0, row.remaining_ms ?? 0) };
 }
 
-export async function markProgress(db: Queryable, id: string, progress: number) {
-  await db.query(`UPDATE operations SET progress = $2, updated_at = clock_timestamp() WHERE id = $1 AND status = 'running'`, [
-    id,
-    progress,
-  ]);
+/** Extend the lease of a run that still holds it. False: the run lost it (taken over, or the operation ended). */
+export async function renewLease(db: Queryable, id: string, owner: string, leaseMs: number): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE operations SET lease_expires_at = clock_timestamp() + ${interval('$3')}
+      WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
+    [id, owner, leaseMs],
+  );
+  return (rowCount ?? 0) > 0;
 }
 
-/** Move a running (or queued) operation to a final state. Returns false if it was already final. */
+/** Give the lease up (the run ended without finishing the operation: a retry may claim it at once). */
+export async function releaseLease(db: Queryable, id: string, owner: string) {
+  await db.query('UPDATE operations SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2', [id, owner]);
+}
+
+/**
+ * Fencing inside the caller's transaction: lock the operation row and check that `owner` still
+ * holds it. A run that commits its effect after this check cannot be overtaken by another run of
+ * the same operation before the commit (a claimer waits for the row lock, then sees the effect).
+ */
+export async function lockLease(c: Queryable, id: string, owner: string): Promise<boolean> {
+  const { rows } = await c.query(`SELECT 1 FROM operations WHERE id = $1 AND lease_owner = $2 AND status = 'running' FOR UPDATE`, [id, owner]);
+  return rows.length > 0;
+}
+
+/** Progress of a running operation; with `owner`, only while that run holds it. */
+export async function markProgress(db: Queryable, id: string, progress: number, owner?: string) {
+  await db.query(
+    `UPDATE operations SET progress = $2, updated_at = clock_timestamp()
+      WHERE id = $1 AND status = 'running' AND ($3::text IS NULL OR lease_owner = $3)`,
+    [id, progress, owner ?? null],
+  );
+}
+
+/**
+ * Move a running (or queued) operation to a final state and clear its lease. With `owner`, only
+ * the run holding the lease may (a run that lost it leaves the outcome to the run that took over).
+ * Returns false if it was already final (or `owner` no longer holds it).
+ */
 export async function finishOperation(
   db: Queryable,
   id: string,
   status: 'succeeded' | 'failed' | 'skipped',
   fields: { result?: unknown; error?: string | null },
+  owner?: string,
 ): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE operations SET status = $2, result = $3, error = $4, progress = CASE WHEN $2 = 'succeeded' THEN 1 ELSE progress END,
-            finished_at = clock_timestamp(), updated_at = clock_timestamp()
-      WHERE id = $1 AND status IN ('queued', 'running')`,
-    [id, status, fields.result === undefined ? null : JSON.stringify(fields.result), fields.error ?? null],
+            finished_at = clock_timestamp(), updated_at = clock_timestamp(), lease_owner = NULL, lease_expires_at = NULL
+      WHERE id = $1 AND status IN ('queued', 'running') AND ($5::text IS NULL OR lease_owner = $5)`,
+    [id, status, fields.result === undefined ? null : JSON.stringify(fields.result), fields.error ?? null, owner ?? null],
   );
   return (rowCount ?? 0) > 0;
 }
 
-/** Record a failed attempt that will be retried: the error stays visible while the job waits. */
-export async function recordAttemptError(db: Queryable, id: string, error: string) {
-  await db.query(`UPDATE operations SET error = $2, updated_at = clock_timestamp() WHERE id = $1 AND status IN ('queued', 'running')`, [
-    id,
-    error,
-  ]);
+/**
+ * Record a failed attempt that will be retried: the error stays visible while the job waits. The
+ * run's lease is given up, so the retry claims the operation at once.
+ */
+export async function recordAttemptError(db: Queryable, id: string, error: string, owner?: string) {
+  await db.query(
+    `UPDATE operations SET error = $2, updated_at = clock_timestamp(), lease_owner = NULL, lease_expires_at = NULL
+      WHERE id = $1 AND status IN ('queued', 'running') AND ($3::text IS NULL OR lease_owner = $3)`,
+    [id, error, owner ?? null],
+  );
 }
 
-/** Operations accepted but not finished, untouched for at least `minAgeMs`: candidates for re-enqueueing. */
+/**
+ * Operations accepted but not finished, untouched for at least `minAgeMs` and not held by a live
+ * run (no lease, or an expired one): candidates for re-enqueueing.
+ */
 export async function listOpenOperations(db: Queryable, minAgeMs: number, limit = 500): Promise<OperationRow[]> {
   const { rows } = await db.query<OperationRow>(
     `SELECT * FROM operations WHERE status IN ('queued', 'running')
         AND updated_at < clock_timestamp() - make_interval(secs => $1 / 1000.0)
+        AND (lease_expires_at IS NULL OR lease_expires_at <= clock_timestamp())
       ORDER BY updated_at LIMIT $2`,
     [minAgeMs, limit],
   );
