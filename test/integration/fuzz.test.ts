@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { rawRequest } from '../helpers/http.js';
-import { editContent } from '../helpers/content.js';
+import { seedRouteIds } from '../helpers/route-ids.js';
 import { apiRoutes } from '../../src/routes/index.js';
 import type { RouteDef } from '../../src/http/route.js';
 
@@ -108,33 +108,7 @@ function casesFor(r: RouteDef, rand: () => number): Case[] {
 beforeAll(async () => {
   t = await startTestApp({ env: { BODY_LIMIT_BYTES: '1048576' } });
   org = await t.seedOrg();
-  const space = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Fuzz' } });
-  let pageId = '';
-  await editContent(t, space.body.id, (d) => {
-    pageId = d.insertPage(null, { title: 'Guide', markdown: '# Guide\n\n[link](https://example.com)\n' });
-  });
-  const comment = await t.api('POST', `/v1/spaces/${space.body.id}/comments`, { token: org.adminToken, body: { body: { markdown: 'Hello' } } });
-  const reply = await t.api('POST', `/v1/spaces/${space.body.id}/comments/${comment.body.id}/replies`, { token: org.adminToken, body: { body: { markdown: 'Hi' } } });
-  const cr = await t.api('POST', `/v1/spaces/${space.body.id}/change-requests`, { token: org.adminToken, body: { subject: 'CR' } });
-  const collection = await t.api('POST', `/v1/orgs/${org.orgId}/collections`, { token: org.adminToken, body: { title: 'Coll' } });
-  Object.assign(ids, {
-    organizationId: org.orgId,
-    userId: org.adminId,
-    spaceId: space.body.id,
-    pageId,
-    commentId: comment.body.id,
-    commentReplyId: reply.body.id,
-    changeRequestId: cr.body.id,
-    collectionId: collection.body.id,
-    emailDomain: 'example.com',
-    inviteId: 'invite1',
-    specSlug: 'petstore',
-    versionId: 'v1',
-    operationId: 'op1',
-    fileId: 'file1',
-    sha256: 'a'.repeat(64),
-    renderId: 'render1',
-  });
+  Object.assign(ids, await seedRouteIds(t, org));
 });
 afterAll(() => t.close());
 

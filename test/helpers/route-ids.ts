@@ -1,0 +1,41 @@
+import type { TestApp } from './app.js';
+import { editContent } from './content.js';
+
+/**
+ * One real resource of each kind (a space with a page, a comment and its reply, a change request, a
+ * collection) and an id for every path parameter name of the route table, so a test can fill any
+ * route's path with valid ids and tamper with one segment only. Names without a seeded resource get
+ * well-formed ids of nothing.
+ */
+export async function seedRouteIds(t: TestApp, org: { orgId: string; adminId: string; adminToken: string }): Promise<Record<string, string>> {
+  const as = { token: org.adminToken };
+  const space = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { ...as, body: { title: 'Routes' } });
+  if (space.status !== 201) throw new Error(`seed space: ${space.status} ${space.text}`);
+  let pageId = '';
+  await editContent(t, space.body.id, (d) => {
+    pageId = d.insertPage(null, { title: 'Guide', markdown: '# Guide\n\nText and a [link](https://example.com).\n' });
+  });
+  const comment = await t.api('POST', `/v1/spaces/${space.body.id}/comments`, { ...as, body: { body: { markdown: 'Hello' } } });
+  const reply = await t.api('POST', `/v1/spaces/${space.body.id}/comments/${comment.body.id}/replies`, { ...as, body: { body: { markdown: 'Hi' } } });
+  const cr = await t.api('POST', `/v1/spaces/${space.body.id}/change-requests`, { ...as, body: { subject: 'CR' } });
+  const collection = await t.api('POST', `/v1/orgs/${org.orgId}/collections`, { ...as, body: { title: 'Coll' } });
+  for (const r of [comment, reply, cr, collection]) if (r.status >= 300) throw new Error(`seed: ${r.status} ${r.text}`);
+  return {
+    organizationId: org.orgId,
+    userId: org.adminId,
+    spaceId: space.body.id,
+    pageId,
+    commentId: comment.body.id,
+    commentReplyId: reply.body.id,
+    changeRequestId: cr.body.id,
+    collectionId: collection.body.id,
+    emailDomain: 'example.com',
+    inviteId: 'invite1',
+    specSlug: 'petstore',
+    versionId: 'v1',
+    operationId: 'op1',
+    fileId: 'file1',
+    sha256: 'a'.repeat(64),
+    renderId: 'render1',
+  };
+}
