@@ -44,9 +44,8 @@ export async function loadSnapshot(db: Queryable, spaceId: string, rootHash: Has
   const byPath = new Map<string, TreePage>();
 
   // Fetch level by level.
-  let level: { hash: Hash; parent: TreePage | null; list: TreePage[] }[] = [];
   const top: TreePage[] = [];
-  level = root.pages.map((hash) => ({ hash, parent: null, list: top }));
+  let level: { hash: Hash; parent: TreePage | null; list: TreePage[] }[] = root.pages.map((hash) => ({ hash, parent: null, list: top }));
   while (level.length) {
     const objs = await getObjects(db, spaceId, level.map((l) => l.hash));
     const next: typeof level = [];

@@ -41,7 +41,7 @@ export async function migrate(db: Db, migrations?: Migration[]): Promise<string[
         applied.push(m.name);
       } catch (err) {
         await client.query('ROLLBACK');
-        throw new Error(`Migration ${m.name} failed: ${(err as Error).message}`);
+        throw new Error(`Migration ${m.name} failed: ${(err as Error).message}`, { cause: err });
       }
     }
   } finally {

@@ -249,7 +249,7 @@ export async function exportRepository(app: AppContext, p: GitJobPayload & { com
     await progress(0.3);
 
     const parentFiles = parent ? await projectFiles(app, repo, parent, projectDir, { skipOversize: true }) : null;
-    let parsedParent: ReturnType<typeof parseRepository> | null = null;
+    let parsedParent: ReturnType<typeof parseRepository> | null;
     try {
       parsedParent = parentFiles && parentFiles.contents.size ? parseRepository(parentFiles.contents) : null;
     } catch (err) {

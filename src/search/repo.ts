@@ -14,7 +14,7 @@ export interface IndexedPage {
   ancestors: string[];
 }
 
-export interface PageRow extends IndexedPage {}
+export type PageRow = IndexedPage;
 
 export interface SectionRow {
   pageId: string;

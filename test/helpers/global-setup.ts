@@ -9,7 +9,7 @@ export default async function setup() {
     await client.connect();
     await client.query('SELECT 1');
   } catch (err) {
-    throw new Error(`PostgreSQL is not reachable at ${TEST_PG_ADMIN_URL}: ${(err as Error).message}`);
+    throw new Error(`PostgreSQL is not reachable at ${TEST_PG_ADMIN_URL}: ${(err as Error).message}`, { cause: err });
   } finally {
     await client.end().catch(() => {});
   }
@@ -18,7 +18,7 @@ export default async function setup() {
     await redis.connect();
     await redis.ping();
   } catch (err) {
-    throw new Error(`Redis is not reachable at ${TEST_REDIS_URL}: ${(err as Error).message}`);
+    throw new Error(`Redis is not reachable at ${TEST_REDIS_URL}: ${(err as Error).message}`, { cause: err });
   } finally {
     redis.disconnect();
   }

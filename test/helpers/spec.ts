@@ -9,7 +9,8 @@ const doc = require('@gitbook/api/spec/openapi.json');
 const ID = 'https://spec.local/openapi.json';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-(addFormatsModule as any).default ? (addFormatsModule as any).default(ajv) : (addFormatsModule as any)(ajv);
+const addFormats = (addFormatsModule as any).default ?? addFormatsModule;
+addFormats(ajv);
 ajv.addSchema({ $id: ID, components: doc.components }, undefined, undefined, false);
 
 function rebase(schema: unknown): unknown {

@@ -232,7 +232,7 @@ describe('space permissions', () => {
   it('lists the real permission of each space of a member', async () => {
     const o = await t.seedOrg('Perms');
     const writer = await t.seedUser(o.orgId, 'edit');
-    const open = await createSpace({ title: 'Open' }, o.adminToken, o.orgId);
+    await createSpace({ title: 'Open' }, o.adminToken, o.orgId);
     const readOnly = await createSpace({ title: 'Read only' }, o.adminToken, o.orgId);
     await t.api('PATCH', `/v1/spaces/${readOnly.id}`, { token: o.adminToken, body: { defaultLevel: 'read' } });
     const hidden = await createSpace({ title: 'Hidden' }, o.adminToken, o.orgId);
