@@ -47,7 +47,7 @@ import { listMembers } from '../src/db/repos/members.js';
 import { authenticate } from '../src/services/identity.js';
 import { createSpec } from '../src/services/openapi.js';
 import { startWorkers } from '../workers/start.js';
-import { createRedis, redisConnection } from '../jobs/client.js';
+import { createRedis, redisConnection } from '../src/queue/client.js';
 import { benchContent } from './content.js';
 import { benchMerge } from './merge.js';
 import { benchPdf } from './pdf.js';

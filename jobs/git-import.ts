@@ -1,5 +1,5 @@
 import type { Processor } from './types.js';
-import { JobFailure, JobSkipped } from './types.js';
+import { JobFailure, JobSkipped } from '../src/queue/errors.js';
 import { importRepository, completedImport, GitSyncError } from '../src/git/sync.js';
 import { inSpaceOrder } from '../src/git/ordering.js';
 import { getSpace } from '../src/db/repos/spaces.js';

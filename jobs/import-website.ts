@@ -1,5 +1,5 @@
 import type { Processor } from './types.js';
-import { JobFailure, JobSkipped } from './types.js';
+import { JobFailure, JobSkipped } from '../src/queue/errors.js';
 import { getSpace } from '../src/db/repos/spaces.js';
 import { importWebsite, ImportError } from '../src/import/website.js';
 

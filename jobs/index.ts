@@ -1,5 +1,5 @@
-import type { JobName } from './registry.js';
-import { JOB_NAMES } from './registry.js';
+import type { JobName } from '../src/queue/registry.js';
+import { JOB_NAMES } from '../src/queue/registry.js';
 import type { Processor } from './types.js';
 import { processOpenAPISpec } from './openapi-process.js';
 import { processPdfRender } from './render-pdf.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Processor } from './types.js';
-import { JobFailure, JobSkipped } from './types.js';
+import { JobFailure, JobSkipped } from '../src/queue/errors.js';
 import * as specs from '../src/db/repos/openapi.js';
 import { withTx } from '../src/db/pool.js';
 import { processSpec, SpecParseError } from '../src/content/openapi.js';

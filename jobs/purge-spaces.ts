@@ -15,7 +15,8 @@ import type { Logger } from '../src/log.js';
 import { withTx } from '../src/db/pool.js';
 import { purgeNextSpace, listGarbageAfter, claimGarbageKey, blobReferences, forgetBlob, dropGarbageKey } from '../src/db/repos/purge.js';
 import { InvalidBlobKey } from '../src/storage/blobstore.js';
-import { JobFailure, type Processor } from './types.js';
+import { JobFailure } from '../src/queue/errors.js';
+import { type Processor } from './types.js';
 
 const DAY_MS = 86_400_000;
 /** Byte deletion by prefix never reaches into the content-addressed area (reference-counted per key). */

@@ -1,5 +1,5 @@
 import type { Processor } from './types.js';
-import { JobFailure, JobSkipped } from './types.js';
+import { JobFailure, JobSkipped } from '../src/queue/errors.js';
 import * as renders from '../src/db/repos/pdf-renders.js';
 import { getSpace } from '../src/db/repos/spaces.js';
 import { getChangeRequest } from '../src/db/repos/change-requests.js';

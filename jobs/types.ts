@@ -1,9 +1,9 @@
-import { UnrecoverableError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { AppContext } from '../src/context.js';
 import type { Queryable } from '../src/db/pool.js';
 import type { OperationRow } from '../src/db/repos/operations.js';
 import type { Logger } from '../src/log.js';
-import type { JobData, JobName, JobPayloads } from './registry.js';
+import type { JobData, JobName, JobPayloads } from '../src/queue/registry.js';
 
 export interface JobContext {
   app: AppContext;
@@ -22,27 +22,3 @@ export interface JobContext {
 
 /** A processor returns the operation's result (stored as JSON) or throws. */
 export type Processor<K extends JobName> = (payload: JobPayloads[K], ctx: JobContext) => Promise<unknown>;
-
-/** Bad input or a final outcome: fail the operation now, without retries. */
-export class JobFailure extends UnrecoverableError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'JobFailure';
-  }
-}
-
-/** Nothing to do (superseded, target gone): the operation ends as `skipped` with this reason. */
-export class JobSkipped extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = 'JobSkipped';
-  }
-}
-
-/** This run no longer holds its operation: another run took it over. Its work must not be committed. */
-export class LeaseLost extends Error {
-  constructor(operationId: string) {
-    super(`Operation ${operationId} was taken over by another run`);
-    this.name = 'LeaseLost';
-  }
-}

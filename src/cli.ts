@@ -7,7 +7,7 @@ import { sealStoredSecrets } from './db/sealed-secrets.js';
 import { sharedSecret } from './context.js';
 import { addMember, createOrganization, createToken, createUser } from './services/identity.js';
 import { findUserByEmail } from './db/repos/users.js';
-import { ROLES } from './http/validate.js';
+import { ROLES } from './core/roles.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 

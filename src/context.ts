@@ -6,7 +6,7 @@ import { ensureDatabase } from './db/ensure-database.js';
 import { sealStoredSecrets } from './db/sealed-secrets.js';
 import { createLogger, type Logger } from './log.js';
 import { createBlobStore, type BlobStore } from './storage/index.js';
-import { JobClient } from '../jobs/client.js';
+import { JobClient } from './queue/client.js';
 
 /** Everything a service or job processor needs, built once per process and passed in (never global). */
 export interface AppContext {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from './context.js';
 import { buildRouter } from './http/router.js';
 import type { RouteDef, Reply } from './http/route.js';
-import { ApiError, errorBody, notFound, unauthorized, forbidden, badRequest } from './http/errors.js';
+import { ApiError, errorBody, notFound, unauthorized, forbidden, badRequest } from './core/errors.js';
 import { readJsonBody } from './http/body.js';
 import { validate } from './http/validate.js';
 import { authenticate } from './services/identity.js';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../src/context.js';
 import * as ops from '../src/db/repos/operations.js';
-import { isJobName } from '../jobs/registry.js';
+import { isJobName } from '../src/queue/registry.js';
 
 const RECONCILE_LOCK = 727_003;
 

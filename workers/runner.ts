@@ -3,9 +3,10 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { AppContext } from '../src/context.js';
 import * as ops from '../src/db/repos/operations.js';
 import type { OperationRow } from '../src/db/repos/operations.js';
-import { isJobName, type JobData } from '../jobs/registry.js';
+import { isJobName, type JobData } from '../src/queue/registry.js';
 import { PROCESSORS } from '../jobs/index.js';
-import { JobSkipped, LeaseLost, type JobContext } from '../jobs/types.js';
+import { JobSkipped, LeaseLost } from '../src/queue/errors.js';
+import { type JobContext } from '../jobs/types.js';
 import { redactUrl } from '../src/log.js';
 import { newId } from '../src/util/ids.js';
 

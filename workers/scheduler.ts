@@ -16,7 +16,7 @@ import type { AppContext } from '../src/context.js';
 import type { Config, QueueName } from '../src/config.js';
 import * as ops from '../src/db/repos/operations.js';
 import type { OperationRow } from '../src/db/repos/operations.js';
-import { JOBS, type JobData, type JobName, type JobPayloads } from '../jobs/registry.js';
+import { JOBS, type JobData, type JobName, type JobPayloads } from '../src/queue/registry.js';
 
 /** What a tick (a job created by a job scheduler) carries. */
 export interface ScheduledJobData {

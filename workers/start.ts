@@ -1,9 +1,9 @@
 import { Worker } from 'bullmq';
 import type { AppContext } from '../src/context.js';
 import type { QueueName } from '../src/config.js';
-import { redisConnection } from '../jobs/client.js';
+import { redisConnection } from '../src/queue/client.js';
 import { checkProcessors } from '../jobs/index.js';
-import type { JobData } from '../jobs/registry.js';
+import type { JobData } from '../src/queue/registry.js';
 import { createJobHandler } from './runner.js';
 import { startReconciler } from './reconciler.js';
 import { startSchedules, withSchedules, type ScheduledJobData } from './scheduler.js';

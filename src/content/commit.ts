@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../util/ids.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 import { insertRevision, getRevision, type RevisionRow } from '../db/repos/revisions.js';
 import { lockSpace, setSpaceRevision } from '../db/repos/spaces.js';
 import { Draft } from './draft.js';

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { JobSkipped } from '../../jobs/types.js';
+import { JobSkipped } from '../queue/errors.js';
 
 /**
  * Run one git operation of a space at a time (a session advisory lock held for the whole job, on a

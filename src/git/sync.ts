@@ -1,7 +1,7 @@
 // Git import and export of a space: the work of the git.import and git.export jobs.
 import path from 'node:path/posix';
 import type { AppContext } from '../context.js';
-import type { GitJobPayload } from '../../jobs/registry.js';
+import type { GitJobPayload } from '../queue/registry.js';
 import { withTx, type Queryable } from '../db/pool.js';
 import { newId, derivedId } from '../util/ids.js';
 import { lockSpace, getSpace, setSpaceRevision } from '../db/repos/spaces.js';

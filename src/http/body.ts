@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { badRequest, payloadTooLarge, ApiError } from './errors.js';
+import { badRequest, payloadTooLarge, ApiError } from '../core/errors.js';
 
 /**
  * Read a JSON request body, refusing more than `limit` bytes (413) before buffering it all.

@@ -1,4 +1,4 @@
-import { badRequest, notFound } from './errors.js';
+import { badRequest, notFound } from '../core/errors.js';
 
 /**
  * The request target as routing must see it: the raw path, never normalized.

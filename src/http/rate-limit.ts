@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { ApiError } from './errors.js';
+import { ApiError } from '../core/errors.js';
 
 /**
  * Requests per caller per minute, counted in Redis so the limit holds across API instances

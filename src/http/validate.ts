@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { badRequest } from './errors.js';
+import { badRequest } from '../core/errors.js';
+import { ROLES } from '../core/roles.js';
+import { MAX_LIMIT } from '../core/pagination.js';
 
 /** Parse `input` with `schema`; on failure a 400 whose message names each offending field. */
 export function validate<T>(schema: z.ZodType<T>, input: unknown, where: 'path' | 'query' | 'body'): T {
@@ -28,6 +30,10 @@ export const qInt = (min: number, max: number) =>
 
 export const entityId = z.string().regex(/^[a-zA-Z0-9_-]+$/, { message: 'must be an identifier' }).max(128);
 
-export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
-export type Role = (typeof ROLES)[number];
 export const roleSchema = z.enum(ROLES);
+
+/** `page` and `limit` as every list operation takes them. */
+export const listQuery = {
+  page: z.string().max(1024).optional(),
+  limit: qInt(0, MAX_LIMIT).optional(),
+};

@@ -9,7 +9,7 @@
 // Nothing is written when anything fails.
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
-import type { ImportWebsitePayload } from '../../jobs/registry.js';
+import type { ImportWebsitePayload } from '../queue/registry.js';
 import { withTx } from '../db/pool.js';
 import { newId } from '../util/ids.js';
 import { lockSpace } from '../db/repos/spaces.js';

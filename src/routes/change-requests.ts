@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { route, ok, okJson, created } from '../http/route.js';
-import { listQuery } from '../http/pagination.js';
-import { entityId, qBool } from '../http/validate.js';
+import { entityId, qBool, listQuery } from '../http/validate.js';
 import * as service from '../services/change-requests.js';
 import * as content from '../services/content.js';
 import { readFlags, pageFlags } from './content.js';

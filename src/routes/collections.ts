@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '../http/route.js';
 import type { RouteDef } from '../http/route.js';
-import { listQuery } from '../http/pagination.js';
-import { entityId, qBool, roleSchema } from '../http/validate.js';
+import { entityId, qBool, roleSchema, listQuery } from '../http/validate.js';
 import * as service from '../services/collections.js';
 import { positionSchema } from './spaces.js';
 

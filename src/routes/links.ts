@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { route, ok, type RouteDef } from '../http/route.js';
-import { listQuery } from '../http/pagination.js';
-import { entityId } from '../http/validate.js';
+import { entityId, listQuery } from '../http/validate.js';
 import * as links from '../services/links.js';
 
 const spaceParams = { spaceId: entityId };

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '../http/route.js';
-import { listQuery } from '../http/pagination.js';
-import { entityId } from '../http/validate.js';
+import { entityId, listQuery } from '../http/validate.js';
 import * as service from '../services/openapi.js';
 
 const orgParams = { organizationId: entityId };

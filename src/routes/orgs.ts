@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { route, ok, noContent } from '../http/route.js';
-import { listQuery } from '../http/pagination.js';
-import { entityId, roleSchema } from '../http/validate.js';
+import { entityId, roleSchema, listQuery } from '../http/validate.js';
 import * as service from '../services/organizations.js';
 
 const orgParams = { organizationId: entityId };

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { route, okJson, type Reply, type RouteDef } from '../http/route.js';
 import { describeRoutes } from '../http/describe.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 
 // GET /openapi.json (this server's own description, generated from the route table) and GET /docs
 // (a readable reference rendered by swagger-ui-dist, served from node_modules: no CDN, no inline

@@ -4,7 +4,7 @@ import { withTx } from '../db/pool.js';
 import { splitSections } from '../content/markdown.js';
 import { loadBodies, loadSnapshot, type TreePage } from '../content/snapshot.js';
 import { runsTsvector, splitCjk } from './cjk.js';
-import * as repo from './repo.js';
+import * as repo from '../db/repos/search.js';
 import { spaceTextConfig } from './text-config.js';
 
 // Keeps a space's search index following its current revision (called after every change of it,

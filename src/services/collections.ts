@@ -35,17 +35,17 @@
  */
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import type { Role } from '../http/validate.js';
-import { atLeast } from '../auth/roles.js';
+import type { Role } from '../core/roles.js';
+import { atLeast } from '../core/roles.js';
 import { withTx, type Queryable } from '../db/pool.js';
 import * as repo from '../db/repos/collections.js';
 import type { CollectionRow, CollectionListRow } from '../db/repos/collections.js';
 import * as spacesRepo from '../db/repos/spaces.js';
-import { badRequest, forbidden, notFound } from '../http/errors.js';
-import { pageInMemory } from '../http/pagination.js';
+import { badRequest, forbidden, notFound } from '../core/errors.js';
+import { pageInMemory } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
-import { appUrls, requireOrg } from './access.js';
-import { accessContext, inheritedLevel, spaceRole, type AccessContext } from './space-access.js';
+import { appUrls, requireOrg } from '../core/access/organizations.js';
+import { accessContext, inheritedLevel, spaceRole, type AccessContext } from '../core/access/spaces.js';
 import { visibleSpaces, siblingKey } from './space-lists.js';
 import { toSpace } from './spaces.js';
 import { placeAmongSiblings, type Position } from './positions.js';

@@ -19,21 +19,21 @@
 // document); its `preview` is that heading's text when it is found in the page.
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import type { Role } from '../http/validate.js';
+import type { Role } from '../core/roles.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
 import type { ChangeRequestRow } from '../db/repos/change-requests.js';
 import * as repo from '../db/repos/comments.js';
 import type { CommentBase, CommentRow, ReplyRow } from '../db/repos/comments.js';
 import { withTx } from '../db/pool.js';
-import { atLeast } from '../auth/roles.js';
-import { badRequest, forbidden, notFound } from '../http/errors.js';
-import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../http/pagination.js';
+import { atLeast } from '../core/roles.js';
+import { badRequest, forbidden, notFound } from '../core/errors.js';
+import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBodies } from '../content/snapshot.js';
 import { documentToMarkdown, headings, markdownToDocument, type JSONDocument } from '../content/markdown.js';
-import { appUrls } from './access.js';
-import { requireSpace } from './space-access.js';
+import { appUrls } from '../core/access/organizations.js';
+import { requireSpace } from '../core/access/spaces.js';
 import { requireChangeRequest } from './change-requests.js';
 import { toMember, toUser } from './members.js';
 

@@ -1,16 +1,16 @@
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Queryable } from '../db/pool.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 import { LRUCache } from 'lru-cache';
-import { pageInMemory } from '../http/pagination.js';
+import { pageInMemory } from '../core/pagination.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { toFile, toRevision, toTreePage, type ReadOptions } from '../content/present.js';
 import { evaluateComputedPage } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
 import { markdownToDocument } from '../content/markdown.js';
-import { requireSpace } from './space-access.js';
+import { requireSpace } from '../core/access/spaces.js';
 
 /** Where content is read from: the space's current revision, or a given one (change requests). */
 export interface ContentTarget {

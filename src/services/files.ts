@@ -3,7 +3,7 @@ import { imageSize } from 'image-size';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/pool.js';
 import type { Reply } from '../http/route.js';
-import { ApiError, notFound } from '../http/errors.js';
+import { ApiError, notFound } from '../core/errors.js';
 import { signBlob } from '../content/present.js';
 
 export function blobKeyFor(sha256: string) {

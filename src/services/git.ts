@@ -1,12 +1,12 @@
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { withTx, type Queryable } from '../db/pool.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, notFound } from '../core/errors.js';
 import { splitCredentials, sealCredentials } from '../git/credentials.js';
 import { checkFetchUrl, FetchFailedError } from '../net/safe-fetch.js';
-import type { GitJobPayload } from '../../jobs/registry.js';
+import type { GitJobPayload } from '../queue/registry.js';
 import { createOperation, enqueue, operationLocation } from './operations.js';
-import { requireSpace } from './space-access.js';
+import { requireSpace } from '../core/access/spaces.js';
 
 /** A request body of git import/export: the job payload as the client states it (URL may carry credentials). */
 export type GitRequest = Omit<GitJobPayload, 'spaceId' | 'credentials'> & { commitMessage?: string };

@@ -7,7 +7,7 @@ import * as orgs from '../db/repos/organizations.js';
 import * as members from '../db/repos/members.js';
 import * as tokens from '../db/repos/tokens.js';
 import type { Principal } from '../auth/principal.js';
-import type { Role } from '../http/validate.js';
+import type { Role } from '../core/roles.js';
 
 export async function createUser(db: Queryable, u: { email: string; displayName?: string; photoURL?: string; operator?: boolean }) {
   return users.insertUser(db, {

@@ -9,10 +9,10 @@ import type { AppContext } from '../context.js';
 import { checkFetchUrl } from '../net/safe-fetch.js';
 import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
-import { badRequest, conflict } from '../http/errors.js';
+import { badRequest, conflict } from '../core/errors.js';
 import { newId } from '../util/ids.js';
 import { createOperation, enqueue, operationLocation } from './operations.js';
-import { requireSpace } from './space-access.js';
+import { requireSpace } from '../core/access/spaces.js';
 import { requireChangeRequest, requireEditable } from './change-requests.js';
 
 export interface ImportRequest {

@@ -3,16 +3,16 @@
 // revision today; a change request's revision later) plus what is needed to present references.
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import type { Role } from '../http/validate.js';
+import type { Role } from '../core/roles.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
 import { getOrgForUser } from '../db/repos/organizations.js';
-import { notFound } from '../http/errors.js';
-import { pageInMemory, type ListPage } from '../http/pagination.js';
+import { notFound } from '../core/errors.js';
+import { pageInMemory, type ListPage } from '../core/pagination.js';
 import { loadLinkIndex, linkStats, type LinkGroup, type LinkIndex, type LinkStats, type LinkStatus, type LinkTarget } from '../content/links.js';
 import type { Snapshot, TreePage } from '../content/snapshot.js';
 import { toFile, toTreePage } from '../content/present.js';
 import type { FileNode } from '../content/types.js';
-import { requireSpace } from './space-access.js';
+import { requireSpace } from '../core/access/spaces.js';
 import { getSpace } from '../db/repos/spaces.js';
 import { toSpace } from './spaces.js';
 import { toOrganization } from './organizations.js';

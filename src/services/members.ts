@@ -4,11 +4,11 @@ import { withTx } from '../db/pool.js';
 import * as members from '../db/repos/members.js';
 import type { MemberRow, MemberSort } from '../db/repos/members.js';
 import { listTeamsOfMember } from '../db/repos/teams.js';
-import { buildPage, decodeCursor, DEFAULT_LIMIT, pageInMemory } from '../http/pagination.js';
-import { conflict, forbidden, notFound } from '../http/errors.js';
-import type { Role } from '../http/validate.js';
+import { buildPage, decodeCursor, DEFAULT_LIMIT, pageInMemory } from '../core/pagination.js';
+import { conflict, forbidden, notFound } from '../core/errors.js';
+import type { Role } from '../core/roles.js';
 import { signJwt } from '../auth/jwt.js';
-import { requireOrg, appUrls } from './access.js';
+import { requireOrg, appUrls } from '../core/access/organizations.js';
 
 export function toUser(app: AppContext, u: { id: string; display_name: string; email: string; photo_url: string | null }) {
   return {

@@ -4,13 +4,13 @@ import { withTx } from '../db/pool.js';
 import * as specs from '../db/repos/openapi.js';
 import type { SpecRow, SpecSourceColumns } from '../db/repos/openapi.js';
 import { forgetGarbage } from '../db/repos/blob-garbage.js';
-import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../http/pagination.js';
-import { badRequest, conflict, notFound } from '../http/errors.js';
+import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
+import { badRequest, conflict, notFound } from '../core/errors.js';
 import { checkFetchUrl } from '../net/safe-fetch.js';
 import { scrubSecrets, sealUrl, splitUrlSecrets } from '../net/url-secrets.js';
 import { newId } from '../util/ids.js';
 import { redactUrl } from '../log.js';
-import { requireOrg, appUrls, type OrgPermissions } from './access.js';
+import { requireOrg, appUrls, type OrgPermissions } from '../core/access/organizations.js';
 import { createOperation, enqueue, operationLocation } from './operations.js';
 
 export type SpecSource = { url: string } | { text: string };

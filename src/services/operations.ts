@@ -3,15 +3,15 @@ import type { Principal } from '../auth/principal.js';
 import type { Queryable } from '../db/pool.js';
 import * as ops from '../db/repos/operations.js';
 import type { OperationRow } from '../db/repos/operations.js';
-import { JOBS, type JobName, type JobPayloads } from '../../jobs/registry.js';
+import { JOBS, type JobName, type JobPayloads } from '../queue/registry.js';
 import { newId } from '../util/ids.js';
-import { notFound } from '../http/errors.js';
-import type { Role } from '../http/validate.js';
+import { notFound } from '../core/errors.js';
+import type { Role } from '../core/roles.js';
 import { explicitSpaceRoles, getSpace } from '../db/repos/spaces.js';
 import { getOrgForUser } from '../db/repos/organizations.js';
 import { changeRequestSpaceId } from '../db/repos/change-requests.js';
-import { orgPermissions, appUrls } from './access.js';
-import { accessContext, spaceRole } from './space-access.js';
+import { orgPermissions, appUrls } from '../core/access/organizations.js';
+import { accessContext, spaceRole } from '../core/access/spaces.js';
 
 /**
  * Record a long-running operation inside the caller's transaction. The job is enqueued after the

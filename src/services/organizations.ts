@@ -3,9 +3,9 @@ import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
 import * as orgs from '../db/repos/organizations.js';
 import type { OrgWithMembership } from '../db/repos/organizations.js';
-import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../http/pagination.js';
-import { conflict } from '../http/errors.js';
-import { orgPermissions, requireOrg, appUrls } from './access.js';
+import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
+import { conflict } from '../core/errors.js';
+import { orgPermissions, requireOrg, appUrls } from '../core/access/organizations.js';
 
 export function toOrganization(app: AppContext, o: OrgWithMembership) {
   const urls = appUrls(app);

@@ -27,13 +27,13 @@ import { withTx } from '../db/pool.js';
 import * as renders from '../db/repos/pdf-renders.js';
 import type { PdfRenderState } from '../db/repos/pdf-renders.js';
 import type { OperationRow } from '../db/repos/operations.js';
-import { ApiError, badRequest, errorBody, notFound } from '../http/errors.js';
+import { ApiError, badRequest, errorBody, notFound } from '../core/errors.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { slugify } from '../content/markdown.js';
 import { newId } from '../util/ids.js';
 import { scopeKey, type Scope } from '../render/document.js';
 import { createOperation, enqueue, operationLocation } from './operations.js';
-import { requireSpace } from './space-access.js';
+import { requireSpace } from '../core/access/spaces.js';
 import { requireChangeRequest } from './change-requests.js';
 
 /** How long a link works (the public description: "The URL will work for 1h"). */

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../core/errors.js';
 
 export type Pointer = { type: 'space'; space: string } | { type: 'collection'; collection: string };
 export interface Position {

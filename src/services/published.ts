@@ -5,7 +5,7 @@
 // one, else to the API resource.
 import type { AppContext } from '../context.js';
 import type { Reply } from '../http/route.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 import { getSpace, type SpaceRow } from '../db/repos/spaces.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBody, type TreePage } from '../content/snapshot.js';

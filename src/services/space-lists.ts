@@ -1,10 +1,10 @@
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import type { Role } from '../http/validate.js';
-import { pageInMemory } from '../http/pagination.js';
+import type { Role } from '../core/roles.js';
+import { pageInMemory } from '../core/pagination.js';
 import { listSpaces, explicitSpaceRoles, type SpaceRow } from '../db/repos/spaces.js';
-import { requireOrg } from './access.js';
-import { accessContext, spaceRole } from './space-access.js';
+import { requireOrg } from '../core/access/organizations.js';
+import { accessContext, spaceRole } from '../core/access/spaces.js';
 import { toSpace } from './spaces.js';
 
 /**

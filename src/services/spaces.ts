@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import type { Role } from '../http/validate.js';
+import type { Role } from '../core/roles.js';
 import { withTx } from '../db/pool.js';
 import * as spaces from '../db/repos/spaces.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
@@ -9,13 +9,13 @@ import { insertRevision, getRevision } from '../db/repos/revisions.js';
 import { copyObjects } from '../content/objects.js';
 import { Draft } from '../content/draft.js';
 import { commitDraft } from '../content/commit.js';
-import { badRequest, conflict, forbidden } from '../http/errors.js';
+import { badRequest, conflict, forbidden } from '../core/errors.js';
 import { newId } from '../util/ids.js';
-import { requireOrg, appUrls } from './access.js';
-import { requireSpace, spacePermissions, accessContext } from './space-access.js';
+import { requireOrg, appUrls } from '../core/access/organizations.js';
+import { requireSpace, spacePermissions, accessContext } from '../core/access/spaces.js';
 import { afterContentChange } from './content-hooks.js';
 import { requireParent } from './collections.js';
-import { copyIndex } from '../search/repo.js';
+import { copyIndex } from '../db/repos/search.js';
 import { placeAmongSiblings, type Position } from './positions.js';
 
 export function toSpace(app: AppContext, s: SpaceRow, role: Role | null, opts: { shareKey?: string } = {}) {

@@ -19,9 +19,9 @@ import type { Draft } from '../content/draft.js';
 import { commitDraft, editMainContent, openDraft } from '../content/commit.js';
 import * as crs from '../db/repos/change-requests.js';
 import { getTemplate, instantiateTemplate, describeTemplate, TEMPLATES, type TemplatePageInstance } from '../content/templates/index.js';
-import { badRequest, conflict } from '../http/errors.js';
+import { badRequest, conflict } from '../core/errors.js';
 import { newId } from '../util/ids.js';
-import { requireSpace } from './space-access.js';
+import { requireSpace } from '../core/access/spaces.js';
 import { afterContentChange } from './content-hooks.js';
 import { requireChangeRequest, requireEditable } from './change-requests.js';
 

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log.js';
 import { createApiServer, type ApiServer } from '../../src/server.js';
 import { startWorkers, type WorkerPool } from '../../workers/start.js';
 import { createOrganization, createToken, createUser, addMember } from '../../src/services/identity.js';
-import type { Role } from '../../src/http/validate.js';
+import type { Role } from '../../src/core/roles.js';
 import { createTestDatabase } from './db.js';
 import { TEST_REDIS_URL } from './env.js';
 import { client, freePort } from './http.js';

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { isPrivateAddress } from '../../src/net/address-policy.js';
 import { checkFetchUrl } from '../../src/net/safe-fetch.js';
-import { buildPage, decodeCursor, encodeCursor } from '../../src/http/pagination.js';
+import { buildPage, decodeCursor, encodeCursor } from '../../src/core/pagination.js';
 import { checkProcessors, PROCESSORS } from '../../jobs/index.js';
-import { JOBS, JOB_NAMES } from '../../jobs/registry.js';
+import { JOBS, JOB_NAMES } from '../../src/queue/registry.js';
 import { redactUrl } from '../../src/log.js';
 import { operationError } from '../../workers/runner.js';
 import { newId, derivedId } from '../../src/util/ids.js';
-import { ApiError } from '../../src/http/errors.js';
-import { atLeast } from '../../src/auth/roles.js';
+import { ApiError } from '../../src/core/errors.js';
+import { atLeast } from '../../src/core/roles.js';
 
 describe('config', () => {
   it('has working defaults: local storage, all queues, loopback fetches refused', () => {

@@ -1,7 +1,7 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { Config, QueueName } from '../src/config.js';
-import { ALL_QUEUES } from '../src/config.js';
+import type { Config, QueueName } from '../config.js';
+import { ALL_QUEUES } from '../config.js';
 import { JOBS, type JobData, type JobName } from './registry.js';
 
 /** BullMQ connection options parsed from REDIS_URL (workers need their own blocking connection). */

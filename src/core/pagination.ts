@@ -1,15 +1,8 @@
-import { z } from 'zod';
 import { badRequest } from './errors.js';
-import { qInt } from './validate.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
 
-/** `page` and `limit` as every list operation takes them. */
-export const listQuery = {
-  page: z.string().max(1024).optional(),
-  limit: qInt(0, MAX_LIMIT).optional(),
-};
 
 export interface ListPage<T> {
   items: T[];

@@ -1,10 +1,10 @@
-import type { AppContext } from '../context.js';
-import type { Principal } from '../auth/principal.js';
-import { atLeast } from '../auth/roles.js';
-import { forbidden, notFound } from '../http/errors.js';
-import type { Role } from '../http/validate.js';
-import { getOrgForUser, type OrgWithMembership } from '../db/repos/organizations.js';
-import type { Queryable } from '../db/pool.js';
+import type { AppContext } from '../../context.js';
+import type { Principal } from '../../auth/principal.js';
+import { atLeast } from '../roles.js';
+import { forbidden, notFound } from '../errors.js';
+import type { Role } from '../roles.js';
+import { getOrgForUser, type OrgWithMembership } from '../../db/repos/organizations.js';
+import type { Queryable } from '../../db/pool.js';
 
 export type OrgPermissions = ReturnType<typeof orgPermissions>;
 

@@ -1,11 +1,11 @@
-import type { Queryable } from '../db/pool.js';
-import type { Principal } from '../auth/principal.js';
-import type { Role } from '../http/validate.js';
-import { atLeast, maxRole } from '../auth/roles.js';
-import { collectionChainInfo } from '../db/repos/collections.js';
-import { explicitSpaceRoles, getSpace, type SpaceRow } from '../db/repos/spaces.js';
-import { getMember } from '../db/repos/members.js';
-import { forbidden, notFound } from '../http/errors.js';
+import type { Queryable } from '../../db/pool.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Role } from '../roles.js';
+import { atLeast, maxRole } from '../roles.js';
+import { collectionChainInfo } from '../../db/repos/collections.js';
+import { explicitSpaceRoles, getSpace, type SpaceRow } from '../../db/repos/spaces.js';
+import { getMember } from '../../db/repos/members.js';
+import { forbidden, notFound } from '../errors.js';
 
 export interface AccessContext {
   /** The caller's organization role; null for a guest; undefined when not a member. */

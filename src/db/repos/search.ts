@@ -1,6 +1,6 @@
 // SQL of the search index (tables in migrations/0003_search.sql). Kept beside the search code
 // rather than in src/db/repos because nothing else reads these tables.
-import type { Queryable } from '../db/pool.js';
+import type { Queryable } from '../pool.js';
 
 // Namespace of the per-space advisory lock (two-int form: namespace, hashtext(space id)).
 const LOCK_NAMESPACE = 727_003;

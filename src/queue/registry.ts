@@ -2,7 +2,7 @@
 // the queue it runs on, the payload it carries and its default options. Redis only ever holds
 // `{ operationId }`: the payload lives in the operation's PostgreSQL row, so a flushed Redis loses
 // nothing and no secret (a git credential, say) sits in Redis.
-import type { QueueName } from '../src/config.js';
+import type { QueueName } from '../config.js';
 
 export interface JobPayloads {
   /** Fetch (or read inline), parse, validate and store one version of an OpenAPI spec. */

@@ -1,6 +1,8 @@
-import type { Role } from '../http/validate.js';
+// Organization and space roles, least to most capable, as the seeds describe them. A guest is a
+// member with no role (null).
+export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
+export type Role = (typeof ROLES)[number];
 
-// Ordered from least to most capable, as the seeds describe them.
 const RANK: Record<Role, number> = { read: 1, comment: 2, edit: 3, review: 4, create: 5, admin: 6 };
 
 /** True when `role` grants at least what `needed` grants. A guest (null) has no organization role. */
