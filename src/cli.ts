@@ -4,7 +4,7 @@ import { loadConfig } from './config.js';
 import { createPool } from './db/pool.js';
 import { migrate } from './db/migrate.js';
 import { sealStoredSecrets } from './db/sealed-secrets.js';
-import { sharedSecret } from './context.js';
+import { sharedSecret } from './db/repos/settings.js';
 import { addMember, createOrganization, createToken, createUser } from './services/identity.js';
 import { findUserByEmail } from './db/repos/users.js';
 import { ROLES } from './core/roles.js';

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 import { createPool, type Db } from './db/pool.js';
 import { migrate } from './db/migrate.js';
 import { ensureDatabase } from './db/ensure-database.js';
 import { sealStoredSecrets } from './db/sealed-secrets.js';
+import { sharedSecret } from './db/repos/settings.js';
 import { createLogger, type Logger } from './log.js';
 import { createBlobStore, type BlobStore } from './storage/index.js';
 import { JobClient } from './queue/client.js';
@@ -35,15 +35,6 @@ export async function createAppContext(config: Config, name: string, log?: Logge
     if (sealed) logger.info({ sealed }, 'credentials stored in clear by an earlier version sealed');
   }
   return { config, db, log: logger, blobs, jobs, secret };
-}
-
-/** A secret generated once and shared through PostgreSQL by every process, when SECRET_KEY is not set. */
-export async function sharedSecret(db: Db): Promise<string> {
-  await db.query(`INSERT INTO settings (key, value) VALUES ('secret_key', $1) ON CONFLICT (key) DO NOTHING`, [
-    randomBytes(32).toString('base64url'),
-  ]);
-  const { rows } = await db.query(`SELECT value FROM settings WHERE key = 'secret_key'`);
-  return rows[0].value;
 }
 
 export async function closeAppContext(app: AppContext): Promise<void> {

@@ -164,7 +164,7 @@ export function createApiServer(app: AppContext): ApiServer {
       routeLabel = route.name ?? route.path;
       // Rate limit: an authenticated caller per token; anyone else (no token, a wrong one) per
       // client address, so made-up tokens cannot buy fresh budgets.
-      let principal = null as unknown as Principal;
+      let principal: Principal | undefined; // token-free routes get none (PublicRequestContext)
       if (route.auth !== false) {
         const token = bearer(req);
         const found = token ? await authenticate(app.db, token) : null;

@@ -1,5 +1,6 @@
 import type { AppContext } from '../src/context.js';
 import * as ops from '../src/db/repos/operations.js';
+import { withTryLock } from '../src/db/repos/locks.js';
 import { isJobName } from '../src/queue/registry.js';
 
 const RECONCILE_LOCK = 727_003;
@@ -15,45 +16,36 @@ const RECONCILE_LOCK = 727_003;
  * often) fails its operation with the reason. One process at a time runs it (advisory lock).
  */
 export async function reconcileOnce(app: AppContext): Promise<{ requeued: number; failed: number } | null> {
-  const client = await app.db.connect();
-  try {
-    const { rows } = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [RECONCILE_LOCK]);
-    if (!rows[0].ok) return null;
+  return withTryLock(app.db, RECONCILE_LOCK, async () => {
+  let requeued = 0;
+  let failed = 0;
+  const open = await ops.listOpenOperations(app.db, app.config.workers.reconcileMinAgeMs);
+  for (const op of open) {
     try {
-      let requeued = 0;
-      let failed = 0;
-      const open = await ops.listOpenOperations(app.db, app.config.workers.reconcileMinAgeMs);
-      for (const op of open) {
-        try {
-          if (!isJobName(op.kind)) {
-            await ops.finishOperation(app.db, op.id, 'failed', { error: `Unknown job kind "${op.kind}"` });
-            failed++;
-            continue;
-          }
-          const job = await app.jobs.queue(op.queue as never).getJob(op.id);
-          const state = job ? await job.getState() : 'missing';
-          if (state === 'failed') {
-            await ops.finishOperation(app.db, op.id, 'failed', { error: job?.failedReason || 'The job failed' });
-            failed++;
-          } else if (state === 'missing' || state === 'completed' || state === 'unknown') {
-            if (job) await job.remove();
-            await app.jobs.enqueue(op);
-            await ops.touchOperation(app.db, op.id);
-            requeued++;
-          }
-          // active: BullMQ's stalled check hands a dead worker's job to another; waiting, delayed: it will run.
-        } catch (err) {
-          app.log.warn({ err: (err as Error).message, operationId: op.id }, 'reconciler could not repair an operation');
-        }
+      if (!isJobName(op.kind)) {
+        await ops.finishOperation(app.db, op.id, 'failed', { error: `Unknown job kind "${op.kind}"` });
+        failed++;
+        continue;
       }
-      if (requeued || failed) app.log.info({ requeued, failed }, 'reconciler repaired operations');
-      return { requeued, failed };
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [RECONCILE_LOCK]);
+      const job = await app.jobs.queue(op.queue as never).getJob(op.id);
+      const state = job ? await job.getState() : 'missing';
+      if (state === 'failed') {
+        await ops.finishOperation(app.db, op.id, 'failed', { error: job?.failedReason || 'The job failed' });
+        failed++;
+      } else if (state === 'missing' || state === 'completed' || state === 'unknown') {
+        if (job) await job.remove();
+        await app.jobs.enqueue(op);
+        await ops.touchOperation(app.db, op.id);
+        requeued++;
+      }
+      // active: BullMQ's stalled check hands a dead worker's job to another; waiting, delayed: it will run.
+    } catch (err) {
+      app.log.warn({ err: (err as Error).message, operationId: op.id }, 'reconciler could not repair an operation');
     }
-  } finally {
-    client.release();
   }
+  if (requeued || failed) app.log.info({ requeued, failed }, 'reconciler repaired operations');
+  return { requeued, failed };
+  });
 }
 
 export function startReconciler(app: AppContext): () => void {

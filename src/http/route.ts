@@ -17,23 +17,28 @@ export interface Reply {
   json?: string;
 }
 
-export interface RequestContext<P, Q, B> {
+/** What a token-free route's handler gets: no principal, since nobody was authenticated. */
+export interface PublicRequestContext<P, Q, B> {
   app: AppContext;
   req: IncomingMessage;
   res: ServerResponse;
   params: P;
   query: Q;
   body: B;
-  principal: Principal;
   log: Logger;
   requestId: string;
+}
+
+/** What an authenticated route's handler gets: the principal of the bearer token. */
+export interface RequestContext<P, Q, B> extends PublicRequestContext<P, Q, B> {
+  principal: Principal;
 }
 
 type Shape = Record<string, z.ZodType>;
 type Out<S extends Shape | undefined> = S extends Shape ? z.output<z.ZodObject<S>> : Record<string, never>;
 type BodyOut<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface RouteDef<P extends Shape | undefined = any, Q extends Shape | undefined = any, B = any> {
+export interface RouteDef<P extends Shape | undefined = any, Q extends Shape | undefined = any, B = any, A extends boolean | undefined = boolean | undefined> {
   method: Method;
   path: string;
   /** Label for metrics and logs; defaults to the path pattern. */
@@ -42,8 +47,8 @@ export interface RouteDef<P extends Shape | undefined = any, Q extends Shape | u
   tag?: string;
   /** One line for the API reference; defaults to the method and path. */
   summary?: string;
-  /** false: no bearer token needed (health, metrics). */
-  auth?: boolean;
+  /** false: no bearer token needed (health, metrics, published views); the handler gets no principal. */
+  auth?: A;
   /** false: not counted by the rate limit (operators' probes and scrapes). */
   rateLimited?: boolean;
   params?: P;
@@ -51,13 +56,16 @@ export interface RouteDef<P extends Shape | undefined = any, Q extends Shape | u
   body?: B;
   /** A body is required (400 when absent). Defaults to true when a body schema is given. */
   bodyRequired?: boolean;
-  handler: (ctx: RequestContext<Out<P>, Out<Q>, BodyOut<B>>) => Promise<Reply>;
+  handler: (ctx: [A] extends [false] ? PublicRequestContext<Out<P>, Out<Q>, BodyOut<B>> : RequestContext<Out<P>, Out<Q>, BodyOut<B>>) => Promise<Reply>;
 }
 
-/** Identity function that types a route's handler from its schemas. */
-export function route<P extends Shape | undefined = undefined, Q extends Shape | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  def: RouteDef<P, Q, B>,
-): RouteDef<P, Q, B> {
+/** Identity function that types a route's handler from its schemas (and from `auth: false`). */
+export function route<
+  P extends Shape | undefined = undefined,
+  Q extends Shape | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  A extends boolean | undefined = undefined,
+>(def: RouteDef<P, Q, B, A>): RouteDef<P, Q, B, A> {
   return def;
 }
 

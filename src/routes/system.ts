@@ -1,5 +1,6 @@
 import { route, ok } from '../http/route.js';
 import type { Metrics } from '../ops/metrics.js';
+import { ping } from '../db/repos/settings.js';
 
 /** Operators' endpoints: no bearer token (keep them off the public internet, or scrape inside). */
 export function systemRoutes(metrics: Metrics, draining: () => boolean = () => false) {
@@ -19,7 +20,7 @@ export function systemRoutes(metrics: Metrics, draining: () => boolean = () => f
       handler: async ({ app }) => {
         if (draining()) return { status: 503, body: { status: 'draining', checks: {} } };
         const checks = await Promise.all([
-          app.db.query('SELECT 1').then(
+          ping(app.db).then(
             () => ['postgres', 'ok'] as const,
             (e: Error) => ['postgres', e.message] as const,
           ),
