@@ -2,42 +2,19 @@ import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
 import * as members from '../db/repos/members.js';
-import type { MemberRow, MemberSort } from '../db/repos/members.js';
+import type { MemberSort } from '../db/repos/members.js';
 import { listTeamsOfMember } from '../db/repos/teams.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT, pageInMemory } from '../core/pagination.js';
 import { conflict, forbidden, notFound } from '../core/errors.js';
 import type { Role } from '../core/roles.js';
 import { signJwt } from '../auth/jwt.js';
-import { requireOrg, appUrls } from '../core/access/organizations.js';
+import { requireOrg } from '../core/access/organizations.js';
+import { spacePermissions, visibleSpaces } from '../core/access/spaces.js';
+import { toMember } from '../presenters/users.js';
+import { toSpace } from '../presenters/spaces.js';
+import { toTeam } from '../presenters/teams.js';
 
-export function toUser(app: AppContext, u: { id: string; display_name: string; email: string; photo_url: string | null }) {
-  return {
-    object: 'user',
-    id: u.id,
-    displayName: u.display_name,
-    email: u.email,
-    ...(u.photo_url ? { photoURL: u.photo_url } : {}),
-    urls: { location: appUrls(app).api(`/users/${u.id}`) },
-  };
-}
-
-export function toMember(app: AppContext, m: MemberRow) {
-  return {
-    object: 'member',
-    id: m.user_id,
-    role: m.role,
-    user: toUser(app, { id: m.user_id, display_name: m.display_name, email: m.email, photo_url: m.photo_url }),
-    disabled: m.disabled,
-    joinedAt: m.joined_at.toISOString(),
-    ...(m.last_seen_at ? { lastSeenAt: m.last_seen_at.toISOString() } : {}),
-    sso: m.sso,
-    spaces: m.spaces,
-    teams: m.teams,
-    sites: 0,
-  };
-}
-
-export interface MemberListQuery {
+interface MemberListQuery {
   page?: string;
   limit?: number;
   order: 'asc' | 'desc';
@@ -134,16 +111,8 @@ export async function listMemberTeams(
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
   const { rows, count } = await listTeamsOfMember(app.db, orgId, userId, { title: q.title, limit, after });
   return buildPage(rows, limit, count, (r) => [r.sort_key, r.id], (r) => ({
-    team: {
-      object: 'team',
-      id: r.id,
-      title: r.title,
-      members: r.members,
-      spaces: 0,
-      createdAt: r.created_at.toISOString(),
-      permissions: { admin: isAdmin || (p.userId === userId && r.role === 'owner'), view: true },
-      urls: { location: appUrls(app).api(`/orgs/${orgId}/teams/${r.id}`) },
-    },
+    // A team's owners administer it, besides the organization's admins.
+    team: toTeam(app, orgId, r, { admin: isAdmin || (p.userId === userId && r.role === 'owner'), view: true }),
     member: { role: r.role },
   }));
 }
@@ -157,13 +126,11 @@ export async function listMemberSpaces(
   q: { page?: string; limit?: number; order: 'asc' | 'desc' },
 ) {
   await requireSelfOrAdmin(app, p, orgId, userId);
-  const { visibleSpaces } = await import('./space-lists.js');
-  const { toSpace } = await import('./spaces.js');
   return pageInMemory(
     await visibleSpaces(app, orgId, userId),
     q,
     (v) => [v.space.created_key, v.space.id],
-    (v) => ({ permission: v.role, space: toSpace(app, v.space, v.role) }),
+    (v) => ({ permission: v.role, space: toSpace(app, v.space, spacePermissions(v.role)) }),
     q.order === 'desc',
   );
 }

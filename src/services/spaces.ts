@@ -6,55 +6,26 @@ import { withTx } from '../db/pool.js';
 import * as spaces from '../db/repos/spaces.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
 import { insertRevision, getRevision } from '../db/repos/revisions.js';
+import { copyIndex } from '../db/repos/search.js';
 import { copyObjects } from '../content/objects.js';
 import { Draft } from '../content/draft.js';
 import { commitDraft } from '../content/commit.js';
 import { badRequest, conflict, forbidden } from '../core/errors.js';
 import { newId } from '../util/ids.js';
-import { requireOrg, appUrls } from '../core/access/organizations.js';
+import { requireOrg } from '../core/access/organizations.js';
 import { requireSpace, spacePermissions, accessContext } from '../core/access/spaces.js';
+import { requireParent } from '../core/access/collections.js';
+import { toSpace } from '../presenters/spaces.js';
 import { afterContentChange } from './content-hooks.js';
-import { requireParent } from './collections.js';
-import { copyIndex } from '../db/repos/search.js';
+import { applyTemplate } from './templates.js';
 import { placeAmongSiblings, type Position } from './positions.js';
 
-export function toSpace(app: AppContext, s: SpaceRow, role: Role | null, opts: { shareKey?: string } = {}) {
-  const urls = appUrls(app);
-  const published = `${app.config.publicUrl}/s/${s.id}`;
-  const showPublished =
-    s.visibility !== 'private' && (s.visibility !== 'share-link' || opts.shareKey === s.share_key || role === 'admin');
-  return {
-    object: 'space',
-    id: s.id,
-    title: s.title,
-    emoji: s.emoji,
-    visibility: s.visibility,
-    createdAt: s.created_at.toISOString(),
-    updatedAt: s.updated_at.toISOString(),
-    ...(s.deleted_at ? { deletedAt: s.deleted_at.toISOString() } : {}),
-    editMode: s.edit_mode,
-    mergeRules: { type: 'inherit' },
-    urls: {
-      location: urls.api(`/spaces/${s.id}`),
-      app: urls.app(`/s/${s.id}`),
-      ...(showPublished ? { published: s.visibility === 'share-link' ? `${published}?share=${s.share_key}` : published } : {}),
-      ...(s.visibility === 'public' ? { public: published } : {}),
-    },
-    organization: s.organization_id,
-    ...(s.parent_id ? { parent: s.parent_id } : {}),
-    ...(s.language ? { language: s.language } : {}),
-    ...(s.git_sync ? { gitSync: s.git_sync } : {}),
-    revision: s.revision_id,
-    defaultLevel: s.default_level,
-    comments: s.comments,
-    changeRequests: s.change_requests,
-    changeRequestsOpen: s.change_requests_open,
-    changeRequestsDraft: s.change_requests_draft,
-    permissions: spacePermissions(role),
-  };
+/** The Space object as a caller with `role` on it sees it. */
+export function presentSpace(app: AppContext, s: SpaceRow, role: Role | null, opts: { shareKey?: string } = {}) {
+  return toSpace(app, s, spacePermissions(role), opts);
 }
 
-export interface CreateSpaceInput {
+interface CreateSpaceInput {
   title?: string;
   emoji?: string;
   parent?: string;
@@ -70,7 +41,6 @@ export async function createSpace(app: AppContext, p: Principal, orgId: string, 
   await requireOrg(app.db, p, orgId, 'createContent');
   if (input.parent) await requireParent(app.db, await accessContext(app.db, orgId, p.userId), orgId, input.parent, 'body.parent');
   if (input.visibility === 'in-collection' && !input.parent) throw badRequest('Invalid request: body.visibility: in-collection needs a parent collection');
-  const { applyTemplate } = await import('./templates.js');
   const id = await withTx(app.db, async (c) => {
     const id = newId();
     await spaces.insertSpace(c, {
@@ -101,10 +71,10 @@ export async function createSpace(app: AppContext, p: Principal, orgId: string, 
 
 export async function getSpace(app: AppContext, p: Principal, spaceId: string, opts: { shareKey?: string } = {}) {
   const { space, role } = await requireSpace(app.db, p, spaceId, 'read', { counters: true });
-  return toSpace(app, space, role, opts);
+  return presentSpace(app, space, role, opts);
 }
 
-export interface SpacePatch {
+interface SpacePatch {
   title?: string;
   emoji?: string;
   editMode?: 'live' | 'locked';
@@ -204,5 +174,3 @@ export async function transferSpace(app: AppContext, p: Principal, spaceId: stri
   });
   return getSpace(app, p, spaceId);
 }
-
-
