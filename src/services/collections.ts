@@ -42,6 +42,7 @@ import { withTx } from '../db/pool.js';
 import * as repo from '../db/repos/collections.js';
 import type { CollectionListRow } from '../db/repos/collections.js';
 import * as spacesRepo from '../db/repos/spaces.js';
+import { nextPosition } from '../db/repos/siblings.js';
 import { badRequest, forbidden, notFound } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
@@ -75,7 +76,7 @@ export async function createCollection(app: AppContext, p: Principal, orgId: str
       orgId,
       parentId,
       title: input.title ?? '',
-      position: await spacesRepo.nextPosition(c, orgId, parentId),
+      position: await nextPosition(c, orgId, parentId),
     });
   });
   return getCollection(app, p, id);
@@ -178,7 +179,7 @@ export async function transferCollection(app: AppContext, p: Principal, collecti
     if (!current || current.organization_id !== sourceOrgId) throw notFound(`Collection "${collectionId}" not found`);
     const spaces = await spacesRepo.spacesInCollections(c, subtree);
     await repo.setCollectionsOrganization(c, subtree, targetOrgId);
-    await repo.setCollectionPlace(c, collectionId, null, await spacesRepo.nextPosition(c, targetOrgId, null));
+    await repo.setCollectionPlace(c, collectionId, null, await nextPosition(c, targetOrgId, null));
     await spacesRepo.setSpacesOrganizationKeepingParent(
       c,
       spaces.map((s) => s.id),
@@ -211,7 +212,7 @@ export async function deleteCollection(app: AppContext, p: Principal, collection
         throw forbidden(`Deleting collection "${collectionId}" would delete ${blocked} space(s) or collection(s) inside it that you do not administer`);
       }
     }
-    let position = await spacesRepo.nextPosition(c, orgId, null);
+    let position = await nextPosition(c, orgId, null);
     for (const s of spaces) {
       const own = s.visibility === 'in-collection' ? 'inherit' : s.default_level;
       await spacesRepo.detachAndSoftDeleteSpace(c, s.id, {

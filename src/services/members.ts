@@ -3,6 +3,8 @@ import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
 import * as members from '../db/repos/members.js';
 import type { MemberSort } from '../db/repos/members.js';
+import { lockOrganization } from '../db/repos/organizations.js';
+import { deleteSpaceGrantsInOrganization } from '../db/repos/spaces.js';
 import { listTeamsOfMember } from '../db/repos/teams.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT, pageInMemory } from '../core/pagination.js';
 import { conflict, forbidden, notFound } from '../core/errors.js';
@@ -43,7 +45,7 @@ export async function updateMemberRole(app: AppContext, p: Principal, orgId: str
   await requireOrg(app.db, p, orgId, 'admin');
   await withTx(app.db, async (c) => {
     // One lock per organization first: concurrent role changes queue instead of deadlocking.
-    await c.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+    await lockOrganization(c, orgId);
     const m = await members.getMember(c, orgId, userId);
     if (!m) throw notFound(`User "${userId}" is not a member of organization "${orgId}"`);
     if (m.role === 'admin' && role !== 'admin' && (await members.countOtherAdmins(c, orgId, userId)) === 0) {
@@ -58,7 +60,7 @@ export async function updateMemberRole(app: AppContext, p: Principal, orgId: str
 export async function removeMember(app: AppContext, p: Principal, orgId: string, userId: string) {
   await requireOrg(app.db, p, orgId, p.userId === userId ? 'view' : 'admin');
   await withTx(app.db, async (c) => {
-    await c.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+    await lockOrganization(c, orgId);
     const m = await members.getMember(c, orgId, userId);
     if (!m) return;
     if (m.role === 'admin' && (await members.countOtherAdmins(c, orgId, userId)) === 0) {
@@ -66,10 +68,7 @@ export async function removeMember(app: AppContext, p: Principal, orgId: string,
     }
     await members.deleteMember(c, orgId, userId);
     // Explicit space grants belong to the membership: they go with it.
-    await c.query(
-      'DELETE FROM space_members sm USING spaces s WHERE s.id = sm.space_id AND s.organization_id = $1 AND sm.user_id = $2',
-      [orgId, userId],
-    );
+    await deleteSpaceGrantsInOrganization(c, orgId, userId);
   });
 }
 

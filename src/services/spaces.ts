@@ -6,6 +6,8 @@ import { withTx } from '../db/pool.js';
 import * as spaces from '../db/repos/spaces.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
 import { insertRevision, getRevision } from '../db/repos/revisions.js';
+import { copySpaceBlobs } from '../db/repos/space-blobs.js';
+import { nextPosition } from '../db/repos/siblings.js';
 import { copyIndex } from '../db/repos/search.js';
 import { copyObjects } from '../content/objects.js';
 import { Draft } from '../content/draft.js';
@@ -53,7 +55,7 @@ export async function createSpace(app: AppContext, p: Principal, orgId: string, 
       editMode: input.editMode ?? 'live',
       defaultLevel: 'inherit',
       language: input.language ?? null,
-      position: await spaces.nextPosition(c, orgId, input.parent ?? null),
+      position: await nextPosition(c, orgId, input.parent ?? null),
       revisionId: '',
       shareKey: randomBytes(12).toString('base64url'),
       createdBy: p.userId,
@@ -132,13 +134,13 @@ export async function duplicateSpace(app: AppContext, p: Principal, spaceId: str
       editMode: space.edit_mode,
       defaultLevel: space.default_level,
       language: space.language,
-      position: await spaces.nextPosition(c, space.organization_id, space.parent_id),
+      position: await nextPosition(c, space.organization_id, space.parent_id),
       revisionId: '',
       shareKey: randomBytes(12).toString('base64url'),
       createdBy: p.userId,
     });
     await copyObjects(c, spaceId, id);
-    await c.query('INSERT INTO space_blobs (space_id, blob_key) SELECT $2, blob_key FROM space_blobs WHERE space_id = $1', [spaceId, id]);
+    await copySpaceBlobs(c, spaceId, id);
     const revision = await insertRevision(c, { id: newId(), spaceId: id, rootHash: source!.root_hash, parents: [], createdBy: p.userId });
     await spaces.setSpaceRevision(c, id, revision.id);
     await copyIndex(c, spaceId, id); // same content: no page is parsed again in this request
@@ -169,7 +171,7 @@ export async function transferSpace(app: AppContext, p: Principal, spaceId: stri
   await requireOrg(app.db, p, targetOrgId, 'admin');
   if (targetOrgId === space.organization_id) return getSpace(app, p, spaceId);
   await withTx(app.db, async (c) => {
-    await spaces.setSpaceOrganization(c, spaceId, targetOrgId, await spaces.nextPosition(c, targetOrgId, null));
+    await spaces.setSpaceOrganization(c, spaceId, targetOrgId, await nextPosition(c, targetOrgId, null));
     if (space.visibility === 'in-collection') await spaces.updateSpace(c, spaceId, { visibility: 'private' });
   });
   return getSpace(app, p, spaceId);
