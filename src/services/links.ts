@@ -10,7 +10,7 @@ import { notFound } from '../core/errors.js';
 import { pageInMemory, type ListPage } from '../core/pagination.js';
 import { loadLinkIndex, linkStats, type LinkGroup, type LinkIndex, type LinkStats, type LinkStatus, type LinkTarget } from '../content/links.js';
 import type { Snapshot, TreePage } from '../content/snapshot.js';
-import { toFile, toTreePage } from '../content/present.js';
+import { toFile, toTreePage } from '../presenters/content.js';
 import type { FileNode } from '../content/types.js';
 import { requireSpace } from '../core/access/spaces.js';
 import { getSpace } from '../db/repos/spaces.js';
