@@ -60,7 +60,7 @@ function statusFields(app: AppContext, row: CommentRow | ReplyRow) {
   return { status: 'open' as const };
 }
 
-export interface CommentExtras {
+interface CommentExtras {
   reactions: ReactionRow[];
   repliers: ReplierRow[];
   /** The target page in the base's current content; undefined when it is no longer there. */

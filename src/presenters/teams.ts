@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import type { TeamMembershipRow } from '../db/repos/teams.js';
 import { appUrls } from './urls.js';
 
-export interface TeamPermissions {
+interface TeamPermissions {
   admin: boolean;
   view: boolean;
 }

@@ -11,7 +11,7 @@ import type { CommentPermissions } from '../../presenters/comments.js';
 import { atLeast, type Role } from '../roles.js';
 
 /** The caller's standing on a comment base: their role on the space, and the change request if any. */
-export interface CommentBaseAccess {
+interface CommentBaseAccess {
   role: Role;
   cr: Pick<ChangeRequestRow, 'created_by'> | null;
 }

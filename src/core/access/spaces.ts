@@ -9,7 +9,7 @@ import { forbidden, notFound } from '../errors.js';
 import type { SpacePermissions } from '../../presenters/spaces.js';
 
 /** The collections of an organization as access checks walk them: id -> parent and defaultLevel. */
-export type CollectionChain = Map<string, { parent: string | null; level: string | null }>;
+type CollectionChain = Map<string, { parent: string | null; level: string | null }>;
 
 export interface AccessContext {
   /** The caller's organization role; null for a guest; undefined when not a member. */
@@ -92,7 +92,7 @@ export async function roleOnSpace(db: Queryable, userId: string, space: SpaceRow
   return { role: spaceRole(ctx, space, explicit), ctx };
 }
 
-export interface SpaceAccess {
+interface SpaceAccess {
   space: SpaceRow;
   role: Role;
   ctx: AccessContext;

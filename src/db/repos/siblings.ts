@@ -2,7 +2,7 @@
 // top level of an organization when the parent is null): `position`, then creation time, then id.
 import type { Queryable } from '../pool.js';
 
-export interface Sibling {
+interface Sibling {
   type: 'space' | 'collection';
   id: string;
   position: number;
