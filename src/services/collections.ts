@@ -6,9 +6,9 @@
  * collection's level, up to the top where it is the member's own organization role
  * (`inheritedLevel`). `null` grants nothing. Guests and non-members have no level on any
  * collection. A collection the caller has no level on is a 404 (its existence is not revealed);
- * one they see but may not change is a 403. Spaces with visibility
- * `in-collection` or defaultLevel `inherit` take their collection's level (see `spaceRole`), so a
- * collection's defaultLevel is what members can do in the spaces inside it.
+ * one they see but may not change is a 403. Spaces with visibility `in-collection` or defaultLevel
+ * `inherit` take their collection's level (see `spaceRole`), so a collection's defaultLevel is what
+ * members can do in the spaces inside it.
  *
  * Ordering. Spaces and collections under the same parent share one sibling ordering (`position`);
  * moves use `placeAmongSiblings`.
