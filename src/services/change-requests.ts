@@ -13,54 +13,13 @@ import { mergeInto, type MergeConflict } from '../content/merge.js';
 import { applyBatch, BatchError, type ContentChange, type StoredFile } from '../content/batch.js';
 import { DraftError } from '../content/draft.js';
 import { safeFetch, FetchFailedError, FetchTimeoutError } from '../net/safe-fetch.js';
-import { appUrls } from '../core/access/organizations.js';
 import { requireSpace } from '../core/access/spaces.js';
+import { requireChangeRequest, requireEditable } from '../core/access/change-requests.js';
+import { appUrls } from '../presenters/urls.js';
+import { toChangeRequest } from '../presenters/change-requests.js';
 import { storeFileBytes } from './files.js';
-import { toUser } from './members.js';
 import { afterContentChange } from './content-hooks.js';
 import type { ContentTarget } from './content.js';
-
-export function toChangeRequest(app: AppContext, cr: ChangeRequestRow, mainRevision: string) {
-  const urls = appUrls(app);
-  const user = (id: string | null, name: string | null, email: string | null, photo: string | null) =>
-    id ? toUser(app, { id, display_name: name ?? '', email: email ?? '', photo_url: photo }) : undefined;
-  return {
-    object: 'change-request',
-    id: cr.id,
-    number: cr.number,
-    status: cr.status,
-    subject: cr.subject,
-    ...(cr.created_by ? { createdBy: user(cr.created_by, cr.creator_name, cr.creator_email, cr.creator_photo) } : {}),
-    createdAt: cr.created_at.toISOString(),
-    updatedAt: cr.updated_at.toISOString(),
-    ...(cr.merged_by ? { mergedBy: user(cr.merged_by, cr.merger_name, cr.merger_email, cr.merger_photo) } : {}),
-    ...(cr.merged_at ? { mergedAt: cr.merged_at.toISOString() } : {}),
-    space: cr.space_id,
-    revision: cr.revision,
-    revisionInitial: cr.revision_initial,
-    ...(cr.revision_merged_ancestor ? { revisionMergedAncestor: cr.revision_merged_ancestor } : {}),
-    ...(cr.revision_merged ? { revisionMerged: cr.revision_merged } : {}),
-    comments: cr.comments,
-    // True exactly when main content moved on since the change request was created or last updated.
-    outdated: cr.status !== 'merged' && mainRevision !== (cr.revision_merged_ancestor ?? cr.revision_initial),
-    urls: {
-      location: urls.api(`/spaces/${cr.space_id}/change-requests/${cr.id}`),
-      app: urls.app(`/s/${cr.space_id}/change-requests/${cr.number}`),
-    },
-  };
-}
-
-async function loadCr(app: AppContext, spaceId: string, ref: string) {
-  const cr = await crs.getChangeRequest(app.db, spaceId, ref);
-  if (!cr) throw notFound(`Change request "${ref}" not found`);
-  return cr;
-}
-
-/** Space access plus the change request; `needed` is the role required on the space. */
-export async function requireChangeRequest(app: AppContext, p: Principal, spaceId: string, ref: string, needed: Parameters<typeof requireSpace>[3] = 'read') {
-  const access = await requireSpace(app.db, p, spaceId, needed);
-  return { ...access, cr: await loadCr(app, spaceId, ref) };
-}
 
 /** Where a change request's content is read from (its latest revision). */
 export async function changeRequestTarget(app: AppContext, p: Principal, spaceId: string, ref: string): Promise<ContentTarget & { cr: ChangeRequestRow }> {
@@ -108,12 +67,6 @@ export async function updateChangeRequest(app: AppContext, p: Principal, spaceId
   }
   if (!patch.status) await crs.updateChangeRequest(app.db, cr.id, patch);
   return getChangeRequest(app, p, spaceId, cr.id);
-}
-
-/** 409 unless the change request's content may still change (not merged, not archived). */
-export function requireEditable(cr: Pick<ChangeRequestRow, 'status' | 'number'>) {
-  if (cr.status === 'merged') throw conflict(`Change request #${cr.number} is merged: its content can no longer change`);
-  if (cr.status === 'archived') throw conflict(`Change request #${cr.number} is archived: reopen it first`);
 }
 
 function conflictError(what: string, conflicts: MergeConflict[]): ApiError {

@@ -1,13 +1,14 @@
 /**
  * Collections: folders that group spaces (and other collections) in an organization.
  *
- * Access. A member's level on a collection is `admin` for organization admins; otherwise the
- * collection's `defaultLevel`, where `inherit` means the parent collection's level, up to the top
- * where it is the member's own organization role (`inheritedLevel`). `null` grants nothing. Guests
- * and non-members have no level on any collection. A collection the caller has no level on is a 404
- * (its existence is not revealed); one they see but may not change is a 403. Spaces with visibility
- * `in-collection` or defaultLevel `inherit` take their collection's level (see `spaceRole`), so a
- * collection's defaultLevel is what members can do in the spaces inside it.
+ * Access (src/core/access/collections.ts). A member's level on a collection is `admin` for
+ * organization admins; otherwise the collection's `defaultLevel`, where `inherit` means the parent
+ * collection's level, up to the top where it is the member's own organization role
+ * (`inheritedLevel`). `null` grants nothing. Guests and non-members have no level on any
+ * collection. A collection the caller has no level on is a 404 (its existence is not revealed);
+ * one they see but may not change is a 403. Spaces with visibility `in-collection` or defaultLevel
+ * `inherit` take their collection's level (see `spaceRole`), so a collection's defaultLevel is what
+ * members can do in the spaces inside it.
  *
  * Ordering. Spaces and collections under the same parent share one sibling ordering (`position`);
  * moves use `placeAmongSiblings`.
@@ -37,92 +38,27 @@ import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Role } from '../core/roles.js';
 import { atLeast } from '../core/roles.js';
-import { withTx, type Queryable } from '../db/pool.js';
+import { withTx } from '../db/pool.js';
 import * as repo from '../db/repos/collections.js';
-import type { CollectionRow, CollectionListRow } from '../db/repos/collections.js';
+import type { CollectionListRow } from '../db/repos/collections.js';
 import * as spacesRepo from '../db/repos/spaces.js';
+import { nextPosition } from '../db/repos/siblings.js';
 import { badRequest, forbidden, notFound } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
-import { appUrls, requireOrg } from '../core/access/organizations.js';
-import { accessContext, inheritedLevel, spaceRole, type AccessContext } from '../core/access/spaces.js';
-import { visibleSpaces, siblingKey } from './space-lists.js';
-import { toSpace } from './spaces.js';
+import { requireOrg } from '../core/access/organizations.js';
+import { accessContext, inheritedLevel, spacePermissions, spaceRole, visibleSpaces } from '../core/access/spaces.js';
+import { collectionPermissions, collectionRole, requireCollection, requireParent } from '../core/access/collections.js';
+import { toCollection } from '../presenters/collections.js';
+import { toSpace } from '../presenters/spaces.js';
+import { siblingKey } from './space-lists.js';
 import { placeAmongSiblings, type Position } from './positions.js';
 
-export type DefaultLevel = Role | 'inherit' | null;
-
-/** The caller's level on a collection; null: none (the collection is hidden from them). */
-export function collectionRole(ctx: AccessContext, c: Pick<CollectionRow, 'default_level' | 'parent_id'>): Role | null {
-  if (ctx.orgRole === 'admin') return 'admin';
-  if (!ctx.orgRole) return null;
-  return inheritedLevel(ctx, c.default_level, c.parent_id);
-}
-
-export function collectionPermissions(role: Role | null) {
-  return {
-    view: atLeast(role, 'read'),
-    admin: atLeast(role, 'admin'),
-    viewInviteLinks: atLeast(role, 'admin'),
-    create: atLeast(role, 'create'),
-  };
-}
-
-export function toCollection(app: AppContext, c: CollectionRow, role: Role | null) {
-  const urls = appUrls(app);
-  return {
-    object: 'collection',
-    id: c.id,
-    title: c.title,
-    ...(c.description !== null ? { description: c.description } : {}),
-    organization: c.organization_id,
-    ...(c.parent_id ? { parent: c.parent_id } : {}),
-    defaultLevel: c.default_level,
-    urls: {
-      location: urls.api(`/collections/${c.id}`),
-      app: urls.app(`/o/${c.organization_id}/c/${c.id}`),
-    },
-    permissions: collectionPermissions(role),
-  };
-}
-
-interface CollectionAccess {
-  collection: CollectionRow;
-  role: Role;
-  ctx: AccessContext;
-}
-
-/** Load a collection and require `needed` on it: 404 when missing or hidden, 403 when too weak. */
-export async function requireCollection(db: Queryable, p: Principal, collectionId: string, needed: Role = 'read'): Promise<CollectionAccess> {
-  const collection = await repo.getCollection(db, collectionId);
-  if (!collection) throw notFound(`Collection "${collectionId}" not found`);
-  const ctx = await accessContext(db, collection.organization_id, p.userId);
-  const role = collectionRole(ctx, collection);
-  if (!role) throw notFound(`Collection "${collectionId}" not found`);
-  if (!atLeast(role, needed)) throw forbidden(`Your role on this collection (${role}) does not allow this action`);
-  return { collection, role, ctx };
-}
-
-/**
- * A collection named as a parent in a request body: it must exist in `orgId` and be visible to
- * the caller (400 naming the field otherwise), and the caller needs `create` on it (403).
- */
-/** A parent collection for new or moved content: visible (400 as missing otherwise) and with create on it (403). */
-export async function requireParent(db: Queryable, ctx: AccessContext, orgId: string, parentId: string, field: string): Promise<CollectionRow> {
-  const parent = await repo.getCollection(db, parentId);
-  const role = parent && parent.organization_id === orgId ? collectionRole(ctx, parent) : null;
-  if (!parent || !role) throw badRequest(`Invalid request: ${field}: collection "${parentId}" does not exist in this organization`);
-  if (!atLeast(role, 'create')) throw forbidden(`Your role on collection "${parentId}" (${role}) does not allow adding content to it`);
-  return parent;
-}
-
-async function present(app: AppContext, p: Principal, collectionId: string) {
-  const { collection, role } = await requireCollection(app.db, p, collectionId, 'read');
-  return toCollection(app, collection, role);
-}
+type DefaultLevel = Role | 'inherit' | null;
 
 export async function getCollection(app: AppContext, p: Principal, collectionId: string) {
-  return present(app, p, collectionId);
+  const { collection, role } = await requireCollection(app.db, p, collectionId, 'read');
+  return toCollection(app, collection, collectionPermissions(role));
 }
 
 export async function createCollection(app: AppContext, p: Principal, orgId: string, input: { title?: string; parent?: string }) {
@@ -140,13 +76,13 @@ export async function createCollection(app: AppContext, p: Principal, orgId: str
       orgId,
       parentId,
       title: input.title ?? '',
-      position: await spacesRepo.nextPosition(c, orgId, parentId),
+      position: await nextPosition(c, orgId, parentId),
     });
   });
-  return present(app, p, id);
+  return getCollection(app, p, id);
 }
 
-export interface CollectionPatch {
+interface CollectionPatch {
   title?: string;
   description?: string | null;
   defaultLevel?: DefaultLevel;
@@ -155,14 +91,14 @@ export interface CollectionPatch {
 export async function updateCollection(app: AppContext, p: Principal, collectionId: string, patch: CollectionPatch) {
   await requireCollection(app.db, p, collectionId, 'admin');
   await repo.updateCollection(app.db, collectionId, patch);
-  return present(app, p, collectionId);
+  return getCollection(app, p, collectionId);
 }
 
 /** Spaces directly inside the collection that the caller can see, in sibling order. */
 export async function listCollectionSpaces(app: AppContext, p: Principal, collectionId: string, q: { page?: string; limit?: number }) {
   const { collection } = await requireCollection(app.db, p, collectionId, 'read');
   const visible = await visibleSpaces(app, collection.organization_id, p.userId, collection.id);
-  return pageInMemory(visible, q, siblingKey, (v) => toSpace(app, v.space, v.role));
+  return pageInMemory(visible, q, siblingKey, (v) => toSpace(app, v.space, spacePermissions(v.role)));
 }
 
 // Tree-order sort key for the organization list: the chain of sibling keys from the top, each
@@ -202,7 +138,7 @@ export async function listOrgCollections(app: AppContext, p: Principal, orgId: s
     .filter((r) => q.nested || r.parent_id === null)
     .map((collection) => ({ collection, role: collectionRole(ctx, collection) }))
     .filter((x): x is { collection: CollectionListRow; role: Role } => x.role !== null);
-  return pageInMemory(visible, q, (x) => [keys.get(x.collection.id)!], (x) => toCollection(app, x.collection, x.role));
+  return pageInMemory(visible, q, (x) => [keys.get(x.collection.id)!], (x) => toCollection(app, x.collection, collectionPermissions(x.role)));
 }
 
 export async function moveCollection(app: AppContext, p: Principal, collectionId: string, body: { parent?: string | null; position?: Position }) {
@@ -224,7 +160,7 @@ export async function moveCollection(app: AppContext, p: Principal, collectionId
     const position = await placeAmongSiblings(c, orgId, target, { type: 'collection', id: collectionId }, body.position);
     await repo.setCollectionPlace(c, collectionId, target, position);
   });
-  return present(app, p, collectionId);
+  return getCollection(app, p, collectionId);
 }
 
 export async function transferCollection(app: AppContext, p: Principal, collectionId: string, targetOrgId: string) {
@@ -234,7 +170,7 @@ export async function transferCollection(app: AppContext, p: Principal, collecti
   if (!source.permissions.admin) throw forbidden('Only an admin of the source organization can transfer a collection');
   const target = await requireOrg(app.db, p, targetOrgId, 'view');
   if (!target.permissions.admin) throw forbidden(`Only an admin of organization "${targetOrgId}" can transfer a collection into it`);
-  if (targetOrgId === sourceOrgId) return present(app, p, collectionId);
+  if (targetOrgId === sourceOrgId) return getCollection(app, p, collectionId);
   await withTx(app.db, async (c) => {
     await repo.lockCollectionTree(c, [sourceOrgId, targetOrgId]);
     const subtree = await repo.collectionSubtree(c, collectionId);
@@ -243,33 +179,14 @@ export async function transferCollection(app: AppContext, p: Principal, collecti
     if (!current || current.organization_id !== sourceOrgId) throw notFound(`Collection "${collectionId}" not found`);
     const spaces = await spacesRepo.spacesInCollections(c, subtree);
     await repo.setCollectionsOrganization(c, subtree, targetOrgId);
-    await repo.setCollectionPlace(c, collectionId, null, await spacesRepo.nextPosition(c, targetOrgId, null));
+    await repo.setCollectionPlace(c, collectionId, null, await nextPosition(c, targetOrgId, null));
     await spacesRepo.setSpacesOrganizationKeepingParent(
       c,
       spaces.map((s) => s.id),
       targetOrgId,
     );
   });
-  return present(app, p, collectionId);
-}
-
-/**
- * The level a piece of content's `inherit` chain resolves to through the collections alone:
- * a role, null (no access), or 'inherit' when the chain reaches the top (the member's own role).
- */
-function levelFromCollections(collections: AccessContext['collections'], level: string | null, parentId: string | null): string | null {
-  const seen = new Set<string>();
-  let current = level;
-  let parent = parentId;
-  while (current === 'inherit') {
-    if (!parent || seen.has(parent)) return 'inherit';
-    seen.add(parent);
-    const c = collections.get(parent);
-    if (!c) return 'inherit';
-    current = c.level;
-    parent = c.parent;
-  }
-  return current;
+  return getCollection(app, p, collectionId);
 }
 
 /** Cascading delete; see the comment at the top of this file. */
@@ -295,11 +212,12 @@ export async function deleteCollection(app: AppContext, p: Principal, collection
         throw forbidden(`Deleting collection "${collectionId}" would delete ${blocked} space(s) or collection(s) inside it that you do not administer`);
       }
     }
-    let position = await spacesRepo.nextPosition(c, orgId, null);
+    let position = await nextPosition(c, orgId, null);
     for (const s of spaces) {
       const own = s.visibility === 'in-collection' ? 'inherit' : s.default_level;
       await spacesRepo.detachAndSoftDeleteSpace(c, s.id, {
-        defaultLevel: levelFromCollections(chain, own, s.parent_id),
+        // The level the collections alone gave it ('inherit' when the chain ends at the organization role).
+        defaultLevel: inheritedLevel(live, own, s.parent_id, 'inherit'),
         visibility: s.visibility === 'in-collection' ? 'private' : s.visibility,
         position: position++,
         deletedBy: p.userId,

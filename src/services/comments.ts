@@ -1,13 +1,8 @@
 // Comments and replies on a space's main content or on a change request (the "base").
 //
-// Rules (each `permissions` object reports exactly these for the caller):
-// - Reading needs `read` on the space; posting a comment or a reply, reacting, resolving, editing
-//   and deleting need at least `comment`.
-// - Only the author edits a comment's or reply's body.
-// - Resolving and reopening: the author, anyone with `review` or more on the space, and, on a
-//   change request, its creator (who answers the review).
-// - Deleting: the author, or a space admin for anyone's. Deleting removes replies and reactions;
-//   deleting something absent is a 204, as every delete of the API.
+// Rules: who may read, post, edit, resolve and delete is src/core/access/comments.ts (each
+// `permissions` object reports exactly that for the caller). Deleting removes replies and
+// reactions; deleting something absent is a 204, as every delete of the API.
 // - Reactions: one per user per emoji; adding twice changes nothing, removing one never added is
 //   harmless, and nobody removes another user's reaction.
 //
@@ -23,19 +18,19 @@ import type { Role } from '../core/roles.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
 import type { ChangeRequestRow } from '../db/repos/change-requests.js';
 import * as repo from '../db/repos/comments.js';
-import type { CommentBase, CommentRow, ReplyRow } from '../db/repos/comments.js';
+import type { CommentRow, ReplyRow } from '../db/repos/comments.js';
 import { withTx } from '../db/pool.js';
-import { atLeast } from '../core/roles.js';
 import { badRequest, forbidden, notFound } from '../core/errors.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBodies } from '../content/snapshot.js';
-import { documentToMarkdown, headings, markdownToDocument, type JSONDocument } from '../content/markdown.js';
-import { appUrls } from '../core/access/organizations.js';
+import { documentToMarkdown, headings, type JSONDocument } from '../content/markdown.js';
 import { requireSpace } from '../core/access/spaces.js';
-import { requireChangeRequest } from './change-requests.js';
-import { toMember, toUser } from './members.js';
+import { requireChangeRequest } from '../core/access/change-requests.js';
+import { canResolve, commentPermissions, isAuthor } from '../core/access/comments.js';
+import { toComment, toReply, type CommentBaseView, type OutputFormat } from '../presenters/comments.js';
+import { toMember } from '../presenters/users.js';
 
 export interface BaseRef {
   spaceId: string;
@@ -43,79 +38,36 @@ export interface BaseRef {
   changeRequestId?: string;
 }
 
-export type OutputFormat = 'markdown' | 'document';
-export type DocumentInput = { markdown: string } | { document: JSONDocument };
+type DocumentInput = { markdown: string } | { document: JSONDocument };
 
 interface Base {
   space: SpaceRow;
   role: Role;
   cr: ChangeRequestRow | null;
-  key: CommentBase;
-  /** Revision whose content comment targets refer to. */
-  revisionId: string;
-  /** API path of the base, without /v1. */
-  path: string;
+  /** Where the comments live (the repository's CommentBase) and how the presenter names it. */
+  view: CommentBaseView;
 }
 
 async function openBase(app: AppContext, p: Principal, ref: BaseRef, needed: Role): Promise<Base> {
   if (ref.changeRequestId === undefined) {
     const { space, role } = await requireSpace(app.db, p, ref.spaceId, needed);
-    return { space, role, cr: null, key: { spaceId: space.id, changeRequestId: null }, revisionId: space.revision_id, path: `/spaces/${space.id}` };
+    return {
+      space,
+      role,
+      cr: null,
+      view: { spaceId: space.id, changeRequestId: null, revisionId: space.revision_id, path: `/spaces/${space.id}` },
+    };
   }
   const { space, role, cr } = await requireChangeRequest(app, p, ref.spaceId, ref.changeRequestId, needed);
   return {
     space,
     role,
     cr,
-    key: { spaceId: space.id, changeRequestId: cr.id },
-    revisionId: cr.revision,
-    path: `/spaces/${space.id}/change-requests/${cr.id}`,
+    view: { spaceId: space.id, changeRequestId: cr.id, revisionId: cr.revision, path: `/spaces/${space.id}/change-requests/${cr.id}` },
   };
-}
-
-// ---- rules ----
-
-const canTakePart = (base: Base) => atLeast(base.role, 'comment');
-const isAuthor = (p: Principal, postedBy: string | null) => postedBy !== null && postedBy === p.userId;
-
-function permissionsFor(base: Base, p: Principal, postedBy: string | null) {
-  const takePart = canTakePart(base);
-  return {
-    view: true,
-    edit: takePart && isAuthor(p, postedBy),
-    reply: takePart,
-    delete: (takePart && isAuthor(p, postedBy)) || atLeast(base.role, 'admin'),
-  };
-}
-
-function canResolve(base: Base, p: Principal, postedBy: string | null) {
-  return canTakePart(base) && (isAuthor(p, postedBy) || atLeast(base.role, 'review') || (base.cr !== null && base.cr.created_by === p.userId));
 }
 
 // ---- presentation ----
-
-type UserCols = { id: string | null; name: string | null; email: string | null; photo: string | null };
-
-function userOf(app: AppContext, u: UserCols) {
-  // A deleted account leaves its comments behind (posted_by is set to NULL).
-  if (!u.id) return { object: 'user', id: 'deleted-user', displayName: 'Deleted user', urls: { location: appUrls(app).api('/users/deleted-user') } };
-  return toUser(app, { id: u.id, display_name: u.name ?? '', email: u.email ?? '', photo_url: u.photo });
-}
-
-function bodyOf(markdown: string, format: OutputFormat) {
-  return format === 'document' ? { document: markdownToDocument(markdown) } : { markdown };
-}
-
-function reactionsOf(app: AppContext, rows: repo.ReactionRow[]) {
-  const byEmoji = new Map<string, { emoji: string; count: number; users: { user: ReturnType<typeof toUser>; reactedAt: string }[] }>();
-  for (const r of rows) {
-    let e = byEmoji.get(r.emoji);
-    if (!e) byEmoji.set(r.emoji, (e = { emoji: r.emoji, count: 0, users: [] }));
-    e.count++;
-    e.users.push({ user: toUser(app, { id: r.user_id, display_name: r.display_name, email: r.email, photo_url: r.photo_url }), reactedAt: r.reacted_at.toISOString() });
-  }
-  return [...byEmoji.values()];
-}
 
 function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {
   const out = new Map<string, T[]>();
@@ -128,17 +80,6 @@ function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {
   return out;
 }
 
-function statusFields(app: AppContext, row: CommentRow | ReplyRow) {
-  if (row.status === 'resolved') {
-    return {
-      status: 'resolved' as const,
-      resolvedAt: (row.resolved_at ?? row.posted_at).toISOString(),
-      resolvedBy: userOf(app, { id: row.resolved_by, name: row.resolver_name, email: row.resolver_email, photo: row.resolver_photo }),
-    };
-  }
-  return { status: 'open' as const };
-}
-
 async function presentComments(app: AppContext, base: Base, p: Principal, rows: CommentRow[], format: OutputFormat) {
   const ids = rows.map((r) => r.id);
   const [reactions, repliers] = await Promise.all([repo.listReactions(app.db, ids), repo.listRepliers(app.db, ids)]);
@@ -146,11 +87,11 @@ async function presentComments(app: AppContext, base: Base, p: Principal, rows: 
   const repliersBy = groupBy(repliers, (r) => r.comment_id);
 
   // Page targets are described from the base's current content; node previews need page bodies.
-  const snapshot = rows.some((r) => r.page_id) ? (await revisionSnapshot(app.db, base.key.spaceId, base.revisionId)).snapshot : null;
+  const snapshot = rows.some((r) => r.page_id) ? (await revisionSnapshot(app.db, base.view.spaceId, base.view.revisionId)).snapshot : null;
   const previewPages = snapshot
     ? rows.filter((r) => r.node_id && r.page_id && snapshot.byId.has(r.page_id)).map((r) => snapshot.byId.get(r.page_id!)!.node)
     : [];
-  const bodies = previewPages.length ? await loadBodies(app.db, base.key.spaceId, [...new Map(previewPages.map((n) => [n.id, n])).values()]) : new Map<string, string>();
+  const bodies = previewPages.length ? await loadBodies(app.db, base.view.spaceId, [...new Map(previewPages.map((n) => [n.id, n])).values()]) : new Map<string, string>();
   const headingTexts = new Map<string, Map<string, string>>();
   const preview = (pageId: string, nodeId: string): string | undefined => {
     const md = bodies.get(pageId);
@@ -160,71 +101,28 @@ async function presentComments(app: AppContext, base: Base, p: Principal, rows: 
     return h.get(nodeId);
   };
 
-  const urls = appUrls(app);
-  return rows.map((row) => {
-    const target: Record<string, unknown> = {};
-    if (row.node_id) {
-      const text = row.page_id ? preview(row.page_id, row.node_id) : undefined;
-      target.node = { id: row.node_id, ...(text !== undefined ? { preview: text } : {}) };
-    }
-    if (row.table_cell) target.tableCell = row.table_cell;
-    if (base.cr) target.changeRequest = base.cr.id;
-    if (row.page_id) {
-      const tp = snapshot?.byId.get(row.page_id);
-      target.page = tp
-        ? {
-            id: row.page_id,
-            title: tp.node.title,
-            ...(tp.node.emoji ? { emoji: tp.node.emoji } : {}),
-            ...(tp.node.icon ? { icon: tp.node.icon } : {}),
-            createdAt: tp.node.createdAt,
-            updatedAt: tp.node.updatedAt,
-            path: tp.path,
-            outdated: Date.parse(tp.node.updatedAt) > row.posted_at.getTime(),
-          }
-        : { id: row.page_id, outdated: true };
-    }
-    target.space = base.key.spaceId;
-    target.revision = base.revisionId;
-    return {
-      object: 'comment',
-      id: row.id,
-      postedBy: userOf(app, { id: row.posted_by, name: row.poster_name, email: row.poster_email, photo: row.poster_photo }),
-      postedAt: row.posted_at.toISOString(),
-      ...(row.edited_at ? { editedAt: row.edited_at.toISOString() } : {}),
-      reactions: reactionsOf(app, reactionsBy.get(row.id) ?? []),
-      replies: row.replies,
-      repliers: (repliersBy.get(row.id) ?? []).map((r) => ({
-        updatedAt: r.updated_at.toISOString(),
-        count: r.count,
-        user: toUser(app, { id: r.user_id, display_name: r.display_name, email: r.email, photo_url: r.photo_url }),
-      })),
-      body: bodyOf(row.body, format),
-      target,
-      urls: { location: urls.api(`${base.path}/comments/${row.id}`) },
-      permissions: permissionsFor(base, p, row.posted_by),
-      ...statusFields(app, row),
-    };
-  });
+  return rows.map((row) =>
+    toComment(
+      app,
+      base.view,
+      row,
+      {
+        reactions: reactionsBy.get(row.id) ?? [],
+        repliers: repliersBy.get(row.id) ?? [],
+        page: row.page_id ? snapshot?.byId.get(row.page_id) : undefined,
+        preview: row.node_id && row.page_id ? preview(row.page_id, row.node_id) : undefined,
+        permissions: commentPermissions(base, p, row.posted_by),
+      },
+      format,
+    ),
+  );
 }
 
 async function presentReplies(app: AppContext, base: Base, p: Principal, rows: ReplyRow[], format: OutputFormat) {
   const reactionsBy = groupBy(await repo.listReactions(app.db, rows.map((r) => r.id)), (r) => r.target_id);
-  const urls = appUrls(app);
-  return rows.map((row) => ({
-    object: 'comment-reply',
-    id: row.id,
-    postedBy: userOf(app, { id: row.posted_by, name: row.poster_name, email: row.poster_email, photo: row.poster_photo }),
-    postedAt: row.posted_at.toISOString(),
-    ...(row.edited_at ? { editedAt: row.edited_at.toISOString() } : {}),
-    reactions: reactionsOf(app, reactionsBy.get(row.id) ?? []),
-    body: bodyOf(row.body, format),
-    urls: { location: urls.api(`${base.path}/comments/${row.comment_id}/replies/${row.id}`) },
-    permissions: permissionsFor(base, p, row.posted_by),
-    // Not in the public description's reply shape, but the change request base resolves replies:
-    // the state is shown the same way as a comment's.
-    ...statusFields(app, row),
-  }));
+  return rows.map((row) =>
+    toReply(app, base.view, row, { reactions: reactionsBy.get(row.id) ?? [], permissions: commentPermissions(base, p, row.posted_by) }, format),
+  );
 }
 
 // ---- input ----
@@ -247,7 +145,7 @@ function markdownOf(input: DocumentInput, field: string): string {
 }
 
 async function loadComment(app: AppContext, base: Base, commentId: string): Promise<CommentRow> {
-  const row = await repo.getComment(app.db, base.key, commentId);
+  const row = await repo.getComment(app.db, base.view, commentId);
   if (!row) throw notFound(`Comment "${commentId}" not found`);
   return row;
 }
@@ -260,7 +158,7 @@ async function loadReply(app: AppContext, commentId: string, replyId: string): P
 
 // ---- comments ----
 
-export interface CommentListQuery {
+interface CommentListQuery {
   page?: string;
   limit?: number;
   order: 'asc' | 'desc';
@@ -274,7 +172,7 @@ export async function listComments(app: AppContext, p: Principal, ref: BaseRef, 
   const base = await openBase(app, p, ref, 'read');
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
-  const { rows, count } = await repo.listComments(app.db, base.key, {
+  const { rows, count } = await repo.listComments(app.db, base.view, {
     order: q.order,
     status: q.status === 'all' ? undefined : q.status,
     pageId: q.targetPage,
@@ -292,7 +190,7 @@ export async function getComment(app: AppContext, p: Principal, ref: BaseRef, co
   return out;
 }
 
-export interface PostComment {
+interface PostComment {
   node?: string;
   page?: string;
   body: DocumentInput;
@@ -303,7 +201,7 @@ export async function postComment(app: AppContext, p: Principal, ref: BaseRef, i
   const base = await openBase(app, p, ref, 'comment');
   const body = markdownOf(input.body, 'body.body');
   if (input.page !== undefined) {
-    const { snapshot } = await revisionSnapshot(app.db, base.key.spaceId, base.revisionId);
+    const { snapshot } = await revisionSnapshot(app.db, base.view.spaceId, base.view.revisionId);
     if (!snapshot.byId.has(input.page)) {
       throw badRequest(`Invalid request: body.page: no page "${input.page}" in ${base.cr ? `change request #${base.cr.number}` : 'this space'}'s content`);
     }
@@ -311,18 +209,18 @@ export async function postComment(app: AppContext, p: Principal, ref: BaseRef, i
   const id = newId();
   await repo.insertComment(app.db, {
     id,
-    base: base.key,
+    base: base.view,
     pageId: input.page ?? null,
     nodeId: input.node ?? null,
     tableCell: input.tableCell ?? null,
     body,
     postedBy: p.userId,
   });
-  const [out] = await presentComments(app, base, p, [(await repo.getComment(app.db, base.key, id))!], format);
+  const [out] = await presentComments(app, base, p, [(await repo.getComment(app.db, base.view, id))!], format);
   return out;
 }
 
-export interface UpdateInput {
+interface UpdateInput {
   resolved?: boolean;
   body?: DocumentInput;
   addedReactions?: string[];
@@ -359,9 +257,9 @@ export async function updateComment(app: AppContext, p: Principal, ref: BaseRef,
 
 export async function deleteComment(app: AppContext, p: Principal, ref: BaseRef, commentId: string) {
   const base = await openBase(app, p, ref, 'comment');
-  const row = await repo.getComment(app.db, base.key, commentId);
+  const row = await repo.getComment(app.db, base.view, commentId);
   if (!row) return;
-  if (!permissionsFor(base, p, row.posted_by).delete) throw forbidden('Only the author or a space admin can delete this comment');
+  if (!commentPermissions(base, p, row.posted_by).delete) throw forbidden('Only the author or a space admin can delete this comment');
   await withTx(app.db, (c) => repo.deleteComment(c, row.id));
 }
 
@@ -414,10 +312,10 @@ export async function updateReply(
 
 export async function deleteReply(app: AppContext, p: Principal, ref: BaseRef, commentId: string, replyId: string) {
   const base = await openBase(app, p, ref, 'comment');
-  const comment = await repo.getComment(app.db, base.key, commentId);
+  const comment = await repo.getComment(app.db, base.view, commentId);
   const reply = comment && (await repo.getReply(app.db, comment.id, replyId));
   if (!reply) return;
-  if (!permissionsFor(base, p, reply.posted_by).delete) throw forbidden('Only the author or a space admin can delete this reply');
+  if (!commentPermissions(base, p, reply.posted_by).delete) throw forbidden('Only the author or a space admin can delete this reply');
   await withTx(app.db, (c) => repo.deleteReply(c, reply.id));
 }
 
@@ -427,6 +325,6 @@ export async function listCommenters(app: AppContext, p: Principal, ref: BaseRef
   const base = await openBase(app, p, ref, 'read');
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
-  const { rows, count } = await repo.listCommenters(app.db, base.space.organization_id, base.key, { limit, after });
+  const { rows, count } = await repo.listCommenters(app.db, base.space.organization_id, base.view, { limit, after });
   return buildPage(rows, limit, count, (r) => [r.sort_key, r.user_id], (r) => toMember(app, r));
 }

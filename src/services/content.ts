@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { pageInMemory } from '../core/pagination.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
-import { toFile, toRevision, toTreePage, type ReadOptions } from '../content/present.js';
+import { toFile, toRevision, toTreePage, type ReadOptions } from '../presenters/content.js';
 import { evaluateComputedPage } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
 import { markdownToDocument } from '../content/markdown.js';

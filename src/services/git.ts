@@ -5,7 +5,8 @@ import { badRequest, notFound } from '../core/errors.js';
 import { splitCredentials, sealCredentials } from '../git/credentials.js';
 import { checkFetchUrl, FetchFailedError } from '../net/safe-fetch.js';
 import type { GitJobPayload } from '../queue/registry.js';
-import { createOperation, enqueue, operationLocation } from './operations.js';
+import { createOperation, enqueue } from './operations.js';
+import { operationLocation } from '../presenters/operations.js';
 import { requireSpace } from '../core/access/spaces.js';
 
 /** A request body of git import/export: the job payload as the client states it (URL may carry credentials). */

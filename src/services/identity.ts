@@ -45,8 +45,6 @@ export async function authenticate(db: Queryable, token: string): Promise<Princi
   return found ? { userId: found.userId, tokenId: found.id } : null;
 }
 
-const BOOTSTRAP_LOCK = 727_002;
-
 /**
  * On first start with an empty database: an organization, an admin user and a token. Runs under
  * an advisory lock so that several processes starting together bootstrap once. Returns the token
@@ -54,7 +52,7 @@ const BOOTSTRAP_LOCK = 727_002;
  */
 export async function bootstrap(db: Db): Promise<{ token: string; orgId: string; userId: string } | null> {
   return withTx(db, async (c) => {
-    await c.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
+    await users.lockFirstUser(c);
     if ((await tokens.countUsers(c)) > 0) return null;
     const user = await users.insertUser(c, { id: newId(), email: 'admin@localhost', displayName: 'Administrator', operator: true });
     const org = await orgs.insertOrg(c, { id: newId(), title: 'Default organization' });

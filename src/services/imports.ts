@@ -11,9 +11,10 @@ import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
 import { badRequest, conflict } from '../core/errors.js';
 import { newId } from '../util/ids.js';
-import { createOperation, enqueue, operationLocation } from './operations.js';
+import { createOperation, enqueue } from './operations.js';
+import { operationLocation } from '../presenters/operations.js';
 import { requireSpace } from '../core/access/spaces.js';
-import { requireChangeRequest, requireEditable } from './change-requests.js';
+import { requireChangeRequest, requireEditable } from '../core/access/change-requests.js';
 
 export interface ImportRequest {
   url: string;

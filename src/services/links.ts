@@ -10,12 +10,13 @@ import { notFound } from '../core/errors.js';
 import { pageInMemory, type ListPage } from '../core/pagination.js';
 import { loadLinkIndex, linkStats, type LinkGroup, type LinkIndex, type LinkStats, type LinkStatus, type LinkTarget } from '../content/links.js';
 import type { Snapshot, TreePage } from '../content/snapshot.js';
-import { toFile, toTreePage } from '../content/present.js';
+import { toFile, toTreePage } from '../presenters/content.js';
 import type { FileNode } from '../content/types.js';
 import { requireSpace } from '../core/access/spaces.js';
 import { getSpace } from '../db/repos/spaces.js';
-import { toSpace } from './spaces.js';
-import { toOrganization } from './organizations.js';
+import { requireChangeRequest } from '../core/access/change-requests.js';
+import { presentSpace as toSpace } from './spaces.js';
+import { presentOrganization as toOrganization } from './organizations.js';
 import { findPage, targetSnapshot, type ContentTarget } from './content.js';
 
 export interface LinkScope {
@@ -37,7 +38,6 @@ export async function mainLinkScope(app: AppContext, p: Principal, spaceId: stri
 
 /** A change request's content; broken links it introduced (against its base) count in stats.broken.changeRequest. */
 export async function changeRequestLinkScope(app: AppContext, p: Principal, spaceId: string, ref: string): Promise<LinkScope> {
-  const { requireChangeRequest } = await import('./change-requests.js');
   const { role, cr } = await requireChangeRequest(app, p, spaceId, ref);
   const space = (await getSpace(app.db, spaceId))!; // with its counters: references present it
   const base = cr.revision_merged_ancestor ?? cr.revision_initial;

@@ -2,42 +2,21 @@ import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
 import * as members from '../db/repos/members.js';
-import type { MemberRow, MemberSort } from '../db/repos/members.js';
+import type { MemberSort } from '../db/repos/members.js';
+import { lockOrganization } from '../db/repos/organizations.js';
+import { deleteSpaceGrantsInOrganization } from '../db/repos/spaces.js';
 import { listTeamsOfMember } from '../db/repos/teams.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT, pageInMemory } from '../core/pagination.js';
 import { conflict, forbidden, notFound } from '../core/errors.js';
 import type { Role } from '../core/roles.js';
 import { signJwt } from '../auth/jwt.js';
-import { requireOrg, appUrls } from '../core/access/organizations.js';
+import { requireOrg } from '../core/access/organizations.js';
+import { spacePermissions, visibleSpaces } from '../core/access/spaces.js';
+import { toMember } from '../presenters/users.js';
+import { toSpace } from '../presenters/spaces.js';
+import { toTeam } from '../presenters/teams.js';
 
-export function toUser(app: AppContext, u: { id: string; display_name: string; email: string; photo_url: string | null }) {
-  return {
-    object: 'user',
-    id: u.id,
-    displayName: u.display_name,
-    email: u.email,
-    ...(u.photo_url ? { photoURL: u.photo_url } : {}),
-    urls: { location: appUrls(app).api(`/users/${u.id}`) },
-  };
-}
-
-export function toMember(app: AppContext, m: MemberRow) {
-  return {
-    object: 'member',
-    id: m.user_id,
-    role: m.role,
-    user: toUser(app, { id: m.user_id, display_name: m.display_name, email: m.email, photo_url: m.photo_url }),
-    disabled: m.disabled,
-    joinedAt: m.joined_at.toISOString(),
-    ...(m.last_seen_at ? { lastSeenAt: m.last_seen_at.toISOString() } : {}),
-    sso: m.sso,
-    spaces: m.spaces,
-    teams: m.teams,
-    sites: 0,
-  };
-}
-
-export interface MemberListQuery {
+interface MemberListQuery {
   page?: string;
   limit?: number;
   order: 'asc' | 'desc';
@@ -66,7 +45,7 @@ export async function updateMemberRole(app: AppContext, p: Principal, orgId: str
   await requireOrg(app.db, p, orgId, 'admin');
   await withTx(app.db, async (c) => {
     // One lock per organization first: concurrent role changes queue instead of deadlocking.
-    await c.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+    await lockOrganization(c, orgId);
     const m = await members.getMember(c, orgId, userId);
     if (!m) throw notFound(`User "${userId}" is not a member of organization "${orgId}"`);
     if (m.role === 'admin' && role !== 'admin' && (await members.countOtherAdmins(c, orgId, userId)) === 0) {
@@ -81,7 +60,7 @@ export async function updateMemberRole(app: AppContext, p: Principal, orgId: str
 export async function removeMember(app: AppContext, p: Principal, orgId: string, userId: string) {
   await requireOrg(app.db, p, orgId, p.userId === userId ? 'view' : 'admin');
   await withTx(app.db, async (c) => {
-    await c.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+    await lockOrganization(c, orgId);
     const m = await members.getMember(c, orgId, userId);
     if (!m) return;
     if (m.role === 'admin' && (await members.countOtherAdmins(c, orgId, userId)) === 0) {
@@ -89,10 +68,7 @@ export async function removeMember(app: AppContext, p: Principal, orgId: string,
     }
     await members.deleteMember(c, orgId, userId);
     // Explicit space grants belong to the membership: they go with it.
-    await c.query(
-      'DELETE FROM space_members sm USING spaces s WHERE s.id = sm.space_id AND s.organization_id = $1 AND sm.user_id = $2',
-      [orgId, userId],
-    );
+    await deleteSpaceGrantsInOrganization(c, orgId, userId);
   });
 }
 
@@ -134,16 +110,8 @@ export async function listMemberTeams(
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
   const { rows, count } = await listTeamsOfMember(app.db, orgId, userId, { title: q.title, limit, after });
   return buildPage(rows, limit, count, (r) => [r.sort_key, r.id], (r) => ({
-    team: {
-      object: 'team',
-      id: r.id,
-      title: r.title,
-      members: r.members,
-      spaces: 0,
-      createdAt: r.created_at.toISOString(),
-      permissions: { admin: isAdmin || (p.userId === userId && r.role === 'owner'), view: true },
-      urls: { location: appUrls(app).api(`/orgs/${orgId}/teams/${r.id}`) },
-    },
+    // A team's owners administer it, besides the organization's admins.
+    team: toTeam(app, orgId, r, { admin: isAdmin || (p.userId === userId && r.role === 'owner'), view: true }),
     member: { role: r.role },
   }));
 }
@@ -157,13 +125,11 @@ export async function listMemberSpaces(
   q: { page?: string; limit?: number; order: 'asc' | 'desc' },
 ) {
   await requireSelfOrAdmin(app, p, orgId, userId);
-  const { visibleSpaces } = await import('./space-lists.js');
-  const { toSpace } = await import('./spaces.js');
   return pageInMemory(
     await visibleSpaces(app, orgId, userId),
     q,
     (v) => [v.space.created_key, v.space.id],
-    (v) => ({ permission: v.role, space: toSpace(app, v.space, v.role) }),
+    (v) => ({ permission: v.role, space: toSpace(app, v.space, spacePermissions(v.role)) }),
     q.order === 'desc',
   );
 }

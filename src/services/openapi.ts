@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
 import * as specs from '../db/repos/openapi.js';
-import type { SpecRow, SpecSourceColumns } from '../db/repos/openapi.js';
+import type { SpecSourceColumns } from '../db/repos/openapi.js';
 import { forgetGarbage } from '../db/repos/blob-garbage.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
 import { badRequest, conflict, notFound } from '../core/errors.js';
@@ -10,41 +10,13 @@ import { checkFetchUrl } from '../net/safe-fetch.js';
 import { scrubSecrets, sealUrl, splitUrlSecrets } from '../net/url-secrets.js';
 import { newId } from '../util/ids.js';
 import { redactUrl } from '../log.js';
-import { requireOrg, appUrls, type OrgPermissions } from '../core/access/organizations.js';
-import { createOperation, enqueue, operationLocation } from './operations.js';
+import { requireOrg } from '../core/access/organizations.js';
+import { appUrls } from '../presenters/urls.js';
+import { specPath, toSpec } from '../presenters/openapi.js';
+import { createOperation, enqueue } from './operations.js';
+import { operationLocation } from '../presenters/operations.js';
 
 export type SpecSource = { url: string } | { text: string };
-
-function specPath(orgId: string, slug: string) {
-  return `/orgs/${orgId}/openapi/${slug}`;
-}
-
-export function toSpec(app: AppContext, s: SpecRow, perms: OrgPermissions) {
-  const urls = appUrls(app);
-  return {
-    object: 'openapi-spec',
-    id: s.id,
-    createdAt: s.created_at.toISOString(),
-    updatedAt: s.updated_at.toISOString(),
-    slug: s.slug,
-    // Credentials in a source URL are used for fetching, never stored in clear nor shown
-    // (redactUrl also covers rows a start-up has not sealed yet).
-    ...(s.source_url ? { sourceURL: redactUrl(s.source_url) } : {}),
-    processingState: s.processing_state,
-    visibility: s.visibility,
-    ...(s.last_version ? { lastVersion: s.last_version } : {}),
-    ...(s.last_processed_at ? { lastProcessedAt: s.last_processed_at.toISOString() } : {}),
-    ...(s.last_process_error_code ? { lastProcessErrorCode: s.last_process_error_code } : {}),
-    lastProcessedErrors: s.last_process_error ? [{ message: s.last_process_error, code: s.last_process_error_code ?? undefined }] : [],
-    lastProcessedErrorCount: s.last_process_error ? 1 : 0,
-    permissions: { view: perms.view, edit: perms.createOpenAPISpec },
-    urls: {
-      location: urls.api(specPath(s.organization_id, s.slug)),
-      app: urls.app(`/o/${s.organization_id}/openapi/${s.slug}`),
-      ...(s.visibility === 'public' ? { published: `${app.config.publicUrl}/public/openapi/${s.organization_id}/${s.slug}` } : {}),
-    },
-  };
-}
 
 /**
  * A URL source is stored as shown (credentials removed) plus, when it carried credentials, the

@@ -5,52 +5,27 @@ import * as orgs from '../db/repos/organizations.js';
 import type { OrgWithMembership } from '../db/repos/organizations.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
 import { conflict } from '../core/errors.js';
-import { orgPermissions, requireOrg, appUrls } from '../core/access/organizations.js';
+import { orgPermissions, requireOrg } from '../core/access/organizations.js';
+import { toOrganization } from '../presenters/organizations.js';
 
-export function toOrganization(app: AppContext, o: OrgWithMembership) {
-  const urls = appUrls(app);
-  const out: Record<string, unknown> = {
-    object: 'organization',
-    id: o.id,
-    title: o.title,
-    createdAt: o.created_at.toISOString(),
-    emailDomains: o.email_domains,
-    type: o.type,
-    defaultRole: o.default_role,
-    sso: o.sso,
-    ai: o.ai,
-    inviteLinks: o.invite_links,
-    plan: o.plan,
-    mergeRules: { type: 'none' },
-    trial: { status: 'notapplicable', count: 0 },
-    urls: {
-      location: urls.api(`/orgs/${o.id}`),
-      app: urls.app(`/o/${o.id}`),
-      ...(o.logo_url ? { logo: o.logo_url } : {}),
-    },
-    permissions: orgPermissions(o),
-  };
-  if (o.hostname) out.hostname = o.hostname;
-  if (o.use_case) out.useCase = o.use_case;
-  if (o.community_type) out.communityType = o.community_type;
-  if (o.default_content) out.defaultContent = o.default_content;
-  if (o.custom_hostname) out.customHostname = o.custom_hostname;
-  return out;
+/** The Organization object with the permissions of the member it was loaded for. */
+export function presentOrganization(app: AppContext, o: OrgWithMembership) {
+  return toOrganization(app, o, orgPermissions(o));
 }
 
 export async function listOrganizations(app: AppContext, p: Principal, q: { page?: string; limit?: number }) {
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
   const { rows, count } = await orgs.listOrgsForUser(app.db, p.userId, limit, after);
-  return buildPage(rows, limit, count, (r) => [r.sort_key, r.id], (r) => toOrganization(app, r));
+  return buildPage(rows, limit, count, (r) => [r.sort_key, r.id], (r) => presentOrganization(app, r));
 }
 
 export async function getOrganization(app: AppContext, p: Principal, orgId: string) {
-  const { org } = await requireOrg(app.db, p, orgId, 'view');
-  return toOrganization(app, org);
+  const { org, permissions } = await requireOrg(app.db, p, orgId, 'view');
+  return toOrganization(app, org, permissions);
 }
 
-export interface OrgPatch {
+interface OrgPatch {
   title?: string;
   emailDomains?: string[];
   hostname?: string;
@@ -80,7 +55,7 @@ export async function updateOrganization(app: AppContext, p: Principal, orgId: s
 /** Organizations a user with an address at `domain` could join. */
 export async function organizationsForEmailDomain(app: AppContext, p: Principal, domain: string) {
   const rows = await orgs.listOrgsByEmailDomain(app.db, domain, p.userId);
-  return { organizations: rows.map((r) => toOrganization(app, r)) };
+  return { organizations: rows.map((r) => presentOrganization(app, r)) };
 }
 
 export async function deleteLinkInvite(app: AppContext, p: Principal, orgId: string, inviteId: string) {

@@ -32,9 +32,10 @@ import { revisionSnapshot } from '../content/commit.js';
 import { slugify } from '../content/markdown.js';
 import { newId } from '../util/ids.js';
 import { scopeKey, type Scope } from '../render/document.js';
-import { createOperation, enqueue, operationLocation } from './operations.js';
+import { createOperation, enqueue } from './operations.js';
+import { operationLocation } from '../presenters/operations.js';
 import { requireSpace } from '../core/access/spaces.js';
-import { requireChangeRequest } from './change-requests.js';
+import { requireChangeRequest } from '../core/access/change-requests.js';
 
 /** How long a link works (the public description: "The URL will work for 1h"). */
 export const PDF_URL_TTL_SECONDS = 3600;

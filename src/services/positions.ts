@@ -1,28 +1,11 @@
 import type { Queryable } from '../db/pool.js';
+import { listSiblings, setSiblingPosition } from '../db/repos/siblings.js';
 import { badRequest } from '../core/errors.js';
 
-export type Pointer = { type: 'space'; space: string } | { type: 'collection'; collection: string };
+type Pointer = { type: 'space'; space: string } | { type: 'collection'; collection: string };
 export interface Position {
   before?: Pointer;
   after?: Pointer;
-}
-
-interface Sibling {
-  type: 'space' | 'collection';
-  id: string;
-  position: number;
-}
-
-async function siblings(c: Queryable, orgId: string, parentId: string | null): Promise<Sibling[]> {
-  const { rows } = await c.query<Sibling>(
-    `SELECT 'space' AS type, id, position, created_at FROM spaces
-      WHERE organization_id = $1 AND parent_id IS NOT DISTINCT FROM $2 AND deleted_at IS NULL
-     UNION ALL
-     SELECT 'collection', id, position, created_at FROM collections WHERE organization_id = $1 AND parent_id IS NOT DISTINCT FROM $2
-     ORDER BY position, created_at, id`,
-    [orgId, parentId],
-  );
-  return rows;
 }
 
 function pointerId(p: Pointer): { type: 'space' | 'collection'; id: string } {
@@ -41,7 +24,7 @@ export async function placeAmongSiblings(
   self: { type: 'space' | 'collection'; id: string },
   position?: Position,
 ): Promise<number> {
-  let list = (await siblings(c, orgId, parentId)).filter((s) => !(s.type === self.type && s.id === self.id));
+  let list = (await listSiblings(c, orgId, parentId)).filter((s) => !(s.type === self.type && s.id === self.id));
   if (!position || (!position.before && !position.after)) return (list.at(-1)?.position ?? 0) + 1;
   const find = (p: Pointer, field: string) => {
     const { type, id } = pointerId(p);
@@ -75,8 +58,7 @@ export async function placeAmongSiblings(
   if (value === null) {
     // No room between equal or adjacent floats: renumber 1..n in the current order, then retry.
     for (let i = 0; i < list.length; i++) {
-      const s = list[i];
-      await c.query(`UPDATE ${s.type === 'space' ? 'spaces' : 'collections'} SET position = $2 WHERE id = $1`, [s.id, i + 1]);
+      await setSiblingPosition(c, list[i], i + 1);
     }
     list = list.map((s, i) => ({ ...s, position: i + 1 }));
     value = compute();

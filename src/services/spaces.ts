@@ -6,55 +6,28 @@ import { withTx } from '../db/pool.js';
 import * as spaces from '../db/repos/spaces.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
 import { insertRevision, getRevision } from '../db/repos/revisions.js';
+import { copySpaceBlobs } from '../db/repos/space-blobs.js';
+import { nextPosition } from '../db/repos/siblings.js';
+import { copyIndex } from '../db/repos/search.js';
 import { copyObjects } from '../content/objects.js';
 import { Draft } from '../content/draft.js';
 import { commitDraft } from '../content/commit.js';
 import { badRequest, conflict, forbidden } from '../core/errors.js';
 import { newId } from '../util/ids.js';
-import { requireOrg, appUrls } from '../core/access/organizations.js';
+import { requireOrg } from '../core/access/organizations.js';
 import { requireSpace, spacePermissions, accessContext } from '../core/access/spaces.js';
+import { requireParent } from '../core/access/collections.js';
+import { toSpace } from '../presenters/spaces.js';
 import { afterContentChange } from './content-hooks.js';
-import { requireParent } from './collections.js';
-import { copyIndex } from '../db/repos/search.js';
+import { applyTemplate } from './templates.js';
 import { placeAmongSiblings, type Position } from './positions.js';
 
-export function toSpace(app: AppContext, s: SpaceRow, role: Role | null, opts: { shareKey?: string } = {}) {
-  const urls = appUrls(app);
-  const published = `${app.config.publicUrl}/s/${s.id}`;
-  const showPublished =
-    s.visibility !== 'private' && (s.visibility !== 'share-link' || opts.shareKey === s.share_key || role === 'admin');
-  return {
-    object: 'space',
-    id: s.id,
-    title: s.title,
-    emoji: s.emoji,
-    visibility: s.visibility,
-    createdAt: s.created_at.toISOString(),
-    updatedAt: s.updated_at.toISOString(),
-    ...(s.deleted_at ? { deletedAt: s.deleted_at.toISOString() } : {}),
-    editMode: s.edit_mode,
-    mergeRules: { type: 'inherit' },
-    urls: {
-      location: urls.api(`/spaces/${s.id}`),
-      app: urls.app(`/s/${s.id}`),
-      ...(showPublished ? { published: s.visibility === 'share-link' ? `${published}?share=${s.share_key}` : published } : {}),
-      ...(s.visibility === 'public' ? { public: published } : {}),
-    },
-    organization: s.organization_id,
-    ...(s.parent_id ? { parent: s.parent_id } : {}),
-    ...(s.language ? { language: s.language } : {}),
-    ...(s.git_sync ? { gitSync: s.git_sync } : {}),
-    revision: s.revision_id,
-    defaultLevel: s.default_level,
-    comments: s.comments,
-    changeRequests: s.change_requests,
-    changeRequestsOpen: s.change_requests_open,
-    changeRequestsDraft: s.change_requests_draft,
-    permissions: spacePermissions(role),
-  };
+/** The Space object as a caller with `role` on it sees it. */
+export function presentSpace(app: AppContext, s: SpaceRow, role: Role | null, opts: { shareKey?: string } = {}) {
+  return toSpace(app, s, spacePermissions(role), opts);
 }
 
-export interface CreateSpaceInput {
+interface CreateSpaceInput {
   title?: string;
   emoji?: string;
   parent?: string;
@@ -70,7 +43,6 @@ export async function createSpace(app: AppContext, p: Principal, orgId: string, 
   await requireOrg(app.db, p, orgId, 'createContent');
   if (input.parent) await requireParent(app.db, await accessContext(app.db, orgId, p.userId), orgId, input.parent, 'body.parent');
   if (input.visibility === 'in-collection' && !input.parent) throw badRequest('Invalid request: body.visibility: in-collection needs a parent collection');
-  const { applyTemplate } = await import('./templates.js');
   const id = await withTx(app.db, async (c) => {
     const id = newId();
     await spaces.insertSpace(c, {
@@ -83,7 +55,7 @@ export async function createSpace(app: AppContext, p: Principal, orgId: string, 
       editMode: input.editMode ?? 'live',
       defaultLevel: 'inherit',
       language: input.language ?? null,
-      position: await spaces.nextPosition(c, orgId, input.parent ?? null),
+      position: await nextPosition(c, orgId, input.parent ?? null),
       revisionId: '',
       shareKey: randomBytes(12).toString('base64url'),
       createdBy: p.userId,
@@ -101,10 +73,10 @@ export async function createSpace(app: AppContext, p: Principal, orgId: string, 
 
 export async function getSpace(app: AppContext, p: Principal, spaceId: string, opts: { shareKey?: string } = {}) {
   const { space, role } = await requireSpace(app.db, p, spaceId, 'read', { counters: true });
-  return toSpace(app, space, role, opts);
+  return presentSpace(app, space, role, opts);
 }
 
-export interface SpacePatch {
+interface SpacePatch {
   title?: string;
   emoji?: string;
   editMode?: 'live' | 'locked';
@@ -162,13 +134,13 @@ export async function duplicateSpace(app: AppContext, p: Principal, spaceId: str
       editMode: space.edit_mode,
       defaultLevel: space.default_level,
       language: space.language,
-      position: await spaces.nextPosition(c, space.organization_id, space.parent_id),
+      position: await nextPosition(c, space.organization_id, space.parent_id),
       revisionId: '',
       shareKey: randomBytes(12).toString('base64url'),
       createdBy: p.userId,
     });
     await copyObjects(c, spaceId, id);
-    await c.query('INSERT INTO space_blobs (space_id, blob_key) SELECT $2, blob_key FROM space_blobs WHERE space_id = $1', [spaceId, id]);
+    await copySpaceBlobs(c, spaceId, id);
     const revision = await insertRevision(c, { id: newId(), spaceId: id, rootHash: source!.root_hash, parents: [], createdBy: p.userId });
     await spaces.setSpaceRevision(c, id, revision.id);
     await copyIndex(c, spaceId, id); // same content: no page is parsed again in this request
@@ -199,10 +171,8 @@ export async function transferSpace(app: AppContext, p: Principal, spaceId: stri
   await requireOrg(app.db, p, targetOrgId, 'admin');
   if (targetOrgId === space.organization_id) return getSpace(app, p, spaceId);
   await withTx(app.db, async (c) => {
-    await spaces.setSpaceOrganization(c, spaceId, targetOrgId, await spaces.nextPosition(c, targetOrgId, null));
+    await spaces.setSpaceOrganization(c, spaceId, targetOrgId, await nextPosition(c, targetOrgId, null));
     if (space.visibility === 'in-collection') await spaces.updateSpace(c, spaceId, { visibility: 'private' });
   });
   return getSpace(app, p, spaceId);
 }
-
-

@@ -23,7 +23,7 @@ import { badRequest, conflict } from '../core/errors.js';
 import { newId } from '../util/ids.js';
 import { requireSpace } from '../core/access/spaces.js';
 import { afterContentChange } from './content-hooks.js';
-import { requireChangeRequest, requireEditable } from './change-requests.js';
+import { requireChangeRequest, requireEditable } from '../core/access/change-requests.js';
 
 export interface TemplateContentRef {
   kind: 'file';

@@ -1,15 +1,13 @@
-import type { AppContext } from '../../context.js';
 import type { Principal } from '../../auth/principal.js';
 import { atLeast } from '../roles.js';
 import { forbidden, notFound } from '../errors.js';
 import type { Role } from '../roles.js';
 import { getOrgForUser, type OrgWithMembership } from '../../db/repos/organizations.js';
 import type { Queryable } from '../../db/pool.js';
-
-export type OrgPermissions = ReturnType<typeof orgPermissions>;
+import type { OrgPermissions } from '../../presenters/organizations.js';
 
 /** The caller's permissions on an organization, computed from their membership and role. */
-export function orgPermissions(org: OrgWithMembership) {
+export function orgPermissions(org: OrgWithMembership): OrgPermissions {
   const role = org.is_member ? (org.member_role as Role | null) : null;
   const member = org.is_member;
   const isAdmin = atLeast(role, 'admin');
@@ -46,12 +44,4 @@ export async function requireOrg(
   if (!permissions.view) throw forbidden(`You are not a member of organization "${orgId}"`);
   if (!permissions[permission]) throw forbidden(`Your role in organization "${orgId}" does not allow this action`);
   return { org, permissions, role: org.is_member ? (org.member_role as Role | null) : null };
-}
-
-export function appUrls(app: AppContext) {
-  const base = app.config.publicUrl;
-  return {
-    api: (path: string) => `${base}/v1${path}`,
-    app: (path: string) => `${base}/app${path}`,
-  };
 }

@@ -3,14 +3,18 @@ import type { Principal } from '../../auth/principal.js';
 import type { Role } from '../roles.js';
 import { atLeast, maxRole } from '../roles.js';
 import { collectionChainInfo } from '../../db/repos/collections.js';
-import { explicitSpaceRoles, getSpace, type SpaceRow } from '../../db/repos/spaces.js';
+import { explicitSpaceRoles, getSpace, listSpaces, type SpaceRow } from '../../db/repos/spaces.js';
 import { getMember } from '../../db/repos/members.js';
 import { forbidden, notFound } from '../errors.js';
+import type { SpacePermissions } from '../../presenters/spaces.js';
+
+/** The collections of an organization as access checks walk them: id -> parent and defaultLevel. */
+type CollectionChain = Map<string, { parent: string | null; level: string | null }>;
 
 export interface AccessContext {
   /** The caller's organization role; null for a guest; undefined when not a member. */
   orgRole: Role | null | undefined;
-  collections: Map<string, { parent: string | null; level: string | null }>;
+  collections: CollectionChain;
 }
 
 export async function accessContext(db: Queryable, orgId: string, userId: string): Promise<AccessContext> {
@@ -20,17 +24,27 @@ export async function accessContext(db: Queryable, orgId: string, userId: string
 
 /**
  * The default level a piece of content grants an organization member: its own `defaultLevel`,
- * or, when 'inherit', its parent collection's, up to the top where it is the member's own role.
+ * or, when 'inherit', its parent collection's, and so on up the chain. Where the chain reaches
+ * the top (no parent, a parent not in `ctx.collections`, or a loop) it yields `top`: by default
+ * the member's own organization role; `'inherit'` asks where the collections alone lead (a
+ * collection's delete keeps that level on the spaces it detaches).
  */
-export function inheritedLevel(ctx: AccessContext, level: string | null, parentId: string | null): Role | null {
+export function inheritedLevel(ctx: AccessContext, level: string | null, parentId: string | null): Role | null;
+export function inheritedLevel<T>(ctx: Pick<AccessContext, 'collections'>, level: string | null, parentId: string | null, top: T): Role | null | T;
+export function inheritedLevel(
+  ctx: Pick<AccessContext, 'collections'> & { orgRole?: Role | null },
+  level: string | null,
+  parentId: string | null,
+  top: unknown = ctx.orgRole ?? null,
+): unknown {
   const seen = new Set<string>();
   let current = level;
   let parent = parentId;
   while (current === 'inherit') {
-    if (!parent || seen.has(parent)) return (ctx.orgRole ?? null) as Role | null;
+    if (!parent || seen.has(parent)) return top;
     seen.add(parent);
     const c = ctx.collections.get(parent);
-    if (!c) return (ctx.orgRole ?? null) as Role | null;
+    if (!c) return top;
     current = c.level;
     parent = c.parent;
   }
@@ -56,7 +70,7 @@ export function spaceRole(ctx: AccessContext, space: SpaceRow, explicit: Role | 
   return role;
 }
 
-export function spacePermissions(role: Role | null) {
+export function spacePermissions(role: Role | null): SpacePermissions {
   return {
     view: atLeast(role, 'read'),
     access: atLeast(role, 'read'),
@@ -71,7 +85,14 @@ export function spacePermissions(role: Role | null) {
   };
 }
 
-export interface SpaceAccess {
+/** `userId`'s role on a loaded space (see spaceRole), with the context it was computed in. */
+export async function roleOnSpace(db: Queryable, userId: string, space: SpaceRow): Promise<{ role: Role | null; ctx: AccessContext }> {
+  const ctx = await accessContext(db, space.organization_id, userId);
+  const explicit = (await explicitSpaceRoles(db, userId, [space.id])).get(space.id) as Role | undefined;
+  return { role: spaceRole(ctx, space, explicit), ctx };
+}
+
+interface SpaceAccess {
   space: SpaceRow;
   role: Role;
   ctx: AccessContext;
@@ -91,10 +112,24 @@ export async function requireSpace(
   // Counters only for callers that present the space (see getSpace).
   const space = await getSpace(db, spaceId, { includeDeleted: opts.includeDeleted, counters: opts.counters ?? false });
   if (!space) throw notFound(`Space "${spaceId}" not found`);
-  const ctx = await accessContext(db, space.organization_id, p.userId);
-  const explicit = (await explicitSpaceRoles(db, p.userId, [space.id])).get(space.id) as Role | undefined;
-  const role = spaceRole(ctx, space, explicit);
+  const { role, ctx } = await roleOnSpace(db, p.userId, space);
   if (!role) throw notFound(`Space "${spaceId}" not found`);
   if (!atLeast(role, needed)) throw forbidden(`Your role on this space (${role}) does not allow this action`);
   return { space, role, ctx };
 }
+
+/**
+ * Spaces (under `parentId` when given) that `userId` can see, each with that user's role, in the
+ * stable sibling order (position, created, id).
+ */
+export async function visibleSpaces(app: { db: Queryable }, orgId: string, userId: string, parentId?: string | null) {
+  const ctx = await accessContext(app.db, orgId, userId);
+  const { rows } = await listSpaces(app.db, { orgId, parentId }, 100_000);
+  const explicit = await explicitSpaceRoles(app.db, userId, rows.map((r) => r.id));
+  return rows
+    .map((space) => ({ space, role: spaceRole(ctx, space, explicit.get(space.id) as Role | undefined) }))
+    .filter((x): x is { space: SpaceRow & { created_key: string }; role: Role } => x.role !== null);
+}
+
+/** One entry of visibleSpaces. */
+export type VisibleSpace = Awaited<ReturnType<typeof visibleSpaces>>[number];

@@ -111,3 +111,8 @@ export async function insertLinkInvite(db: Queryable, i: { id: string; orgId: st
     i.createdBy,
   ]);
 }
+
+/** Lock an organization's row: membership changes of one organization queue behind each other. */
+export async function lockOrganization(db: Queryable, orgId: string): Promise<void> {
+  await db.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+}

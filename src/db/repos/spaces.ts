@@ -82,17 +82,6 @@ export async function lockSpace(db: Queryable, id: string): Promise<SpaceRow | n
   return getSpace(db, id, { forUpdate: true, counters: false });
 }
 
-/** Next position at the end of a parent's children (spaces and collections share the ordering). */
-export async function nextPosition(db: Queryable, orgId: string, parentId: string | null): Promise<number> {
-  const { rows } = await db.query(
-    `SELECT coalesce(max(p), 0) + 1 AS n FROM (
-       SELECT position AS p FROM spaces WHERE organization_id = $1 AND parent_id IS NOT DISTINCT FROM $2 AND deleted_at IS NULL
-       UNION ALL SELECT position FROM collections WHERE organization_id = $1 AND parent_id IS NOT DISTINCT FROM $2) x`,
-    [orgId, parentId],
-  );
-  return Number(rows[0].n);
-}
-
 export async function listSpaces(
   db: Queryable,
   where: { orgId: string; parentId?: string | null },
@@ -224,4 +213,9 @@ export async function setSpacesOrganizationKeepingParent(db: Queryable, ids: str
     'DELETE FROM space_members WHERE space_id = ANY($1) AND user_id NOT IN (SELECT user_id FROM members WHERE organization_id = $2)',
     [ids, orgId],
   );
+}
+
+/** Drop every explicit space grant `userId` holds in the organization's spaces (they leave with the membership). */
+export async function deleteSpaceGrantsInOrganization(db: Queryable, orgId: string, userId: string): Promise<void> {
+  await db.query('DELETE FROM space_members sm USING spaces s WHERE s.id = sm.space_id AND s.organization_id = $1 AND sm.user_id = $2', [orgId, userId]);
 }

@@ -29,3 +29,10 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<Use
   const { rows } = await db.query<UserRow>('SELECT * FROM users WHERE lower(email) = lower($1)', [email]);
   return rows[0] ?? null;
 }
+
+const BOOTSTRAP_LOCK = 727_002;
+
+/** Transaction-scoped advisory lock around creating the first user: processes starting together bootstrap once. */
+export async function lockFirstUser(db: Queryable): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
+}

@@ -1,0 +1,103 @@
+// API shapes of content (Revision, pages, File) from stored objects, per the public description.
+import type { AppContext } from '../context.js';
+import type { RevisionRow } from '../db/repos/revisions.js';
+import type { Snapshot, TreePage } from '../content/snapshot.js';
+import type { FileNode } from '../content/types.js';
+import { fileDownloadUrl, pageAppUrl } from '../content/present.js';
+
+export interface ReadOptions {
+  /** false omits mutable git metadata. */
+  metadata: boolean;
+  /** false returns computed pages as their source instead of their result. */
+  computed: boolean;
+}
+
+const LAYOUT_DEFAULTS = {
+  width: 'default',
+  cover: false,
+  coverSize: 'full',
+  coverMask: 'none',
+  title: true,
+  description: true,
+  tableOfContents: true,
+  outline: true,
+  pagination: true,
+  metadata: true,
+  tags: true,
+  actions: true,
+  anchors: true,
+};
+
+/** A page of a tree listing (no body: `documentId` names it). */
+export function toTreePage(app: AppContext, spaceId: string, tp: TreePage, o: ReadOptions): Record<string, unknown> {
+  const n = tp.node;
+  const base: Record<string, unknown> = { id: n.id, title: n.title };
+  if (n.emoji) base.emoji = n.emoji;
+  if (n.icon) base.icon = n.icon;
+  base.createdAt = n.createdAt;
+  base.updatedAt = n.updatedAt;
+  const kids = () => tp.children.map((c) => toTreePage(app, spaceId, c, o));
+  if (n.type === 'group') {
+    return { ...base, kind: 'group', type: 'group', slug: n.slug, path: tp.path, ...(n.hidden ? { hidden: true } : {}), pages: kids() };
+  }
+  if (n.type === 'link') {
+    return { ...base, kind: 'link', type: 'link', target: n.target ?? { kind: 'url', url: n.href ?? '' }, ...(n.href ? { href: n.href } : {}), ...(n.hidden ? { hidden: true } : {}) };
+  }
+  if (n.type === 'computed' && !o.computed) {
+    return { ...base, type: 'computed', computed: n.computed, ...(n.computedSeed ? { computedSeed: n.computedSeed } : {}) };
+  }
+  const page: Record<string, unknown> = {
+    ...base,
+    kind: 'sheet',
+    type: 'document',
+    urls: { app: pageAppUrl(app, spaceId, n) },
+    slug: n.slug,
+    path: tp.path,
+    ...(n.description ? { description: n.description } : {}),
+    pages: kids(),
+    layout: { ...LAYOUT_DEFAULTS, ...(n.layout ?? {}) },
+    tags: [],
+    ...(n.cover ? { cover: n.cover } : {}),
+    ...(n.variables ? { variables: n.variables } : {}),
+    ...(n.hidden ? { hidden: true } : {}),
+    ...(n.noIndex ? { noIndex: true } : {}),
+    ...(n.noRobotsIndex ? { noRobotsIndex: true } : {}),
+    ...(o.metadata && n.git ? { git: n.git } : {}),
+  };
+  if (n.type === 'computed') {
+    page.computed = n.computed;
+    page.computedSeed = n.computedSeed ?? n.id;
+  } else if (n.body) {
+    page.documentId = n.body;
+  }
+  return page;
+}
+
+export function toFile(app: AppContext, f: FileNode, o: ReadOptions) {
+  return {
+    id: f.id,
+    name: f.name,
+    contentType: f.contentType,
+    downloadURL: fileDownloadUrl(app, f),
+    size: f.size,
+    ...(f.dimensions ? { dimensions: f.dimensions } : {}),
+    ...(o.metadata && f.git ? { git: f.git } : {}),
+  };
+}
+
+export function toRevision(app: AppContext, spaceId: string, rev: RevisionRow, snap: Snapshot, o: ReadOptions, pages?: unknown[]) {
+  return {
+    object: 'revision',
+    id: rev.id,
+    type: rev.type,
+    parents: rev.parents,
+    pages: pages ?? snap.pages.map((p) => toTreePage(app, spaceId, p, o)),
+    files: snap.files.map((f) => toFile(app, f, o)),
+    reusableContents: snap.root.reusableContents.map((r) => ({ id: r.id, title: r.title, ...(o.metadata && r.git ? { git: r.git } : {}) })),
+    tags: [],
+    variables: snap.root.variables,
+    createdAt: rev.created_at.toISOString(),
+    ...(o.metadata && rev.git ? { git: rev.git } : {}),
+    urls: { app: `${app.config.publicUrl}/app/s/${spaceId}/revisions/${rev.id}` },
+  };
+}
