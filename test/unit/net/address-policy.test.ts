@@ -1,6 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { isPrivateAddress } from '../../src/net/address-policy.js';
-import { checkFetchUrl } from '../../src/net/safe-fetch.js';
+import { isPrivateAddress } from '../../../src/net/address-policy.js';
+import { checkFetchUrl } from '../../../src/net/safe-fetch.js';
+
+describe('address policy', () => {
+  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1'])(
+    'refuses %s',
+    (ip) => expect(isPrivateAddress(ip)).toBe(true),
+  );
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])('allows %s', (ip) => expect(isPrivateAddress(ip)).toBe(false));
+
+  it('checks literal hosts and schemes before connecting', () => {
+    expect(() => checkFetchUrl('http://127.0.0.1/x', false)).toThrow(/private/);
+    expect(() => checkFetchUrl('http://[::1]:8080/x', false)).toThrow(/private/);
+    expect(() => checkFetchUrl('http://localhost/x', false)).toThrow(/private/);
+    expect(() => checkFetchUrl('file:///etc/passwd', true)).toThrow(/scheme/);
+    expect(checkFetchUrl('http://127.0.0.1/x', true).host).toBe('127.0.0.1');
+    expect(checkFetchUrl('https://example.com/spec.yaml', false).host).toBe('example.com');
+  });
+});
 
 // Documentation, benchmarking and shared address ranges (issue 8, item 7): each is refused at its
 // first, a middle and its last address, in every IPv6 form that embeds the IPv4 address; the

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isCredentialParam, openSealedUrl, scrubSecrets, sealUrl, splitUrlSecrets } from '../../src/net/url-secrets.js';
-import { openText, sealText } from '../../src/util/seal.js';
-import { openCredentials, sealCredentials } from '../../src/git/credentials.js';
-import { redactUrl } from '../../src/log.js';
+import { isCredentialParam, openSealedUrl, scrubSecrets, sealUrl, splitUrlSecrets } from '../../../src/net/url-secrets.js';
+import { openText, sealText } from '../../../src/util/seal.js';
+import { openCredentials, sealCredentials } from '../../../src/git/credentials.js';
+import { redactUrl } from '../../../src/log.js';
+import { operationError } from '../../../workers/runner.js';
 
 describe('credentials in URLs', () => {
   it('splits user info and credential parameters out of a URL, keeping the rest as given', () => {
@@ -51,5 +52,14 @@ describe('credentials in URLs', () => {
     const sealed = sealCredentials({ username: 'u', password: 'p' }, 'k');
     expect(JSON.parse(openText(sealed, 'k', 'git-credentials'))).toEqual({ username: 'u', password: 'p' });
     expect(openCredentials(sealText('{"username":"a","password":"b"}', 'k', 'git-credentials'), 'k')).toEqual({ username: 'a', password: 'b' });
+  });
+});
+
+describe('credentials stay out of text', () => {
+  it('redacts user info from URLs in logs and operation errors', () => {
+    expect(redactUrl('https://user:s3cret@git.example.com/repo.git')).toBe('https://git.example.com/repo.git');
+    const msg = operationError(new Error('could not clone https://bob:hunter2@git.example.com/x.git: 401\nstack...'));
+    expect(msg).toBe('could not clone https://git.example.com/x.git: 401');
+    expect(msg).not.toContain('hunter2');
   });
 });

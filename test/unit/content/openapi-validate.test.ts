@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { processSpec, SpecParseError } from '../../src/content/openapi.js';
-import { schemaCompileCounts } from '../../src/content/openapi-validate.js';
+import { processSpec, SpecParseError } from '../../../src/content/openapi.js';
+import { schemaCompileCounts } from '../../../src/content/openapi-validate.js';
 
-const fixture = (name: string) => readFile(new URL(`../fixtures/openapi/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFile(new URL(`../../fixtures/openapi/${name}`, import.meta.url), 'utf8');
 const noFetch = async (url: string): Promise<Buffer> => {
   throw new Error(`unexpected fetch of ${url}`);
 };

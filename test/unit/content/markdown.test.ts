@@ -10,8 +10,8 @@ import {
   splitSections,
   type ContentRef,
   type JSONDocument,
-} from '../../src/content/markdown.js';
-import { assertMatchesSchema } from '../helpers/spec.js';
+} from '../../../src/content/markdown.js';
+import { assertMatchesSchema } from '../../helpers/spec.js';
 
 const leaf = (text: string, ...marks: string[]) => ({ object: 'leaf', text, marks: marks.map((type) => ({ object: 'mark', type })) });
 

@@ -6,10 +6,10 @@ import {
   joinRelative,
   linkStats,
   type ExtractedLink,
-} from '../../src/content/links.js';
-import type { Snapshot, TreePage } from '../../src/content/snapshot.js';
-import { extractLinks } from '../../src/content/markdown.js';
-import type { FileNode, PageNode, PageType } from '../../src/content/types.js';
+} from '../../../src/content/links.js';
+import type { Snapshot, TreePage } from '../../../src/content/snapshot.js';
+import { extractLinks } from '../../../src/content/markdown.js';
+import type { FileNode, PageNode, PageType } from '../../../src/content/types.js';
 
 interface PageSpec {
   id: string;

@@ -11,9 +11,9 @@ import {
   type ExportPage,
   type ImportedFile,
   type ImportedPage,
-} from '../../src/git/format.js';
+} from '../../../src/git/format.js';
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/git');
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/git');
 
 /** Every file under `fixture/projectDir`, keyed by path relative to the project directory. */
 function loadFixture(fixture: string, projectDir = ''): Map<string, Buffer> {
