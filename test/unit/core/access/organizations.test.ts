@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { orgPermissions, type OrgPermissions } from '../../../../src/core/access/organizations.js';
+import { orgPermissions } from '../../../../src/core/access/organizations.js';
 import type { OrgWithMembership } from '../../../../src/db/repos/organizations.js';
 
 // orgPermissions is pure: it reads the membership columns that getOrgForUser adds to an
@@ -9,7 +9,7 @@ function org(membership: { is_member: boolean; member_role: string | null; owns_
 }
 
 /** The permission names that are true, sorted. */
-const granted = (p: OrgPermissions) =>
+const granted = (p: ReturnType<typeof orgPermissions>) =>
   Object.entries(p)
     .filter(([, v]) => v)
     .map(([k]) => k)
