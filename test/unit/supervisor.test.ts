@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { nextRestart, type BackoffPolicy } from '../../src/supervisor.js';
-import { isSecondSignal } from '../../src/lifecycle.js';
 
 describe('restart backoff of npm start children', () => {
   const policy: BackoffPolicy = { initialMs: 1000, maxMs: 30_000, stableMs: 60_000 };
@@ -25,13 +24,5 @@ describe('restart backoff of npm start children', () => {
 
   it('never overflows however many times a child crashed', () => {
     expect(nextRestart(policy, 10_000, 0).delayMs).toBe(30_000);
-  });
-});
-
-describe('a second shutdown signal', () => {
-  it('is the same Ctrl-C relayed by a wrapper when it comes within a second, a person asking again after', () => {
-    expect(isSecondSignal(10_000, 10_005)).toBe(false);
-    expect(isSecondSignal(10_000, 10_999)).toBe(false);
-    expect(isSecondSignal(10_000, 11_000)).toBe(true);
   });
 });

@@ -1,0 +1,89 @@
+// The server describes itself: GET /openapi.json is a valid OpenAPI 3.1 document listing every
+// route, and GET /docs renders it in a real browser from files served by the server itself.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import puppeteer from 'puppeteer-core';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { apiRoutes } from '../../../src/routes/index.js';
+import { openapiPath } from '../../../src/http/describe.js';
+import { CHROMIUM_ARGS } from '../../../src/render/browser.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document with every route, its parameters, bodies and the error shape', async () => {
+    const r = await t.api('GET', '/openapi.json');
+    expect(r.status).toBe(200);
+    const doc = r.body;
+    expect(doc.openapi).toBe('3.1.0');
+    await SwaggerParser.validate(structuredClone(doc));
+
+    const expected = [
+      ...apiRoutes.map((x) => [x.method, x.path] as const),
+      ['GET', '/healthz'],
+      ['GET', '/readyz'],
+      ['GET', '/metrics'],
+      ['GET', '/openapi.json'],
+      ['GET', '/docs'],
+    ] as const;
+    for (const [method, path] of expected) {
+      const op = doc.paths[openapiPath(path).path]?.[method.toLowerCase()];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op.responses['404'] ?? op.responses['2XX']).toBeDefined();
+    }
+    const ids = Object.values(doc.paths).flatMap((p: any) => Object.values(p).map((o: any) => o.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+
+    // Parameters and bodies come from the routes' own schemas.
+    const post = doc.paths['/v1/spaces/{spaceId}/comments'].post;
+    expect(post.parameters).toContainEqual(expect.objectContaining({ name: 'spaceId', in: 'path', required: true }));
+    expect(post.parameters).toContainEqual(expect.objectContaining({ name: 'format', in: 'query', required: false }));
+    expect(post.requestBody.content['application/json'].schema.required).toContain('body');
+    const list = doc.paths['/v1/orgs/{organizationId}/spaces'].get;
+    expect(list.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['organizationId', 'page', 'limit']));
+    expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'message']);
+    expect(post.responses['400'].$ref).toBe('#/components/responses/Error400');
+    // Token-free routes say so; the rest need the bearer token.
+    expect(doc.paths['/healthz'].get.security).toEqual([]);
+    expect(doc.security).toEqual([{ bearer: [] }]);
+    expect(doc.info.description).toContain('HEAD');
+  });
+});
+
+describe('GET /docs', () => {
+  it('renders the reference in Chromium from assets served by this server, every operation listed', async () => {
+    const page = await t.api('GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.text).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/); // no CDN
+    expect((await t.api('GET', '/docs/assets/nope.js')).status).toBe(404);
+
+    const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, args: CHROMIUM_ARGS });
+    try {
+      const tab = await browser.newPage();
+      const outside: string[] = [];
+      tab.on('request', (req) => {
+        if (!req.url().startsWith(t.baseUrl) && !req.url().startsWith('data:')) outside.push(req.url());
+      });
+      await tab.goto(`${t.baseUrl}/docs`, { waitUntil: 'networkidle0' });
+      // Swagger UI renders the tags progressively: wait until every operation is on the page.
+      await tab
+        .waitForFunction((n: number) => document.querySelectorAll('.opblock').length >= n, { timeout: 30_000 }, apiRoutes.length)
+        .catch(() => {});
+      const count = await tab.$$eval('.opblock', (els) => els.length);
+      const tags = await tab.$$eval('.opblock-tag', (els) => els.map((e) => e.textContent ?? ''));
+      expect(tags.join(' ')).toContain('Comments');
+      expect(count, tags.join(' | ')).toBeGreaterThanOrEqual(apiRoutes.length);
+      const text = await tab.$eval('body', (el) => el.textContent ?? '');
+      expect(text).toContain('/v1/spaces/{spaceId}/comments');
+      expect(outside).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});

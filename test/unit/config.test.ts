@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+describe('config', () => {
+  it('has working defaults: local storage, all queues, loopback fetches refused', () => {
+    const c = loadConfig({});
+    expect(c.storage).toEqual({ driver: 'local', dir: './data/blobs' });
+    expect(c.workers.queues).toEqual(['openapi', 'git', 'import', 'pdf', 'translation', 'maintenance']);
+    expect(c.fetch.allowPrivate).toBe(false);
+    expect(c.bodyLimitBytes).toBe(1024 * 1024);
+    expect(Object.isFrozen(c.workers)).toBe(true);
+  });
+
+  it('switches to S3 when a bucket is configured', () => {
+    const c = loadConfig({ S3_BUCKET: 'docs', S3_ENDPOINT: 'http://minio:9000' });
+    expect(c.storage).toMatchObject({ driver: 's3', bucket: 'docs', endpoint: 'http://minio:9000', forcePathStyle: true });
+  });
+
+  it('refuses bad values with the variable name', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ WORKER_QUEUES: 'openapi,emails' })).toThrow(/emails/);
+    expect(() => loadConfig({ ALLOW_PRIVATE_FETCH: 'maybe' })).toThrow(/ALLOW_PRIVATE_FETCH/);
+  });
+});
+
+describe('SEARCH_TEXT_CONFIG', () => {
+  it('defaults to english and accepts only configuration names', () => {
+    expect(loadConfig({}).searchTextConfig).toBe('english');
+    expect(loadConfig({ SEARCH_TEXT_CONFIG: 'public.my_docs' }).searchTextConfig).toBe('public.my_docs');
+    expect(() => loadConfig({ SEARCH_TEXT_CONFIG: "english'; drop table spaces" })).toThrow(/SEARCH_TEXT_CONFIG/);
+  });
+});
