@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import type { PageNode } from './types.js';
+import { latestVersionBlobKey } from '../db/repos/openapi.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -14,12 +15,8 @@ export async function evaluateComputedPage(app: AppContext, orgId: string, node:
   if (!c || !/openapi/.test(c.type) || ref?.kind !== 'openapi' || !ref.spec) {
     return `> This page is computed from an unsupported source (${c?.type ?? 'none'}).\n`;
   }
-  const { rows } = await app.db.query(
-    `SELECT v.blob_key FROM openapi_specs s JOIN openapi_spec_versions v ON v.id = s.last_version
-      WHERE s.organization_id = $1 AND (s.slug = $2 OR s.id = $2)`,
-    [orgId, ref.spec],
-  );
-  const bytes = rows[0] ? await app.blobs.get(rows[0].blob_key) : null;
+  const blobKey = await latestVersionBlobKey(app.db, orgId, ref.spec);
+  const bytes = blobKey ? await app.blobs.get(blobKey) : null;
   if (!bytes) return `> The OpenAPI spec "${ref.spec}" has no processed version yet.\n`;
   return openapiToMarkdown(JSON.parse(bytes.toString('utf8')));
 }

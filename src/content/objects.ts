@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/pool.js';
 import type { ContentObject, Hash } from './types.js';
+import * as repo from '../db/repos/content-objects.js';
 
 /** JSON with object keys sorted, so equal content always gives equal bytes and an equal hash. */
 export function canonicalJson(value: unknown): string {
@@ -33,10 +34,7 @@ export async function getObjects(db: Queryable, spaceId: string, hashes: Hash[])
     else missing.push(h);
   }
   if (missing.length) {
-    const { rows } = await db.query<{ hash: string; data: ContentObject }>(
-      'SELECT hash, data FROM content_objects WHERE space_id = $1 AND hash = ANY($2)',
-      [spaceId, [...new Set(missing)]],
-    );
+    const rows = await repo.selectObjects<ContentObject>(db, spaceId, [...new Set(missing)]);
     for (const r of rows) {
       cache.set(`${spaceId}:${r.hash}`, r.data);
       out.set(r.hash, r.data);
@@ -56,21 +54,10 @@ export async function putObjects(db: Queryable, spaceId: string, objects: Map<Ha
   if (objects.size === 0) return;
   const hashes = [...objects.keys()];
   const datas = hashes.map((h) => canonicalJson(objects.get(h)));
-  for (let i = 0; i < hashes.length; i += 5000) {
-    await db.query(
-      `INSERT INTO content_objects (space_id, hash, data)
-       SELECT $1, h, d::jsonb FROM unnest($2::text[], $3::text[]) AS t(h, d)
-       ON CONFLICT (space_id, hash) DO NOTHING`,
-      [spaceId, hashes.slice(i, i + 5000), datas.slice(i, i + 5000)],
-    );
-  }
+  await repo.insertObjects(db, spaceId, hashes, datas);
 }
 
 /** Copy every object of one space to another (duplicate): rows are copied, file bytes are not. */
 export async function copyObjects(db: Queryable, fromSpace: string, toSpace: string): Promise<void> {
-  await db.query(
-    `INSERT INTO content_objects (space_id, hash, data) SELECT $2, hash, data FROM content_objects WHERE space_id = $1
-     ON CONFLICT DO NOTHING`,
-    [fromSpace, toSpace],
-  );
+  await repo.copyObjects(db, fromSpace, toSpace);
 }

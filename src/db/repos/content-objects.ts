@@ -1,0 +1,28 @@
+// The content-addressed objects of spaces (src/content/objects.ts hashes and caches them).
+import type { Queryable } from '../pool.js';
+
+export async function selectObjects<T>(db: Queryable, spaceId: string, hashes: string[]): Promise<{ hash: string; data: T }[]> {
+  const { rows } = await db.query<{ hash: string; data: T }>('SELECT hash, data FROM content_objects WHERE space_id = $1 AND hash = ANY($2)', [spaceId, hashes]);
+  return rows;
+}
+
+/** Insert objects given as canonical JSON; existing ones are kept as they are (same hash, same content). */
+export async function insertObjects(db: Queryable, spaceId: string, hashes: string[], datas: string[]): Promise<void> {
+  for (let i = 0; i < hashes.length; i += 5000) {
+    await db.query(
+      `INSERT INTO content_objects (space_id, hash, data)
+       SELECT $1, h, d::jsonb FROM unnest($2::text[], $3::text[]) AS t(h, d)
+       ON CONFLICT (space_id, hash) DO NOTHING`,
+      [spaceId, hashes.slice(i, i + 5000), datas.slice(i, i + 5000)],
+    );
+  }
+}
+
+/** Copy every object of one space to another (duplicate). */
+export async function copyObjects(db: Queryable, fromSpace: string, toSpace: string): Promise<void> {
+  await db.query(
+    `INSERT INTO content_objects (space_id, hash, data) SELECT $2, hash, data FROM content_objects WHERE space_id = $1
+     ON CONFLICT DO NOTHING`,
+    [fromSpace, toSpace],
+  );
+}
