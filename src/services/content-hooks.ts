@@ -1,11 +1,12 @@
 import type { AppContext } from '../context.js';
+import { reindexSpace } from '../search/indexer.js';
 
 /**
  * Called after a space's current revision changed (create, edit, template, duplicate, import...).
- * Keeps derived data (the search index) following the current revision.
+ * Keeps derived data (the search index) following the current revision. Engines that commit
+ * (git import, website import) get it passed in by their job processors.
  */
 export async function afterContentChange(app: AppContext, spaceId: string): Promise<void> {
-  const { reindexSpace } = await import('../search/indexer.js');
   try {
     await reindexSpace(app, spaceId);
   } catch (err) {
