@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RouteDef } from '../http/route.js';
 import { route, ok } from '../http/route.js';
 import { entityId, listQuery } from '../http/validate.js';
-import { searchOrganization, searchSpace } from '../search/search.js';
+import { searchOrganization, searchSpace } from '../services/search.js';
 
 /** The search text: required, at most 512 characters (as the public description), not blank. */
 const searchQuery = {

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { builtInTextConfigs, canonicalTextConfig } from '../db/repos/search-query.js';
 
 // Which PostgreSQL text-search configuration (stemmer and stop words) indexes and queries a space.
 //
@@ -44,16 +45,12 @@ async function resolve(app: AppContext): Promise<Resolved> {
   const wanted = app.config.searchTextConfig;
   let fallback = 'simple';
   try {
-    // regconfig's text form is the canonical name (schema-qualified only when not on the search path).
-    fallback = (await app.db.query<{ c: string }>('SELECT $1::regconfig::text AS c', [wanted])).rows[0].c;
+    fallback = await canonicalTextConfig(app.db, wanted);
   } catch (err) {
     if ((err as { code?: string }).code !== '42704') throw err; // 42704: undefined_object
     app.log.warn({ searchTextConfig: wanted }, 'SEARCH_TEXT_CONFIG names no text search configuration; using "simple"');
   }
-  const { rows } = await app.db.query<{ cfgname: string }>(
-    `SELECT c.cfgname FROM pg_ts_config c JOIN pg_namespace n ON n.oid = c.cfgnamespace WHERE n.nspname = 'pg_catalog'`,
-  );
-  return { fallback, builtIn: new Set(rows.map((r) => r.cfgname)) };
+  return { fallback, builtIn: new Set(await builtInTextConfigs(app.db)) };
 }
 
 function load(app: AppContext): Promise<Resolved> {
