@@ -9,7 +9,7 @@ import { getRevision, type RevisionRow } from '../db/repos/revisions.js';
 import { Draft, type PageFields } from '../content/draft.js';
 import { commitDraft, revisionSnapshot } from '../content/commit.js';
 import { loadBodies, type TreePage } from '../content/snapshot.js';
-import { storeFileBytes } from '../services/files.js';
+import { storeFileBytes } from '../content/files.js';
 import { afterContentChange } from '../services/content-hooks.js';
 import { openCredentials } from './credentials.js';
 import { guardedHttp } from './transport.js';

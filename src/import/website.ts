@@ -19,7 +19,7 @@ import type { ChangeRequestRow } from '../db/repos/change-requests.js';
 import { commitDraft, editMainContent, openDraft, revisionSnapshot } from '../content/commit.js';
 import type { Draft } from '../content/draft.js';
 import { slugify } from '../content/markdown.js';
-import { storeFileBytes } from '../services/files.js';
+import { storeFileBytes } from '../content/files.js';
 import { afterContentChange } from '../services/content-hooks.js';
 import { crawl, downloadImages, StartPageError } from './crawler.js';
 import { htmlToMarkdown, rewriteContent, sameOriginImages } from './html.js';

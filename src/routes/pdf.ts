@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { route, ok, type RouteDef } from '../http/route.js';
+import { route, ok, type Reply, type RouteDef } from '../http/route.js';
+import { errorBody } from '../core/errors.js';
 import { entityId, qBool } from '../http/validate.js';
 import * as service from '../services/pdf.js';
 
@@ -36,6 +37,27 @@ export const pdfRoutes: RouteDef[] = [
       exp: z.string().regex(/^\d{1,12}$/, { message: 'expected a whole number' }).transform(Number),
       sig: z.string().max(100),
     },
-    handler: async ({ app, params, query }) => service.servePdf(app, params.renderId, query),
+    handler: async ({ app, params, query }): Promise<Reply> => {
+      const pdf = await service.openPdf(app, params.renderId, query);
+      if (pdf.kind === 'pending') {
+        // The body is the usual error shape, with the not-ready status as its code.
+        return {
+          status: 202,
+          body: errorBody(202, pdf.message),
+          headers: { 'retry-after': String(pdf.retryAfterSeconds), location: pdf.location, 'cache-control': 'no-store' },
+        };
+      }
+      return {
+        status: 200,
+        stream: pdf.stream,
+        headers: {
+          'content-type': 'application/pdf',
+          'content-length': String(pdf.size),
+          'content-disposition': `inline; filename="${pdf.fileName.replace(/[^\w.-]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(pdf.fileName)}`,
+          'cache-control': `private, max-age=${pdf.maxAgeSeconds}`,
+          'x-content-type-options': 'nosniff',
+        },
+      };
+    },
   }),
 ];

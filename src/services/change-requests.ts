@@ -17,7 +17,7 @@ import { requireSpace } from '../core/access/spaces.js';
 import { requireChangeRequest, requireEditable } from '../core/access/change-requests.js';
 import { appUrls } from '../presenters/urls.js';
 import { toChangeRequest } from '../presenters/change-requests.js';
-import { storeFileBytes } from './files.js';
+import { storeFileBytes } from '../content/files.js';
 import { afterContentChange } from './content-hooks.js';
 import type { ContentTarget } from './content.js';
 

@@ -20,14 +20,14 @@
 //   410                         the link expired (request a new one)
 //   404                         no such render (its space or change request was purged)
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import type { Reply } from '../http/route.js';
 import { withTx } from '../db/pool.js';
 import * as renders from '../db/repos/pdf-renders.js';
 import type { PdfRenderState } from '../db/repos/pdf-renders.js';
 import type { OperationRow } from '../db/repos/operations.js';
-import { ApiError, badRequest, errorBody, notFound } from '../core/errors.js';
+import { ApiError, badRequest, notFound } from '../core/errors.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { slugify } from '../content/markdown.js';
 import { newId } from '../util/ids.js';
@@ -154,8 +154,13 @@ async function reusable(app: AppContext, r: PdfRenderState): Promise<boolean> {
   return true;
 }
 
+/** What a PDF link answers when it does not fail: the PDF, or "not ready yet". */
+export type PdfDownload =
+  | { kind: 'pending'; message: string; retryAfterSeconds: number; location: string }
+  | { kind: 'ready'; stream: Readable; size: number; fileName: string; maxAgeSeconds: number };
+
 /** GET /pdf/{renderId}?exp&sig: the PDF, or why not (see the table at the top of this file). */
-export async function servePdf(app: AppContext, renderId: string, q: { exp: number; sig: string }, nowMs = Date.now()): Promise<Reply> {
+export async function openPdf(app: AppContext, renderId: string, q: { exp: number; sig: string }, nowMs = Date.now()): Promise<PdfDownload> {
   const expected = Buffer.from(sign(app.secret, renderId, q.exp));
   const given = Buffer.from(q.sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
@@ -172,23 +177,13 @@ export async function servePdf(app: AppContext, renderId: string, q: { exp: numb
   if (state.status === 'pending') {
     const what = r.op_status === 'running' ? 'rendering' : 'waiting to be rendered';
     return {
-      status: 202,
-      body: errorBody(202, `The PDF is not ready yet (${what}); retry in ${RETRY_AFTER_SECONDS} seconds`),
-      headers: { 'retry-after': String(RETRY_AFTER_SECONDS), location, 'cache-control': 'no-store' },
+      kind: 'pending',
+      message: `The PDF is not ready yet (${what}); retry in ${RETRY_AFTER_SECONDS} seconds`,
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+      location,
     };
   }
   const stored = await app.blobs.getStream(r.blob_key!);
   if (!stored) throw notFound('The PDF is no longer stored; request a new link to render it again');
-  const maxAge = Math.max(0, q.exp - Math.floor(nowMs / 1000));
-  return {
-    status: 200,
-    stream: stored.stream,
-    headers: {
-      'content-type': 'application/pdf',
-      'content-length': String(stored.size),
-      'content-disposition': `inline; filename="${r.file_name.replace(/[^\w.-]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(r.file_name)}`,
-      'cache-control': `private, max-age=${maxAge}`,
-      'x-content-type-options': 'nosniff',
-    },
-  };
+  return { kind: 'ready', stream: stored.stream, size: stored.size, fileName: r.file_name, maxAgeSeconds: Math.max(0, q.exp - Math.floor(nowMs / 1000)) };
 }

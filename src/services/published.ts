@@ -4,7 +4,6 @@
 // there is no web application in this build, so they redirect to the published page when there is
 // one, else to the API resource.
 import type { AppContext } from '../context.js';
-import type { Reply } from '../http/route.js';
 import { notFound } from '../core/errors.js';
 import { getSpace, type SpaceRow } from '../db/repos/spaces.js';
 import { revisionSnapshot } from '../content/commit.js';
@@ -19,7 +18,13 @@ function publishedSpace(s: SpaceRow, shareKey: string | undefined): boolean {
   return s.visibility === 'share-link' && !!shareKey && shareKey === s.share_key;
 }
 
-export async function renderPublished(app: AppContext, spaceId: string, pagePath: string, shareKey?: string): Promise<Reply> {
+/** A page of a published space as HTML; `indexable` is false unless search engines may index the space. */
+export interface PublishedPage {
+  html: string;
+  indexable: boolean;
+}
+
+export async function renderPublished(app: AppContext, spaceId: string, pagePath: string, shareKey?: string): Promise<PublishedPage> {
   const space = await getSpace(app.db, spaceId);
   if (!space || !publishedSpace(space, shareKey)) throw notFound('Not found');
   const { snapshot } = await revisionSnapshot(app.db, spaceId, space.revision_id);
@@ -78,20 +83,11 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
 <style>body{font-family:system-ui,sans-serif;margin:0;display:flex;line-height:1.55;color:#1d1d1f}nav{width:17rem;padding:1.5rem;border-right:1px solid #e5e5e5;min-height:100vh;box-sizing:border-box}nav ul{list-style:none;padding-left:.9rem;margin:.2rem 0}nav>ul{padding:0}nav a{color:inherit;text-decoration:none}nav a[aria-current]{font-weight:600;color:#0a58ca}main{padding:2rem 3rem;max-width:50rem}pre{background:#f6f8fa;padding:1rem;overflow:auto;white-space:pre-wrap}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3rem .6rem}img{max-width:100%}</style>
 </head><body><nav><p><strong>${escapeHtml(space.emoji ? `${space.emoji} ` : '')}${escapeHtml(space.title)}</strong></p>${nav(snapshot.pages)}</nav>
 <main><h1>${escapeHtml(page.node.title)}</h1>${page.node.description ? `<p>${escapeHtml(page.node.description)}</p>` : ''}${body}</main></body></html>`;
-  return {
-    status: 200,
-    body: html,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'none'; img-src * data:; style-src 'unsafe-inline'",
-      ...(space.visibility === 'public' ? {} : { 'x-robots-tag': 'noindex' }),
-    },
-  };
+  return { html, indexable: space.visibility === 'public' };
 }
 
-/** `/app/...` URLs: to the published page when there is one, else to the API resource. */
-export async function appRedirect(app: AppContext, rest: string): Promise<Reply> {
+/** Where `/app/...` URLs lead: to the published page when there is one, else to the API resource. */
+export async function appRedirect(app: AppContext, rest: string): Promise<string> {
   const parts = rest.split('/').filter(Boolean);
   const api = `${app.config.publicUrl}/v1`;
   let location: string | null = null;
@@ -115,5 +111,5 @@ export async function appRedirect(app: AppContext, rest: string): Promise<Reply>
     else location = publishedSpace(space, undefined) ? `${app.config.publicUrl}/s/${space.id}` : `${api}/spaces/${space.id}`;
   }
   if (!location) throw notFound('Not found');
-  return { status: 302, headers: { location } };
+  return location;
 }

@@ -2,7 +2,7 @@ import type { TestApp } from './app.js';
 import { withTx } from '../../src/db/pool.js';
 import { editMainContent } from '../../src/content/commit.js';
 import type { Draft } from '../../src/content/draft.js';
-import { storeFileBytes } from '../../src/services/files.js';
+import { storeFileBytes } from '../../src/content/files.js';
 import { afterContentChange } from '../../src/services/content-hooks.js';
 import { png } from './png.js';
 

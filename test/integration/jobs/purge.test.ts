@@ -5,7 +5,7 @@ import { waitFor } from '../../helpers/http.js';
 import { addFile, editContent, PNG_2x1 } from '../../helpers/content.js';
 import { purgeSpaces, type PurgeResult } from '../../../jobs/purge-spaces.js';
 import type { JobContext } from '../../../jobs/types.js';
-import { blobKeyFor } from '../../../src/services/files.js';
+import { blobKeyFor } from '../../../src/content/files.js';
 
 let t: TestApp;
 let org: Awaited<ReturnType<TestApp['seedOrg']>>;
