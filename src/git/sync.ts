@@ -8,9 +8,11 @@ import { lockSpace, getSpace, setSpaceRevision } from '../db/repos/spaces.js';
 import { getRevision, type RevisionRow } from '../db/repos/revisions.js';
 import { Draft, type PageFields } from '../content/draft.js';
 import { commitDraft, revisionSnapshot } from '../content/commit.js';
+import { getGitSyncState, recordGitSync, setSpaceGitSync } from '../db/repos/git-sync.js';
 import { loadBodies, type TreePage } from '../content/snapshot.js';
 import { storeFileBytes } from '../content/files.js';
 import { afterContentChange } from '../services/content-hooks.js';
+import { gitSyncSummary } from './sync-state.js';
 import { openCredentials } from './credentials.js';
 import { guardedHttp } from './transport.js';
 import { withRepository, GitSyncError, type Repository, type RepoFileEntry } from './repo.js';
@@ -71,23 +73,18 @@ function repoPath(projectDir: string, config: GitBookConfig, docsPath: string) {
  * change the space's content) keeps the previous commit, so the next export builds on what the
  * space's content really came from.
  */
-async function recordSync(app: AppContext, db: Queryable, p: GitJobPayload, commit: string | null) {
-  await db.query(
-    `INSERT INTO git_sync_state (space_id, url, ref, last_commit, last_timestamp, provider, tree_url, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, clock_timestamp())
-     ON CONFLICT (space_id) DO UPDATE SET url = EXCLUDED.url, ref = EXCLUDED.ref,
-       last_commit = coalesce(EXCLUDED.last_commit, git_sync_state.last_commit),
-       last_timestamp = GREATEST(git_sync_state.last_timestamp, EXCLUDED.last_timestamp),
-       provider = coalesce(EXCLUDED.provider, git_sync_state.provider), tree_url = coalesce(EXCLUDED.tree_url, git_sync_state.tree_url),
-       updated_at = clock_timestamp()`,
-    [p.spaceId, p.url, p.ref, commit, p.timestamp ?? null, p.gitInfo?.provider ?? null, p.repoTreeURL ?? p.gitInfo?.url ?? null],
-  );
-  const { gitSyncInfo } = await import('../services/git.js');
-  const info = await gitSyncInfo(app, p.spaceId, db);
-  if (info) {
-    const { operation: _op, ...gitSync } = info;
-    await db.query('UPDATE spaces SET git_sync = $2 WHERE id = $1', [p.spaceId, JSON.stringify(gitSync)]);
-  }
+async function recordSync(db: Queryable, p: GitJobPayload, commit: string | null) {
+  await recordGitSync(db, {
+    spaceId: p.spaceId,
+    url: p.url,
+    ref: p.ref,
+    commit,
+    timestamp: p.timestamp ?? null,
+    provider: p.gitInfo?.provider ?? null,
+    treeUrl: p.repoTreeURL ?? p.gitInfo?.url ?? null,
+  });
+  const summary = gitSyncSummary(p.spaceId, await getGitSyncState(db, p.spaceId));
+  if (summary) await setSpaceGitSync(db, p.spaceId, summary);
 }
 
 export interface ImportRun {
@@ -208,7 +205,7 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
       });
       if (!p.standalone) await setSpaceRevision(c, p.spaceId, revision.id);
       // In the same transaction: a retry after a crash never finds a revision without its sync record.
-      await recordSync(app, c, p, p.standalone ? null : commit);
+      await recordSync(c, p, p.standalone ? null : commit);
       return { revision: revision.id, commit };
     });
     if (!p.standalone) await afterContentChange(app, p.spaceId);
@@ -238,13 +235,12 @@ export async function exportRepository(app: AppContext, p: GitJobPayload & { com
   if (!space) throw new GitSyncError('The space no longer exists');
   const { snapshot } = await revisionSnapshot(app.db, p.spaceId, space.revision_id);
   const bodies = await loadBodies(app.db, p.spaceId, snapshot.ordered.map((t) => t.node));
-  const { rows } = await app.db.query('SELECT * FROM git_sync_state WHERE space_id = $1', [p.spaceId]);
-  const state = rows[0];
+  const state = await getGitSyncState(app.db, p.spaceId);
 
   return withRepository(app.config.git.cacheDir, p.spaceId, remoteFor(app, p), p.repoCacheID, async (repo) => {
     const head = await repo.remoteHead(p.ref);
     if (head) await repo.fetch(p.ref);
-    const synced = state && state.url === p.url && state.ref === p.ref && state.last_commit && (await repo.hasObject(state.last_commit)) ? (state.last_commit as string) : null;
+    const synced = state && state.url === p.url && state.ref === p.ref && state.last_commit && (await repo.hasObject(state.last_commit)) ? state.last_commit : null;
     const parent = p.force ? head : (synced ?? head);
     await progress(0.3);
 
@@ -324,7 +320,7 @@ export async function exportRepository(app: AppContext, p: GitJobPayload & { com
     await progress(0.6);
     const treeOid = await repo.writeTree(tree);
     if (parent && (await repo.commitInfo(parent)).tree === treeOid) {
-      await recordSync(app, app.db, p, parent);
+      await recordSync(app.db, p, parent);
       return { commit: parent, unchanged: true };
     }
     // The branch already holds exactly this content on top of what the space synced with (an
@@ -332,7 +328,7 @@ export async function exportRepository(app: AppContext, p: GitJobPayload & { com
     if (head && parent && head !== parent) {
       const h = await repo.commitInfo(head);
       if (h.tree === treeOid && h.parents.includes(parent)) {
-        await recordSync(app, app.db, p, head);
+        await recordSync(app.db, p, head);
         return { commit: head, unchanged: false };
       }
     }
@@ -343,7 +339,7 @@ export async function exportRepository(app: AppContext, p: GitJobPayload & { com
       author: { name: 'Docs platform', email: 'docs-platform@localhost' },
     });
     await repo.push(commit, p.ref, !!p.force);
-    await recordSync(app, app.db, p, commit);
+    await recordSync(app.db, p, commit);
     return { commit, unchanged: false };
   });
 }

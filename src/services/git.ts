@@ -1,10 +1,12 @@
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import { withTx, type Queryable } from '../db/pool.js';
+import { withTx } from '../db/pool.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { splitCredentials, sealCredentials } from '../git/credentials.js';
 import { checkFetchUrl, FetchFailedError } from '../net/safe-fetch.js';
 import type { GitJobPayload } from '../queue/registry.js';
+import { deleteGitSync, getGitSyncState, latestGitOperation } from '../db/repos/git-sync.js';
+import { gitSyncSummary } from '../git/sync-state.js';
 import { createOperation, enqueue } from './operations.js';
 import { operationLocation } from '../presenters/operations.js';
 import { requireSpace } from '../core/access/spaces.js';
@@ -68,40 +70,15 @@ export async function startGitOperation(app: AppContext, p: Principal, spaceId: 
   return operationLocation(app, op.id);
 }
 
-function repoName(url: string): string {
-  try {
-    const parts = new URL(url).pathname.replace(/\.git$/, '').split('/').filter(Boolean);
-    return parts.slice(-2).join('/');
-  } catch {
-    return url;
-  }
-}
-
-function providerOf(url: string, given?: string): string {
-  if (given === 'github' || given === 'gitlab' || given === 'github-legacy') return given;
-  return /gitlab/i.test(url) ? 'gitlab' : 'github';
-}
-
-/** The space's git sync as the API shows it (Space.gitSync and GET git/info); null when never synced. */
-export async function gitSyncInfo(app: AppContext, spaceId: string, db: Queryable = app.db) {
-  const { rows } = await db.query('SELECT * FROM git_sync_state WHERE space_id = $1', [spaceId]);
-  const s = rows[0];
-  if (!s?.url) return null;
-  const { rows: ops } = await db.query(
-    `SELECT kind, status, error, started_at, finished_at, created_at FROM operations
-      WHERE target_type = 'space' AND target_id = $1 AND kind IN ('git.import', 'git.export')
-      ORDER BY created_at DESC LIMIT 1`,
-    [spaceId],
-  );
-  const op = ops[0];
+/** The space's git sync as the API shows it (GET git/info): its summary and latest operation; null when never synced. */
+async function gitSyncInfo(app: AppContext, spaceId: string) {
+  const summary = gitSyncSummary(spaceId, await getGitSyncState(app.db, spaceId));
+  if (!summary) return null;
+  const op = await latestGitOperation(app.db, spaceId);
   const state = !op ? undefined : op.status === 'succeeded' || op.status === 'skipped' ? 'success' : op.status === 'failed' ? 'failure' : 'running';
+  const { updatedAt, ...rest } = summary;
   return {
-    repoName: repoName(s.url),
-    installationId: `space-${spaceId}`,
-    installationProvider: providerOf(s.url, s.provider ?? undefined),
-    installationStatus: 'active',
-    integration: providerOf(s.url, s.provider ?? undefined),
-    url: s.tree_url ?? s.url,
+    ...rest,
     ...(op
       ? {
           operation: {
@@ -113,7 +90,7 @@ export async function gitSyncInfo(app: AppContext, spaceId: string, db: Queryabl
           },
         }
       : {}),
-    updatedAt: s.updated_at.toISOString(),
+    updatedAt,
   };
 }
 
@@ -127,8 +104,5 @@ export async function getGitInfo(app: AppContext, p: Principal, spaceId: string)
 /** Remove the space's git sync set-up (admins). 204 also when there was none. */
 export async function deleteLegacyInstallation(app: AppContext, p: Principal, spaceId: string) {
   await requireSpace(app.db, p, spaceId, 'admin');
-  await withTx(app.db, async (c) => {
-    await c.query('DELETE FROM git_sync_state WHERE space_id = $1', [spaceId]);
-    await c.query('UPDATE spaces SET git_sync = NULL WHERE id = $1', [spaceId]);
-  });
+  await withTx(app.db, (c) => deleteGitSync(c, spaceId));
 }
