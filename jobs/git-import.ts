@@ -3,6 +3,7 @@ import { JobFailure, JobSkipped } from '../src/queue/errors.js';
 import { importRepository, completedImport, GitSyncError } from '../src/git/sync.js';
 import { inSpaceOrder } from '../src/git/ordering.js';
 import { getSpace } from '../src/db/repos/spaces.js';
+import { afterContentChange } from '../src/services/content-hooks.js';
 
 /**
  * Import a branch into a space (see src/git/sync.ts); ordered per space by timestamp. Once per
@@ -10,13 +11,18 @@ import { getSpace } from '../src/db/repos/spaces.js';
  * nothing (checked before the ordering, which a later operation may have moved on since).
  */
 export const processGitImport: Processor<'git.import'> = async (payload, ctx) => {
-  const done = await completedImport(ctx.app, payload, ctx.operation.id);
+  const run = {
+    operationId: ctx.operation.id,
+    progress: ctx.progress,
+    fence: ctx.fence,
+    afterContentChange: (spaceId: string) => afterContentChange(ctx.app, spaceId),
+  };
+  const done = await completedImport(ctx.app, payload, run);
   if (done) {
     ctx.log.info({ revision: done.revision }, 'import already applied by an earlier run of this operation');
     return done;
   }
   if (!(await getSpace(ctx.app.db, payload.spaceId))) throw new JobSkipped('The space was deleted');
-  const run = { operationId: ctx.operation.id, progress: ctx.progress, fence: ctx.fence };
   try {
     // `force` on an import applies it even when its timestamp is older than the last applied one.
     return await inSpaceOrder(ctx.app, payload.spaceId, payload.timestamp, () => importRepository(ctx.app, payload, run), !!payload.force);

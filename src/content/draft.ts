@@ -69,12 +69,14 @@ export class DraftError extends Error {
  * those, so a change to one page of a large space writes a handful of objects and shares the rest.
  */
 export class Draft {
-  private readonly top: MPage[];
+  private top: MPage[] = [];
   private readonly byId = new Map<string, MPage>();
-  private files: (FileNode & { hash?: Hash })[];
-  private reusableContents: ReusableContent[];
-  private variables: Record<string, string>;
+  private files: (FileNode & { hash?: Hash })[] = [];
+  private reusableContents: ReusableContent[] = [];
+  private variables: Record<string, string> = {};
   private rootDirty = false;
+  /** The revision content the draft's pages and files start from: `base`, unless `reset` replaced it. */
+  private source: Snapshot | null = null;
   private readonly now = new Date().toISOString();
   /** Pages touched by this draft (inserted, updated, moved or deleted): for incremental indexing. */
   readonly touched = new Set<string>();
@@ -84,6 +86,10 @@ export class Draft {
     readonly base: Snapshot | null,
     readonly baseRevisionId?: string,
   ) {
+    this.load(base);
+  }
+
+  private load(from: Snapshot | null) {
     const build = (p: TreePage, parent: MPage | null): MPage => {
       const { children: _c, ...node } = p.node;
       const m: MPage = { node, children: [], parent, hash: p.hash };
@@ -91,10 +97,24 @@ export class Draft {
       this.byId.set(node.id, m);
       return m;
     };
-    this.top = base ? base.pages.map((p) => build(p, null)) : [];
-    this.files = base ? base.files.map((f) => ({ ...f })) : [];
-    this.reusableContents = base ? [...base.root.reusableContents] : [];
-    this.variables = base ? { ...base.root.variables } : {};
+    this.byId.clear();
+    this.source = from;
+    this.top = from ? from.pages.map((p) => build(p, null)) : [];
+    this.files = from ? from.files.map((f) => ({ ...f })) : [];
+    this.reusableContents = from ? [...from.root.reusableContents] : [];
+    this.variables = from ? { ...from.root.variables } : {};
+    this.rootDirty = false;
+  }
+
+  /**
+   * Start over from another revision's content taken as it is (a fast-forward merge: committing
+   * then writes no object and reuses that revision's root), or from nothing (an import that
+   * rebuilds the whole tree). The new revision's parent stays `baseRevisionId`.
+   */
+  reset(to: Snapshot | null): void {
+    for (const id of this.byId.keys()) this.touched.add(id);
+    this.load(to);
+    for (const id of this.byId.keys()) this.touched.add(id);
   }
 
   has(pageId: string): boolean {
@@ -242,12 +262,12 @@ export class Draft {
 
   /** True when nothing differs from the base revision. */
   get unchanged(): boolean {
-    return !!this.base && !this.rootDirty;
+    return !!this.base && !this.rootDirty && this.source?.rootHash === this.base.rootHash;
   }
 
   /** Hash what changed and write the new objects; returns the new root hash. */
   async writeObjects(db: Queryable, spaceId: string): Promise<Hash> {
-    if (this.unchanged) return this.base!.rootHash;
+    if (this.source && !this.rootDirty) return this.source.rootHash;
     const out = new Map<Hash, ContentObject>();
     const add = (o: ContentObject) => {
       const h = hashObject(o);

@@ -4,14 +4,13 @@ import type { AppContext } from '../context.js';
 import type { GitJobPayload } from '../queue/registry.js';
 import { withTx, type Queryable } from '../db/pool.js';
 import { newId, derivedId } from '../util/ids.js';
-import { lockSpace, getSpace, setSpaceRevision } from '../db/repos/spaces.js';
+import { getSpace } from '../db/repos/spaces.js';
 import { getRevision, type RevisionRow } from '../db/repos/revisions.js';
-import { Draft, type PageFields } from '../content/draft.js';
-import { commitDraft, revisionSnapshot } from '../content/commit.js';
 import { getGitSyncState, recordGitSync, setSpaceGitSync } from '../db/repos/git-sync.js';
-import { loadBodies, type TreePage } from '../content/snapshot.js';
+import type { PageFields } from '../content/draft.js';
+import { editMainContent, revisionSnapshot, WriteTargetGoneError } from '../content/commit.js';
 import { storeFileBytes } from '../content/files.js';
-import { afterContentChange } from '../services/content-hooks.js';
+import { loadBodies, type TreePage } from '../content/snapshot.js';
 import { gitSyncSummary } from './sync-state.js';
 import { openCredentials } from './credentials.js';
 import { guardedHttp } from './transport.js';
@@ -96,6 +95,8 @@ export interface ImportRun {
    * must not commit (another run of the same operation took it over).
    */
   fence?: (c: Queryable) => Promise<void>;
+  /** Called once the space's content changed (not for a standalone import): derived data follows. */
+  afterContentChange: (spaceId: string) => Promise<void>;
 }
 
 /** Id of the revision an import operation creates: a second run of the operation finds it. */
@@ -119,11 +120,11 @@ function importResult(p: GitJobPayload, revision: RevisionRow, operationId: stri
  * committed but could not record its success, or died before): nothing is imported again. The
  * search index is brought up to date, in case the first run died before doing it.
  */
-export async function completedImport(app: AppContext, p: GitJobPayload, operationId: string): Promise<ImportResult | null> {
-  const revision = await getRevision(app.db, p.spaceId, importRevisionId(operationId));
+export async function completedImport(app: AppContext, p: GitJobPayload, run: Pick<ImportRun, 'operationId' | 'afterContentChange'>): Promise<ImportResult | null> {
+  const revision = await getRevision(app.db, p.spaceId, importRevisionId(run.operationId));
   if (!revision) return null;
-  if (!p.standalone && (await getSpace(app.db, p.spaceId))) await afterContentChange(app, p.spaceId);
-  return importResult(p, revision, operationId);
+  if (!p.standalone && (await getSpace(app.db, p.spaceId))) await run.afterContentChange(p.spaceId);
+  return importResult(p, revision, run.operationId);
 }
 
 /**
@@ -147,68 +148,75 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
     await progress(0.5);
 
     const result = await withTx(app.db, async (c) => {
-      const space = await lockSpace(c, p.spaceId);
-      if (!space) throw new GitSyncError('The space no longer exists');
-      await run.fence?.(c);
-      // Another run of this operation committed while this one was fetching: nothing to do.
-      const done = await getRevision(c, p.spaceId, revisionId);
-      if (done) return { revision: done.id, commit: String(done.git?.oid ?? commit) };
-      const current = await revisionSnapshot(c, p.spaceId, space.revision_id);
-      const byPath = new Map<string, TreePage>();
-      const groups = new Map<string, TreePage>();
-      for (const tp of current.snapshot.ordered) {
-        if (tp.node.git?.path) byPath.set(tp.node.git.path, tp);
-        else if (tp.node.type === 'group') groups.set(tp.node.title, tp);
-      }
-      const draft = new Draft(null, space.revision_id);
-      const add = (parentId: string | null, ip: ImportedPage) => {
-        const gitPath = ip.type === 'document' && ip.path ? repoPath(projectDir, parsed.config, ip.path) : undefined;
-        const existing = gitPath ? byPath.get(gitPath) : groups.get(ip.title);
-        const docsEntry = ip.path ? entries.get(path.join(parsed.config.root || '.', ip.path).replace(/^\.\//, '')) : undefined;
-        const fields: PageFields & { id: string; title: string } = {
-          id: existing && !draft.has(existing.node.id) ? existing.node.id : newId(),
-          type: ip.type,
-          title: ip.title,
-          description: ip.description ?? null,
-          icon: ip.icon ?? null,
-          emoji: ip.emoji ?? null,
-          hidden: ip.hidden ?? false,
-          layout: ip.layout ?? null,
-          markdown: ip.type === 'group' ? '' : ip.markdown,
-          git: gitPath ? { oid: docsEntry?.oid ?? '', path: gitPath } : null,
-        };
-        const id = draft.insertPage(parentId, fields);
-        for (const child of ip.children) add(id, child);
-      };
-      for (const ip of parsed.pages) add(null, ip);
+      // A git import applies to a locked space too: the repository is the source of truth.
+      const write = await editMainContent(
+        c,
+        p.spaceId,
+        async (draft) => {
+          await run.fence?.(c);
+          // Another run of this operation committed while this one was fetching: nothing to do.
+          const done = await getRevision(c, p.spaceId, revisionId);
+          if (done) return done;
+          const current = draft.base!;
+          const byPath = new Map<string, TreePage>();
+          const groups = new Map<string, TreePage>();
+          for (const tp of current.ordered) {
+            if (tp.node.git?.path) byPath.set(tp.node.git.path, tp);
+            else if (tp.node.type === 'group') groups.set(tp.node.title, tp);
+          }
+          // The repository's tree replaces the whole content (pages and files keep their ids by path).
+          draft.reset(null);
+          const add = (parentId: string | null, ip: ImportedPage) => {
+            const gitPath = ip.type === 'document' && ip.path ? repoPath(projectDir, parsed.config, ip.path) : undefined;
+            const existing = gitPath ? byPath.get(gitPath) : groups.get(ip.title);
+            const docsEntry = ip.path ? entries.get(path.join(parsed.config.root || '.', ip.path).replace(/^\.\//, '')) : undefined;
+            const fields: PageFields & { id: string; title: string } = {
+              id: existing && !draft.has(existing.node.id) ? existing.node.id : newId(),
+              type: ip.type,
+              title: ip.title,
+              description: ip.description ?? null,
+              icon: ip.icon ?? null,
+              emoji: ip.emoji ?? null,
+              hidden: ip.hidden ?? false,
+              layout: ip.layout ?? null,
+              markdown: ip.type === 'group' ? '' : ip.markdown,
+              git: gitPath ? { oid: docsEntry?.oid ?? '', path: gitPath } : null,
+            };
+            const id = draft.insertPage(parentId, fields);
+            for (const child of ip.children) add(id, child);
+          };
+          for (const ip of parsed.pages) add(null, ip);
 
-      const filesByPath = new Map(current.snapshot.files.filter((f) => f.git?.path).map((f) => [f.git!.path, f]));
-      for (const f of parsed.files) {
-        const gitPath = repoPath(projectDir, parsed.config, f.path);
-        const stored = await storeFileBytes(app, c, p.spaceId, f.content, f.contentType);
-        const entry = entries.get(path.join(parsed.config.root || '.', f.path).replace(/^\.\//, ''));
-        draft.insertFile({
-          id: filesByPath.get(gitPath)?.id,
-          name: f.name,
-          contentType: f.contentType,
-          size: stored.size,
-          blobKey: stored.blobKey,
-          sha256: stored.sha256,
-          dimensions: stored.dimensions,
-          git: { oid: entry?.oid ?? '', path: gitPath },
-        });
-      }
-      const revision = await commitDraft(c, p.spaceId, draft, {
-        id: revisionId,
-        git: { oid: commit, message, url: p.repoCommitURL ?? p.url, ref: p.ref, createdByService: true },
-        createdBy: null,
+          const filesByPath = new Map(current.files.filter((f) => f.git?.path).map((f) => [f.git!.path, f]));
+          for (const f of parsed.files) {
+            const gitPath = repoPath(projectDir, parsed.config, f.path);
+            const stored = await storeFileBytes(app, c, p.spaceId, f.content, f.contentType);
+            const entry = entries.get(path.join(parsed.config.root || '.', f.path).replace(/^\.\//, ''));
+            draft.insertFile({
+              id: filesByPath.get(gitPath)?.id,
+              name: f.name,
+              contentType: f.contentType,
+              size: stored.size,
+              blobKey: stored.blobKey,
+              sha256: stored.sha256,
+              dimensions: stored.dimensions,
+              git: { oid: entry?.oid ?? '', path: gitPath },
+            });
+          }
+          return null;
+        },
+        { id: revisionId, git: { oid: commit, message, url: p.repoCommitURL ?? p.url, ref: p.ref, createdByService: true }, createdBy: null },
+        { allowLocked: true, makeCurrent: !p.standalone },
+      ).catch((err) => {
+        throw err instanceof WriteTargetGoneError ? new GitSyncError('The space no longer exists') : err;
       });
-      if (!p.standalone) await setSpaceRevision(c, p.spaceId, revision.id);
+      const done = write.result;
+      if (done) return { revision: done.id, commit: String(done.git?.oid ?? commit) };
       // In the same transaction: a retry after a crash never finds a revision without its sync record.
       await recordSync(c, p, p.standalone ? null : commit);
-      return { revision: revision.id, commit };
+      return { revision: write.revision.id, commit };
     });
-    if (!p.standalone) await afterContentChange(app, p.spaceId);
+    if (!p.standalone) await run.afterContentChange(p.spaceId);
     return { revision: result.revision, commit: result.commit, standalone: !!p.standalone, operation: operationId };
   });
 }

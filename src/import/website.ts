@@ -10,17 +10,16 @@
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { ImportWebsitePayload } from '../queue/registry.js';
-import { withTx } from '../db/pool.js';
+import { withTx, type Queryable } from '../db/pool.js';
 import { newId } from '../util/ids.js';
 import { lockSpace } from '../db/repos/spaces.js';
 import { getRevision } from '../db/repos/revisions.js';
 import * as crs from '../db/repos/change-requests.js';
 import type { ChangeRequestRow } from '../db/repos/change-requests.js';
-import { commitDraft, editMainContent, openDraft, revisionSnapshot } from '../content/commit.js';
+import { editChangeRequestContent, editMainContent, revisionSnapshot, SpaceLockedError, WriteTargetGoneError } from '../content/commit.js';
 import type { Draft } from '../content/draft.js';
 import { slugify } from '../content/markdown.js';
 import { storeFileBytes } from '../content/files.js';
-import { afterContentChange } from '../services/content-hooks.js';
 import { crawl, downloadImages, StartPageError } from './crawler.js';
 import { htmlToMarkdown, rewriteContent, sameOriginImages } from './html.js';
 import { pageKey } from './scope.js';
@@ -43,16 +42,17 @@ export interface ImportResult {
 export interface ImportOptions {
   createdBy: string | null;
   progress: (fraction: number) => Promise<void>;
+  /** Called once the space's main content changed (not for an import into a change request): derived data follows. */
+  afterContentChange: (spaceId: string) => Promise<void>;
   log?: Logger;
   /** Default IMPORT_TIME_BUDGET_MS. */
   timeBudgetMs?: number;
 }
 
-function checkEditable(cr: ChangeRequestRow | null): ChangeRequestRow {
+function checkEditable(cr: ChangeRequestRow | null): asserts cr is ChangeRequestRow {
   if (!cr) throw new ImportError('The change request no longer exists');
   if (cr.status === 'merged') throw new ImportError(`Change request #${cr.number} was merged before the import ran: its content can no longer change`);
   if (cr.status === 'archived') throw new ImportError(`Change request #${cr.number} was archived before the import ran`);
-  return cr;
 }
 
 function pageSlug(url: URL, isStart: boolean, title: string): string {
@@ -124,7 +124,7 @@ export async function importWebsite(app: AppContext, p: ImportWebsitePayload, o:
     'website crawled',
   );
 
-  const fill = async (c: Parameters<typeof storeFileBytes>[1], draft: Draft) => {
+  const fill = async (c: Queryable, draft: Draft) => {
     for (const [href, img] of images) {
       const stored = await storeFileBytes(app, c, p.spaceId, img.bytes, img.contentType);
       draft.insertFile({
@@ -148,24 +148,22 @@ export async function importWebsite(app: AppContext, p: ImportWebsitePayload, o:
     }
   };
 
-  const revision = await withTx(app.db, async (c) => {
-    const space = await lockSpace(c, p.spaceId);
-    if (!space) throw new ImportError('The space no longer exists');
-    if (!p.changeRequestId && space.edit_mode === 'locked') throw new ImportError('The space was locked before the import ran: its content cannot be edited while editMode is "locked"');
+  const write = await withTx(app.db, async (c) => {
+    const meta = { id: p.revisionId, createdBy: o.createdBy };
     if (p.changeRequestId) {
-      const cr = checkEditable(await crs.getChangeRequest(c, p.spaceId, p.changeRequestId, true));
-      const draft = await openDraft(c, p.spaceId, cr.revision);
-      await fill(c, draft);
-      const rev = await commitDraft(c, p.spaceId, draft, { id: p.revisionId, changeRequestId: cr.id, createdBy: o.createdBy });
-      await crs.updateChangeRequest(c, cr.id, { revision: rev.id });
-      return rev.id;
+      // The space row first, as every writer that holds both locks it (and to know it still exists).
+      if (!(await lockSpace(c, p.spaceId))) throw new ImportError('The space no longer exists');
+      return editChangeRequestContent(c, p.spaceId, p.changeRequestId, (draft) => fill(c, draft), meta, { check: checkEditable });
     }
-    const { revision: rev } = await editMainContent(c, p.spaceId, (draft) => fill(c, draft), { id: p.revisionId, createdBy: o.createdBy });
-    return rev.id;
+    return editMainContent(c, p.spaceId, (draft) => fill(c, draft), meta);
+  }).catch((err) => {
+    if (err instanceof SpaceLockedError) throw new ImportError('The space was locked before the import ran: its content cannot be edited while editMode is "locked"');
+    if (err instanceof WriteTargetGoneError) throw new ImportError(err.target === 'space' ? 'The space no longer exists' : 'The change request no longer exists');
+    throw err;
   });
-  if (!p.changeRequestId) await afterContentChange(app, p.spaceId);
+  if (!p.changeRequestId) await o.afterContentChange(p.spaceId);
   await o.progress(1);
-  return { revision, importedResources: pages.length, totalResources: result.discovered };
+  return { revision: write.revision.id, importedResources: pages.length, totalResources: result.discovered };
 }
 
 /** Result of an import whose revision already exists: the pages it added to its parent. */

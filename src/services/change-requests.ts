@@ -3,12 +3,12 @@ import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
 import * as crs from '../db/repos/change-requests.js';
 import type { ChangeRequestRow, ChangeRequestStatus } from '../db/repos/change-requests.js';
-import { getSpace, lockSpace, setSpaceRevision } from '../db/repos/spaces.js';
-import { insertRevision, getRevision } from '../db/repos/revisions.js';
+import { getSpace, lockSpace } from '../db/repos/spaces.js';
+import { getRevision } from '../db/repos/revisions.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
 import { ApiError, badRequest, conflict, notFound, payloadTooLarge } from '../core/errors.js';
 import { newId } from '../util/ids.js';
-import { commitDraft, openDraft, revisionSnapshot } from '../content/commit.js';
+import { editChangeRequestContent, editMainContent, revisionSnapshot } from '../content/commit.js';
 import { mergeInto, type MergeConflict } from '../content/merge.js';
 import { applyBatch, BatchError, type ContentChange, type StoredFile } from '../content/batch.js';
 import { DraftError } from '../content/draft.js';
@@ -113,31 +113,32 @@ async function gatherFiles(app: AppContext, changes: ContentChange[]): Promise<{
  */
 export async function applyContentChanges(app: AppContext, p: Principal, spaceId: string, ref: string, changes: ContentChange[]) {
   const { cr: found } = await requireChangeRequest(app, p, spaceId, ref, 'edit');
+  // Before fetching any file: a closed change request answers at once (the writer checks again under its lock).
   requireEditable(found);
   const files = await gatherFiles(app, changes);
-  const result = await withTx(app.db, async (c) => {
-    const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;
-    requireEditable(cr);
-    const stored: StoredFile[] = [];
-    for (const f of files) stored.push({ ...(await storeFileBytes(app, c, spaceId, f.bytes, f.contentType)), input: f.input, contentType: f.contentType });
-    const draft = await openDraft(c, spaceId, cr.revision);
-    let applied;
-    try {
-      applied = await applyBatch(c, spaceId, draft, changes, stored, async (revision) => {
-        const rev = revision ?? cr.revision_merged_ancestor ?? cr.revision_initial;
-        if (!(await getRevision(c, spaceId, rev))) throw new DraftError(`revision "${rev}" does not exist in this space`);
-        return (await revisionSnapshot(c, spaceId, rev)).snapshot;
-      });
-    } catch (err) {
-      if (err instanceof BatchError) throw badRequest(err.message);
-      throw err;
-    }
-    if (!draft.unchanged) {
-      const revision = await commitDraft(c, spaceId, draft, { changeRequestId: cr.id, createdBy: p.userId });
-      await crs.updateChangeRequest(c, cr.id, { revision: revision.id });
-    }
-    return applied;
-  });
+  const { result } = await withTx(app.db, (c) =>
+    editChangeRequestContent(
+      c,
+      spaceId,
+      found.id,
+      async (draft, { cr }) => {
+        const stored: StoredFile[] = [];
+        for (const f of files) stored.push({ ...(await storeFileBytes(app, c, spaceId, f.bytes, f.contentType)), input: f.input, contentType: f.contentType });
+        try {
+          return await applyBatch(c, spaceId, draft, changes, stored, async (revision) => {
+            const rev = revision ?? cr.revision_merged_ancestor ?? cr.revision_initial;
+            if (!(await getRevision(c, spaceId, rev))) throw new DraftError(`revision "${rev}" does not exist in this space`);
+            return (await revisionSnapshot(c, spaceId, rev)).snapshot;
+          });
+        } catch (err) {
+          if (err instanceof BatchError) throw badRequest(err.message);
+          throw err;
+        }
+      },
+      { createdBy: p.userId },
+      { check: requireEditable },
+    ),
+  );
   const space = await getSpace(app.db, spaceId);
   const cr = (await crs.getChangeRequest(app.db, spaceId, found.id))!;
   const { snapshot } = await revisionSnapshot(app.db, spaceId, cr.revision);
@@ -159,24 +160,27 @@ export async function applyContentChanges(app: AppContext, p: Principal, spaceId
 /** Bring a change request up to date with main: merge main's changes since its base into it. */
 export async function updateFromMain(app: AppContext, p: Principal, spaceId: string, ref: string) {
   const { cr: found } = await requireChangeRequest(app, p, spaceId, ref, 'edit');
-  requireEditable(found);
-  const revision = await withTx(app.db, async (c) => {
-    const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;
-    requireEditable(cr);
-    const space = (await getSpace(c, spaceId))!;
-    const baseId = cr.revision_merged_ancestor ?? cr.revision_initial;
-    if (space.revision_id === baseId) return cr.revision;
-    const [base, main] = await Promise.all([revisionSnapshot(c, spaceId, baseId), revisionSnapshot(c, spaceId, space.revision_id)]);
-    const draft = await openDraft(c, spaceId, cr.revision);
-    const ours = draft.base!;
-    const conflicts = await mergeInto(c, spaceId, base.snapshot, ours, main.snapshot, draft);
-    if (conflicts.length) throw conflictError(`Updating change request #${cr.number} from main`, conflicts);
-    const rev = await commitDraft(c, spaceId, draft, { type: 'update', changeRequestId: cr.id, createdBy: p.userId, extraParents: [space.revision_id] });
-    await crs.updateChangeRequest(c, cr.id, { revision: rev.id, revision_merged_ancestor: space.revision_id });
-    return rev.id;
-  });
-  return { revision, result: 'update' as const };
+  const { revision } = await withTx(app.db, (c) =>
+    editChangeRequestContent(
+      c,
+      spaceId,
+      found.id,
+      async (draft, { cr, space }) => {
+        const baseId = cr.revision_merged_ancestor ?? cr.revision_initial;
+        if (space.revision_id === baseId) return null; // already up to date: nothing to commit
+        const [base, main] = await Promise.all([revisionSnapshot(c, spaceId, baseId), revisionSnapshot(c, spaceId, space.revision_id)]);
+        const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, main.snapshot, draft);
+        if (conflicts.length) throw conflictError(`Updating change request #${cr.number} from main`, conflicts);
+        return space.revision_id;
+      },
+      (main) => (main ? { type: 'update', createdBy: p.userId, extraParents: [main], mainMerged: main } : {}),
+      { check: requireEditable },
+    ),
+  );
+  return { revision: revision.id, result: 'update' as const };
 }
+
+const MERGE_LOCKED_MESSAGE = 'This space is locked: change requests cannot be merged while editMode is "locked"';
 
 /**
  * Merge a change request into main. Runs under the space row lock, so racing merges queue and
@@ -184,34 +188,33 @@ export async function updateFromMain(app: AppContext, p: Principal, spaceId: str
  * space, a merged or archived change request, or conflicts (409, nothing changed).
  */
 export async function mergeChangeRequest(app: AppContext, p: Principal, spaceId: string, ref: string) {
-  const { cr: found, space: seen } = await requireChangeRequest(app, p, spaceId, ref, 'review');
-  if (seen.edit_mode === 'locked') throw conflict('This space is locked: change requests cannot be merged while editMode is "locked"');
-  requireEditable(found);
-  const revision = await withTx(app.db, async (c) => {
-    const space = await lockSpace(c, spaceId);
-    if (!space) throw notFound(`Space "${spaceId}" not found`);
-    if (space.edit_mode === 'locked') throw conflict('This space is locked: change requests cannot be merged while editMode is "locked"');
-    const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;
-    requireEditable(cr);
-    const baseId = cr.revision_merged_ancestor ?? cr.revision_initial;
-    let revisionId: string;
-    if (space.revision_id === baseId) {
-      // Main did not move: the change request's content becomes main as it is.
-      const crRev = (await getRevision(c, spaceId, cr.revision))!;
-      const rev = await insertRevision(c, { id: newId(), spaceId, rootHash: crRev.root_hash, parents: [space.revision_id, cr.revision], type: 'merge', changeRequestId: cr.id, createdBy: p.userId });
-      revisionId = rev.id;
-    } else {
-      const [base, theirs] = await Promise.all([revisionSnapshot(c, spaceId, baseId), revisionSnapshot(c, spaceId, cr.revision)]);
-      const draft = await openDraft(c, spaceId, space.revision_id);
-      const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, theirs.snapshot, draft);
-      if (conflicts.length) throw conflictError(`Merging change request #${cr.number}`, conflicts);
-      const rev = await commitDraft(c, spaceId, draft, { type: 'merge', changeRequestId: cr.id, createdBy: p.userId, extraParents: [cr.revision] });
-      revisionId = rev.id;
-    }
-    await setSpaceRevision(c, spaceId, revisionId);
-    await crs.updateChangeRequest(c, cr.id, { status: 'merged', revision_merged: revisionId, merged_by: p.userId });
-    return revisionId;
+  const { cr: found } = await requireChangeRequest(app, p, spaceId, ref, 'review');
+  const { revision } = await withTx(app.db, async (c) => {
+    const write = await editMainContent(
+      c,
+      spaceId,
+      async (draft) => {
+        // Locked after the space (the order of every writer that holds both).
+        const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;
+        requireEditable(cr);
+        const baseId = cr.revision_merged_ancestor ?? cr.revision_initial;
+        const theirs = await revisionSnapshot(c, spaceId, cr.revision);
+        if (draft.baseRevisionId === baseId) {
+          // Main did not move: the change request's content becomes main as it is.
+          draft.reset(theirs.snapshot);
+        } else {
+          const base = await revisionSnapshot(c, spaceId, baseId);
+          const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, theirs.snapshot, draft);
+          if (conflicts.length) throw conflictError(`Merging change request #${cr.number}`, conflicts);
+        }
+        return cr;
+      },
+      (cr) => ({ type: 'merge', changeRequestId: cr.id, createdBy: p.userId, extraParents: [cr.revision] }),
+      { lockedMessage: MERGE_LOCKED_MESSAGE },
+    );
+    await crs.updateChangeRequest(c, write.result.id, { status: 'merged', revision_merged: write.revision.id, merged_by: p.userId });
+    return write;
   });
   await afterContentChange(app, spaceId);
-  return { revision, result: 'merge' as const };
+  return { revision: revision.id, result: 'merge' as const };
 }

@@ -9,7 +9,8 @@ import type { AppContext } from '../context.js';
 import { checkFetchUrl } from '../net/safe-fetch.js';
 import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
-import { badRequest, conflict } from '../core/errors.js';
+import { badRequest } from '../core/errors.js';
+import { requireUnlocked } from '../content/commit.js';
 import { newId } from '../util/ids.js';
 import { createOperation, enqueue } from './operations.js';
 import { operationLocation } from '../presenters/operations.js';
@@ -50,7 +51,7 @@ export async function startImport(app: AppContext, p: Principal, spaceId: string
     changeRequestId = cr.id;
   } else {
     const { space } = await requireSpace(app.db, p, spaceId, 'edit');
-    if (space.edit_mode === 'locked') throw conflict('This space is locked: its content cannot be edited while editMode is "locked"');
+    requireUnlocked(space); // checked again by the job's writer, in case the space is locked meanwhile
     organizationId = space.organization_id;
   }
   const url = checkUrl(app, body.url);

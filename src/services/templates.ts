@@ -16,10 +16,9 @@ import type { Principal } from '../auth/principal.js';
 import type { Queryable } from '../db/pool.js';
 import { withTx } from '../db/pool.js';
 import type { Draft } from '../content/draft.js';
-import { commitDraft, editMainContent, openDraft } from '../content/commit.js';
-import * as crs from '../db/repos/change-requests.js';
+import { editChangeRequestContent, editMainContent } from '../content/commit.js';
 import { getTemplate, instantiateTemplate, describeTemplate, TEMPLATES, type TemplatePageInstance } from '../content/templates/index.js';
-import { badRequest, conflict } from '../core/errors.js';
+import { badRequest } from '../core/errors.js';
 import { newId } from '../util/ids.js';
 import { requireSpace } from '../core/access/spaces.js';
 import { afterContentChange } from './content-hooks.js';
@@ -108,21 +107,13 @@ export async function applyTemplateToSpace(
 ): Promise<void> {
   const apply = (c: Queryable) => (draft: Draft) => applyTemplate(app, c, spaceId, draft, body.id, body.params ?? {}, { field: 'body' });
   if (body.changeRequestId !== undefined) {
-    const { cr: found } = await requireChangeRequest(app, p, spaceId, body.changeRequestId, 'edit');
-    await withTx(app.db, async (c) => {
-      // Lock the change request: concurrent writers of its content queue here.
-      const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;
-      requireEditable(cr);
-      const draft = await openDraft(c, spaceId, cr.revision);
-      await apply(c)(draft);
-      const revision = await commitDraft(c, spaceId, draft, { changeRequestId: cr.id, createdBy: p.userId });
-      await crs.updateChangeRequest(c, cr.id, { revision: revision.id });
-    });
+    const { cr } = await requireChangeRequest(app, p, spaceId, body.changeRequestId, 'edit');
+    await withTx(app.db, (c) => editChangeRequestContent(c, spaceId, cr.id, apply(c), { createdBy: p.userId }, { check: requireEditable }));
     return;
   }
-  const { space } = await requireSpace(app.db, p, spaceId, 'edit');
-  // A locked space takes no direct edits (a change request may still be prepared and merged later).
-  if (space.edit_mode === 'locked') throw conflict('This space is locked: its content cannot be edited while editMode is "locked"');
+  await requireSpace(app.db, p, spaceId, 'edit');
+  // A locked space takes no direct edits (the writer refuses it; a change request may still be
+  // prepared and merged later).
   await withTx(app.db, (c) => editMainContent(c, spaceId, apply(c), { createdBy: p.userId }));
   await afterContentChange(app, spaceId);
 }
