@@ -75,8 +75,13 @@ export class Draft {
   private reusableContents: ReusableContent[] = [];
   private variables: Record<string, string> = {};
   private rootDirty = false;
-  /** The revision content the draft's pages and files start from: `base`, unless `reset` replaced it. */
-  private source: Snapshot | null = null;
+  /** The revision content the draft starts from: `base`, unless `reset` replaced it. */
+  private source: Snapshot | null;
+  /**
+   * Whether the editable tree of `source` is built. It is built on first use, so a draft committed
+   * as it is (a fast-forward, a write that changes nothing) never pays for a large space's tree.
+   */
+  private built = false;
   private readonly now = new Date().toISOString();
   /** Pages touched by this draft (inserted, updated, moved or deleted): for incremental indexing. */
   readonly touched = new Set<string>();
@@ -86,10 +91,13 @@ export class Draft {
     readonly base: Snapshot | null,
     readonly baseRevisionId?: string,
   ) {
-    this.load(base);
+    this.source = base;
   }
 
-  private load(from: Snapshot | null) {
+  private ensureBuilt() {
+    if (this.built) return;
+    this.built = true;
+    const from = this.source;
     const build = (p: TreePage, parent: MPage | null): MPage => {
       const { children: _c, ...node } = p.node;
       const m: MPage = { node, children: [], parent, hash: p.hash };
@@ -97,13 +105,10 @@ export class Draft {
       this.byId.set(node.id, m);
       return m;
     };
-    this.byId.clear();
-    this.source = from;
     this.top = from ? from.pages.map((p) => build(p, null)) : [];
     this.files = from ? from.files.map((f) => ({ ...f })) : [];
     this.reusableContents = from ? [...from.root.reusableContents] : [];
     this.variables = from ? { ...from.root.variables } : {};
-    this.rootDirty = false;
   }
 
   /**
@@ -112,21 +117,27 @@ export class Draft {
    * rebuilds the whole tree). The new revision's parent stays `baseRevisionId`.
    */
   reset(to: Snapshot | null): void {
-    for (const id of this.byId.keys()) this.touched.add(id);
-    this.load(to);
-    for (const id of this.byId.keys()) this.touched.add(id);
+    for (const id of this.built ? this.byId.keys() : (this.source?.byId.keys() ?? [])) this.touched.add(id);
+    for (const id of to?.byId.keys() ?? []) this.touched.add(id);
+    this.source = to;
+    this.built = false;
+    this.byId.clear();
+    this.rootDirty = false;
   }
 
   has(pageId: string): boolean {
+    this.ensureBuilt();
     return this.byId.has(pageId);
   }
 
   page(pageId: string): Readonly<Omit<PageNode, 'children'>> | undefined {
+    this.ensureBuilt();
     return this.byId.get(pageId)?.node;
   }
 
   /** The parent of a page (null at the top level), undefined when the page does not exist. */
   parentOf(pageId: string): string | null | undefined {
+    this.ensureBuilt();
     const m = this.byId.get(pageId);
     return m ? (m.parent?.node.id ?? null) : undefined;
   }
@@ -136,6 +147,7 @@ export class Draft {
   }
 
   private siblings(parentId: string | null): MPage[] {
+    this.ensureBuilt();
     if (parentId === null) return this.top;
     const parent = this.byId.get(parentId);
     if (!parent) throw new DraftError(`Parent page "${parentId}" does not exist`, 404);
@@ -156,6 +168,7 @@ export class Draft {
 
   /** Insert a page under `parentId` (null: top level) at `index` (default: last). Returns its id. */
   insertPage(parentId: string | null, fields: PageFields & { id?: string; title: string }, index?: number): string {
+    this.ensureBuilt();
     const list = this.siblings(parentId);
     const parent = parentId === null ? null : this.byId.get(parentId)!;
     const id = fields.id ?? newId();
@@ -175,6 +188,7 @@ export class Draft {
   }
 
   updatePage(pageId: string, fields: PageFields): void {
+    this.ensureBuilt();
     const m = this.byId.get(pageId);
     if (!m) throw new DraftError(`Page "${pageId}" does not exist`, 404);
     this.assign(m, fields);
@@ -201,6 +215,7 @@ export class Draft {
 
   /** Move a page (with its subtree) under another parent, at `index` among its new siblings. */
   movePage(pageId: string, parentId: string | null, index?: number): void {
+    this.ensureBuilt();
     const m = this.byId.get(pageId);
     if (!m) throw new DraftError(`Page "${pageId}" does not exist`, 404);
     for (let p = parentId === null ? null : this.byId.get(parentId); p; p = p.parent) {
@@ -219,6 +234,7 @@ export class Draft {
 
   /** Delete a page and its subtree; returns the ids removed. */
   deletePage(pageId: string): string[] {
+    this.ensureBuilt();
     const m = this.byId.get(pageId);
     if (!m) throw new DraftError(`Page "${pageId}" does not exist`, 404);
     const list = m.parent ? m.parent.children : this.top;
@@ -237,6 +253,7 @@ export class Draft {
   }
 
   insertFile(file: Omit<FileNode, 'kind' | 'createdAt' | 'id'> & { id?: string }): string {
+    this.ensureBuilt();
     const id = file.id ?? newId();
     if (this.files.some((f) => f.id === id)) throw new DraftError(`File "${id}" already exists`, 409);
     this.files.push({ ...file, kind: 'file', id, createdAt: this.now });
@@ -245,10 +262,12 @@ export class Draft {
   }
 
   hasFile(fileId: string): boolean {
+    this.ensureBuilt();
     return this.files.some((f) => f.id === fileId);
   }
 
   deleteFile(fileId: string): void {
+    this.ensureBuilt();
     const i = this.files.findIndex((f) => f.id === fileId);
     if (i < 0) throw new DraftError(`File "${fileId}" does not exist`, 404);
     this.files.splice(i, 1);
@@ -256,6 +275,7 @@ export class Draft {
   }
 
   setVariables(vars: Record<string, string>): void {
+    this.ensureBuilt();
     this.variables = { ...vars };
     this.rootDirty = true;
   }
@@ -268,6 +288,7 @@ export class Draft {
   /** Hash what changed and write the new objects; returns the new root hash. */
   async writeObjects(db: Queryable, spaceId: string): Promise<Hash> {
     if (this.source && !this.rootDirty) return this.source.rootHash;
+    this.ensureBuilt();
     const out = new Map<Hash, ContentObject>();
     const add = (o: ContentObject) => {
       const h = hashObject(o);
