@@ -131,6 +131,7 @@ export async function matchingSections(
   pages: { space_id: string; page_id: string }[],
   opts: { perPage: number; headlineOptions: string },
 ): Promise<SectionHitRow[]> {
+  const perPage = Math.max(1, Math.trunc(opts.perPage)); // a whole number, inlined in the SQL
   const { rows } = await db.query<SectionHitRow>(
     `SELECT x.space_id, x.page_id, x.section_id, x.title, x.body, x.r, x.own,
             CASE WHEN x.own > 0 THEN ts_headline($5::regconfig, left(x.body, ${HEADLINE_CHARS}), $4::tsquery, $6) END AS highlighted
@@ -142,9 +143,9 @@ export async function matchingSections(
            CROSS JOIN LATERAL (SELECT ts_rank(sec.tsv, $3::tsquery) AS r, ts_rank('${OWN_WEIGHTS}', sec.tsv, $3::tsquery) AS own) h
           WHERE sec.tsv @@ $3::tsquery
        ) x
-      WHERE x.n <= $7
+      WHERE x.n <= ${perPage}
       ORDER BY x.space_id, x.page_id, x.n`,
-    [pages.map((p) => p.space_id), pages.map((p) => p.page_id), g.tsquery, g.latin, g.config, opts.headlineOptions, opts.perPage],
+    [pages.map((p) => p.space_id), pages.map((p) => p.page_id), g.tsquery, g.latin, g.config, opts.headlineOptions],
   );
   return rows;
 }
