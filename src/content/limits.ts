@@ -1,0 +1,548 @@
+// Limits of user content (page bodies, comment bodies, JSON documents), and the checks that enforce
+// them without parsing: what the Markdown parser and the converters would need to do with an input
+// is estimated in one iterative, linear pass before any of them sees it.
+//
+// Why: the parser (micromark) and the converters walk nested structure recursively and some of
+// their steps are quadratic in nesting or in markers, so a 50 KB page of `>` took seconds of the API's
+// event loop and then overflowed the stack. Every API write is checked here (400 naming the limit).
+// Content stored without passing through those writes (git imports, older revisions) may exceed
+// them: readers then get it as plain text (src/render/plain.ts), never a parse of it.
+//
+// The Markdown scan follows CommonMark's container rules closely enough to be an upper bound of the
+// real nesting: block quotes and list items are tracked on a stack line by line (continuation by `>`
+// or by indentation, lazy paragraph lines, fenced code at any depth); inside a paragraph, link
+// brackets are counted and emphasis runs measured. It never recurses and never backtracks.
+
+export const LIMITS = Object.freeze({
+  /** Longest Markdown body of a page, in characters (UTF-16 code units). */
+  pageChars: 1_000_000,
+  /** Longest Markdown body of a comment or reply. */
+  commentChars: 100_000,
+  /** Deepest nesting of quotes, list items and hints, and of links (`[`) inside a paragraph. */
+  depth: 32,
+  /** Most nodes of one body: blocks, list items, table cells, emphasis and link markers, document nodes and leaves. */
+  nodes: 100_000,
+  /** Most emphasis (`*`, `_`, `~` runs) and link (`[`, `]`) markers in one paragraph. */
+  inlineMarkers: 5_000,
+  /**
+   * Deepest nesting of the nodes of a JSON document. A Markdown level may take two (a list and its
+   * item) plus a paragraph, a link and a text under the deepest one: every document the server
+   * produces from accepted Markdown is accepted back.
+   */
+  documentDepth: 72,
+});
+
+export type LimitName = 'size' | 'depth' | 'nodes' | 'inline' | 'shape';
+
+export interface LimitViolation {
+  limit: LimitName;
+  /** Human-readable, names the limit: "nesting deeper than 32 levels (line 3)". */
+  message: string;
+  /** For JSON documents: where, relative to the document (`nodes[2].nodes[0]`); '' for the whole. */
+  path?: string;
+}
+
+/** Raised by writers when content breaks a limit; the API turns it into a 400 naming the field. */
+export class ContentLimitError extends Error {
+  constructor(readonly violation: LimitViolation) {
+    super(violation.message);
+    this.name = 'ContentLimitError';
+  }
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+// ---- Markdown -------------------------------------------------------------------------------------
+
+/** A block quote, or a list item whose content starts `indent` columns after its parent's content. */
+type Container = { quote: true } | { quote: false; indent: number };
+
+const SPACE = 0x20;
+const TAB = 0x09;
+
+function isWs(c: number): boolean {
+  return c === SPACE || c === TAB;
+}
+
+/** A thematic break (`***`, `- - -`, `___`) from index i: three or more of one marker, spaces only. */
+function isThematicBreak(line: string, i: number): boolean {
+  const m = line.charCodeAt(i);
+  if (m !== 0x2a && m !== 0x2d && m !== 0x5f) return false;
+  let n = 0;
+  for (let j = i; j < line.length; j++) {
+    const c = line.charCodeAt(j);
+    if (c === m) n++;
+    else if (!isWs(c)) return false;
+  }
+  return n >= 3;
+}
+
+/** Cells of a table row: split on unescaped pipes, without the optional outer pipes. */
+function cellCount(line: string, from: number): number {
+  let end = line.length;
+  while (end > from && isWs(line.charCodeAt(end - 1))) end--;
+  let start = from;
+  if (line.charCodeAt(start) === 0x7c) start++;
+  if (end > start && line.charCodeAt(end - 1) === 0x7c && line.charCodeAt(end - 2) !== 0x5c) end--;
+  let cells = 1;
+  for (let j = start; j < end; j++) {
+    const c = line.charCodeAt(j);
+    if (c === 0x5c) j++;
+    else if (c === 0x7c) cells++;
+  }
+  return cells;
+}
+
+const DELIMITER_ROW = /^\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+
+/**
+ * The first limit a Markdown body breaks, or null. `maxChars` is the size limit of the kind of
+ * body (LIMITS.pageChars or LIMITS.commentChars). Linear in the length, no recursion.
+ */
+export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, maxDepth: number = LIMITS.depth): LimitViolation | null {
+  if (md.length > maxChars) return { limit: 'size', message: `longer than ${fmt(maxChars)} characters (${fmt(md.length)})` };
+  const stack: Container[] = [];
+  let nodes = 0;
+  let lineNo = 0;
+  let prevBlank = true;
+  let prevText = false; // the previous line was paragraph text (a later line may be lazy)
+  let fence: { char: number; len: number; depth: number } | null = null;
+  // Raw HTML block: its lines are neither containers nor fences nor inline content.
+  let html: { end: RegExp | null; depth: number } | null = null;
+  let inHint = false;
+  // The current paragraph (or table row, or heading): markers and link depth.
+  let markers = 0;
+  let brackets = 0;
+  let paraLines = 0;
+  let paraStartCells = 0;
+  let table = false;
+
+  const tooManyNodes = (): LimitViolation => ({ limit: 'nodes', message: `more than ${fmt(LIMITS.nodes)} nodes` });
+
+  for (let start = 0; start <= md.length; ) {
+    let end = md.indexOf('\n', start);
+    if (end < 0) end = md.length;
+    const line = md.charCodeAt(end - 1) === 0x0d ? md.slice(start, end - 1) : md.slice(start, end);
+    start = end + 1;
+    lineNo++;
+    const len = line.length;
+
+    // GitBook hint blocks (cut out before parsing, see markdown/parse.ts) add one level.
+    if (line.startsWith('{%')) {
+      if (/^\{%\s*hint\s/.test(line)) inHint = true;
+      else if (/^\{%\s*endhint\s*%\}/.test(line)) inHint = false;
+    }
+
+    let i = 0;
+    let col = 0;
+    const skipWs = () => {
+      while (i < len) {
+        const c = line.charCodeAt(i);
+        if (c === SPACE) col++;
+        else if (c === TAB) col += 4 - (col % 4);
+        else break;
+        i++;
+      }
+    };
+
+    // 1. Continue the open containers.
+    let base = 0; // content column of the innermost matched container
+    let matched = 0;
+    for (; matched < stack.length; matched++) {
+      const e = stack[matched];
+      const si = i;
+      const sc = col;
+      skipWs();
+      if (e.quote) {
+        if (col - base <= 3 && line.charCodeAt(i) === 0x3e) {
+          i++;
+          col++;
+          if (isWs(line.charCodeAt(i))) {
+            col += line.charCodeAt(i) === TAB ? 4 - (col % 4) : 1;
+            i++;
+          }
+          base = col;
+          continue;
+        }
+      } else if (i === len || col - base >= e.indent) {
+        base += e.indent;
+        continue;
+      }
+      i = si;
+      col = sc;
+      break;
+    }
+    skipWs();
+    const blank = i === len;
+
+    // 2. Inside fenced code: content until the closing fence, or until a container around it ends.
+    if (fence) {
+      if (matched >= fence.depth) {
+        if (!blank && col - base < 4 && line.charCodeAt(i) === fence.char) {
+          let n = 0;
+          while (line.charCodeAt(i + n) === fence.char) n++;
+          if (n >= fence.len && line.slice(i + n).trim() === '') fence = null;
+        }
+        prevBlank = blank;
+        prevText = false;
+        continue;
+      }
+      fence = null;
+    }
+    // Raw HTML hides fences and inline content; its lines still go through the container steps
+    // (the parser sees no containers there: fewer, never more). It ends at its end condition or with
+    // its container.
+    let inHtml = false;
+    if (html) {
+      if (matched < html.depth || (html.end === null && blank)) html = null;
+      else {
+        inHtml = true;
+        if (html.end && html.end.test(line)) html = null;
+      }
+    }
+
+    // 3. Unmatched containers close, unless this is a lazy continuation of a paragraph.
+    const containersBefore = stack.length;
+    if (matched < stack.length) {
+      const lazy = !blank && prevText && !startsContainer(line, i, col, base) && !interrupts(line, i);
+      if (!lazy) stack.length = matched;
+    }
+
+    // 4. Open new containers.
+    let opened = 0;
+    if (matched === stack.length) {
+      for (;;) {
+        skipWs();
+        if (i >= len || col - base >= 4) break;
+        const c = line.charCodeAt(i);
+        if (c === 0x3e) {
+          i++;
+          col++;
+          if (isWs(line.charCodeAt(i))) {
+            col += line.charCodeAt(i) === TAB ? 4 - (col % 4) : 1;
+            i++;
+          }
+          stack.push({ quote: true });
+          base = col;
+          opened++;
+        } else {
+          const width = listMarker(line, i);
+          if (!width || isThematicBreak(line, i)) break;
+          i += width;
+          col += width;
+          const mi = i;
+          const mc = col;
+          skipWs();
+          // Content starts after 1-4 spaces; with more (or none before the end) one space belongs to the marker.
+          if (i === len || col - mc > 4) {
+            i = mi;
+            col = mc;
+            stack.push({ quote: false, indent: mc + 1 - base });
+            base = mc + 1;
+          } else {
+            stack.push({ quote: false, indent: col - base });
+            base = col;
+          }
+          opened++;
+          nodes++; // the list around the item
+        }
+        nodes++;
+      }
+    }
+    const depth = stack.length + (inHint ? 1 : 0);
+    if (depth > maxDepth) return { limit: 'depth', message: `nesting deeper than ${maxDepth} levels (line ${fmt(lineNo)})` };
+
+    // 5. The rest of the line: blank, fence, code, thematic break, heading, table row or paragraph text.
+    skipWs();
+    const rest = i;
+    if (blank || opened > 0 || stack.length !== containersBefore || prevBlank) {
+      markers = brackets = paraLines = 0;
+      table = false;
+    }
+    if (blank) {
+      prevBlank = true;
+      prevText = false;
+      continue;
+    }
+    prevBlank = false;
+    if (inHtml || rest === len) {
+      // HTML content, or container markers alone (`-`, `>`) where no paragraph goes on.
+      if (opened === 0) nodes++;
+      markers = brackets = paraLines = 0;
+      prevText = false;
+      continue;
+    }
+    const indent = col - base;
+    const c = line.charCodeAt(rest);
+    if (indent < 4 && (c === 0x60 || c === 0x7e)) {
+      let n = 0;
+      while (line.charCodeAt(rest + n) === c) n++;
+      if (n >= 3 && (c === 0x7e || line.indexOf('`', rest + n) < 0)) {
+        fence = { char: c, len: n, depth: stack.length };
+        nodes++;
+        markers = brackets = paraLines = 0;
+        prevText = false;
+        continue;
+      }
+    }
+    if (indent >= 4 && !prevText) continue; // indented code
+    const block = indent < 4 && c === 0x3c ? htmlBlock(line, rest, prevText) : undefined;
+    if (block) {
+      {
+        const end = block.end;
+        if (!(end && end.test(line.slice(rest + 2)))) html = { end, depth: stack.length };
+        nodes++;
+        markers = brackets = paraLines = 0;
+        prevText = false;
+        continue;
+      }
+    }
+    if (indent < 4 && isThematicBreak(line, rest)) {
+      nodes++;
+      markers = brackets = paraLines = 0;
+      prevText = false;
+      continue;
+    }
+    const heading = indent < 4 && isAtxHeading(line, rest);
+    if (heading) {
+      markers = brackets = 0;
+      nodes++;
+    } else if (table) {
+      markers = brackets = 0; // each row of a table is inline content of its own
+      nodes += cellCount(line, rest) + 1;
+    } else if (paraLines === 1 && line.indexOf('|', rest) >= 0 && DELIMITER_ROW.test(line.slice(rest)) && cellCount(line, rest) === paraStartCells) {
+      table = true; // the previous line was the header row of a table
+      markers = brackets = 0;
+      nodes += paraStartCells;
+      prevText = true;
+      continue;
+    } else {
+      if (paraLines === 0) {
+        nodes++;
+        paraStartCells = line.indexOf('|', rest) >= 0 ? cellCount(line, rest) : 0;
+      }
+      paraLines++;
+    }
+    prevText = !heading;
+    if (nodes > LIMITS.nodes) return tooManyNodes();
+
+    // Inline markers: emphasis runs and link brackets.
+    for (let j = rest; j < len; j++) {
+      const ch = line.charCodeAt(j);
+      if (ch === 0x5c) {
+        j++; // an escaped character is text
+      } else if (ch === 0x2a || ch === 0x5f || ch === 0x7e) {
+        let n = 1;
+        while (line.charCodeAt(j + n) === ch) n++;
+        // A run can nest only if it may open or close (text on at least one side of it).
+        const flanking = (j + n < len && !isWs(line.charCodeAt(j + n))) || (j > 0 && !isWs(line.charCodeAt(j - 1)));
+        if (ch !== 0x7e && flanking && n > 2 * maxDepth) {
+          return { limit: 'depth', message: `emphasis nested deeper than ${maxDepth} levels (a run of ${fmt(n)} '${String.fromCharCode(ch)}' on line ${fmt(lineNo)})` };
+        }
+        j += n - 1;
+        markers++;
+        nodes++;
+      } else if (ch === 0x5b) {
+        markers++;
+        nodes++;
+        if (++brackets > maxDepth) return { limit: 'depth', message: `links nested deeper than ${maxDepth} levels (line ${fmt(lineNo)})` };
+      } else if (ch === 0x5d) {
+        markers++;
+        if (brackets > 0) brackets--;
+      } else continue;
+      if (markers > LIMITS.inlineMarkers) {
+        return { limit: 'inline', message: `more than ${fmt(LIMITS.inlineMarkers)} emphasis and link markers in one paragraph (line ${fmt(lineNo)})` };
+      }
+    }
+    if (nodes > LIMITS.nodes) return tooManyNodes();
+    if (heading) markers = brackets = paraLines = 0;
+  }
+  return null;
+}
+
+/** Width of a list marker at i (`-`, `+`, `*`, or 1-9 digits and `.`/`)`) followed by a space, a tab or the end; 0 if none. */
+function listMarker(line: string, i: number): number {
+  const c = line.charCodeAt(i);
+  let w = 0;
+  if (c === 0x2d || c === 0x2b || c === 0x2a) w = 1;
+  else {
+    while (w < 9 && line.charCodeAt(i + w) >= 0x30 && line.charCodeAt(i + w) <= 0x39) w++;
+    if (w === 0) return 0;
+    const d = line.charCodeAt(i + w);
+    if (d !== 0x2e && d !== 0x29) return 0;
+    w++;
+  }
+  const after = i + w;
+  return after === line.length || isWs(line.charCodeAt(after)) ? w : 0;
+}
+
+/**
+ * Whether a line that continues no open container surely starts one instead of being a lazy
+ * paragraph line: a quote, or a list item with content (`1.`/`1)` for ordered ones), as CommonMark
+ * lets them interrupt a paragraph.
+ */
+function startsContainer(line: string, i: number, col: number, base: number): boolean {
+  if (col - base >= 4 || i >= line.length) return false;
+  if (line.charCodeAt(i) === 0x3e) return true;
+  const w = listMarker(line, i);
+  if (!w || isThematicBreak(line, i)) return false;
+  return true;
+}
+
+const HTML_BLOCK_NAMES = new Set(
+  ('address article aside base basefont blockquote body caption center col colgroup dd details dialog dir div dl dt fieldset ' +
+    'figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 head header hr html iframe legend li link main menu ' +
+    'menuitem nav noframes ol optgroup option p param search section summary table tbody td tfoot th thead title tr track ul').split(' '),
+);
+const HTML_RAW = /^<(?:script|pre|style|textarea)(?:[ \t>]|$)/i;
+const HTML_NAMED = /^<\/?([A-Za-z][A-Za-z0-9]*)(?:[ \t>]|\/>|$)/;
+const ATTRIBUTE = `(?:[ \\t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \\t]*=[ \\t]*(?:[^ \\t"'=<>\`]+|'[^']*'|"[^"]*"))?)`;
+const HTML_COMPLETE_TAG = new RegExp(`^(?:<[A-Za-z][A-Za-z0-9-]*${ATTRIBUTE}*[ \\t]*\\/?>|<\\/[A-Za-z][A-Za-z0-9-]*[ \\t]*>)[ \\t]*$`);
+
+/**
+ * The HTML block a line starts at i, as CommonMark's seven kinds: its end (a RegExp for the kinds
+ * that end at a marker: `</pre>`, `-->`, `?>`, `>`, `]]>`; null for those ending at a blank line),
+ * whether it may interrupt a paragraph (all but the 7th); undefined when the line starts none.
+ */
+function htmlBlock(line: string, i: number, inParagraph: boolean): { end: RegExp | null } | undefined {
+  if (line.charCodeAt(i) !== 0x3c) return undefined;
+  const rest = line.slice(i);
+  if (HTML_RAW.test(rest)) return { end: /<\/(?:script|pre|style|textarea)>/i };
+  if (rest.startsWith('<!--')) return { end: /-->/ };
+  if (rest.startsWith('<?')) return { end: /\?>/ };
+  if (rest.startsWith('<![CDATA[')) return { end: /\]\]>/ };
+  if (/^<![A-Za-z]/.test(rest)) return { end: />/ };
+  const named = HTML_NAMED.exec(rest);
+  if (named && HTML_BLOCK_NAMES.has(named[1].toLowerCase())) return { end: null };
+  if (!inParagraph && HTML_COMPLETE_TAG.test(rest)) return { end: null };
+  return undefined;
+}
+
+/** `#` to `######` followed by a space, a tab or the end of the line. */
+function isAtxHeading(line: string, i: number): boolean {
+  let n = 0;
+  while (n < 7 && line.charCodeAt(i + n) === 0x23) n++;
+  return n >= 1 && n <= 6 && (i + n === line.length || isWs(line.charCodeAt(i + n)));
+}
+
+/**
+ * Lines that surely end a paragraph rather than continue it lazily: ATX headings, code fences,
+ * thematic breaks. Anything else is taken as lazy, which keeps containers open: when unsure the scan
+ * sees more nesting than the parser, never less.
+ */
+function interrupts(line: string, i: number): boolean {
+  const c = line.charCodeAt(i);
+  if (c === 0x60 || c === 0x7e) {
+    let n = 0;
+    while (line.charCodeAt(i + n) === c) n++;
+    return n >= 3 && (c === 0x7e || line.indexOf('`', i + n) < 0);
+  }
+  return isAtxHeading(line, i) || isThematicBreak(line, i) || htmlBlock(line, i, true) !== undefined;
+}
+
+// ---- JSON documents -----------------------------------------------------------------------------
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v;
+}
+
+const REF_INLINES = new Set(['link', 'inline-image']);
+const REF_BLOCKS = new Set(['image', 'file']);
+
+interface Frame {
+  node: unknown;
+  parent: Frame | null;
+  key: string;
+  depth: number;
+  /** What the node must be: a child of a document, block or inline; a table fragment; a text leaf. */
+  kind: 'node' | 'fragment' | 'leaf';
+}
+
+function pathOf(f: Frame | null): string {
+  const parts: string[] = [];
+  for (let x = f; x && x.parent; x = x.parent) parts.push(x.key);
+  return parts.reverse().join('.').replace(/\.\[/g, '[');
+}
+
+/**
+ * The first limit or shape rule a JSON document (GitBook's `{object: "document", nodes}`) breaks,
+ * or null: every node an object of a known kind with the fields the converter reads, at most
+ * LIMITS.documentDepth levels deep and LIMITS.nodes nodes and leaves. Iterative.
+ */
+export function checkDocument(doc: unknown): LimitViolation | null {
+  if (!isObject(doc)) return { limit: 'shape', path: '', message: `must be a document object, not ${describe(doc)}` };
+  if (!Array.isArray(doc.nodes)) return { limit: 'shape', path: 'nodes', message: 'must be an array of nodes' };
+  let count = 0;
+  const root: Frame = { node: doc, parent: null, key: '', depth: 0, kind: 'node' };
+  const todo: Frame[] = [];
+  const pushAll = (parent: Frame, field: string, list: unknown[], kind: Frame['kind']) => {
+    for (let i = list.length - 1; i >= 0; i--) todo.push({ node: list[i], parent, key: `${field}[${i}]`, depth: parent.depth + (kind === 'leaf' ? 0 : 1), kind });
+  };
+  pushAll(root, 'nodes', doc.nodes, 'node');
+  while (todo.length) {
+    const f = todo.pop()!;
+    const bad = (message: string, limit: LimitName = 'shape'): LimitViolation => ({ limit, path: pathOf(f), message });
+    if (++count > LIMITS.nodes) return { limit: 'nodes', path: '', message: `more than ${fmt(LIMITS.nodes)} nodes and leaves` };
+    if (f.depth > LIMITS.documentDepth) return { limit: 'depth', path: pathOf(f), message: `nesting deeper than ${LIMITS.documentDepth} levels` };
+    const n = f.node;
+    if (f.kind === 'leaf') {
+      if (!isObject(n)) return bad(`must be a leaf object, not ${describe(n)}`);
+      if (typeof n.text !== 'string') return bad('must have a "text" string');
+      if (n.marks !== undefined) {
+        if (!Array.isArray(n.marks)) return bad('"marks" must be an array');
+        for (let m = 0; m < n.marks.length; m++) {
+          const mark = n.marks[m];
+          if (!isObject(mark) || typeof mark.type !== 'string') return { limit: 'shape', path: `${pathOf(f)}.marks[${m}]`, message: 'must be a mark object with a "type"' };
+        }
+      }
+      continue;
+    }
+    if (f.kind === 'fragment') {
+      if (!isObject(n)) return bad(`must be a fragment object, not ${describe(n)}`);
+      if (!Array.isArray(n.nodes)) return bad('must have a "nodes" array');
+      pushAll(f, 'nodes', n.nodes, 'node');
+      continue;
+    }
+    if (!isObject(n)) return bad(`must be a node object (block, inline or text), not ${describe(n)}`);
+    if (n.object === 'text') {
+      if (!Array.isArray(n.leaves)) return bad('a text node must have a "leaves" array');
+      pushAll(f, 'leaves', n.leaves, 'leaf');
+      continue;
+    }
+    if (n.object !== 'block' && n.object !== 'inline') return bad('"object" must be "block", "inline" or "text"');
+    if (typeof n.type !== 'string' || !n.type) return bad(`a ${n.object} must have a "type"`);
+    if (n.data !== undefined && !isObject(n.data)) return bad('"data" must be an object');
+    if (n.nodes !== undefined && !Array.isArray(n.nodes)) return bad('"nodes" must be an array');
+    if (n.fragments !== undefined && !Array.isArray(n.fragments)) return bad('"fragments" must be an array');
+    if ((n.object === 'inline' ? REF_INLINES : REF_BLOCKS).has(n.type)) {
+      const ref = isObject(n.data) ? n.data.ref : undefined;
+      if (!isObject(ref) || typeof ref.kind !== 'string') return bad(`a ${n.type} must have "data.ref", a content reference`);
+    }
+    if (Array.isArray(n.fragments)) pushAll(f, 'fragments', n.fragments, 'fragment');
+    if (Array.isArray(n.nodes)) pushAll(f, 'nodes', n.nodes, 'node');
+  }
+  return null;
+}
+
+// ---- Parsed trees ---------------------------------------------------------------------------------
+
+/**
+ * Depth and size of a parsed tree (mdast, hast), iteratively, stopping early past the bounds: the
+ * recursive converters only ever see trees within them. Returns what was exceeded, or null.
+ */
+export function checkTree(root: { children?: unknown[] }, maxDepth: number, maxNodes: number): LimitViolation | null {
+  const todo: { node: { children?: unknown[] }; depth: number }[] = [{ node: root, depth: 0 }];
+  let count = 0;
+  while (todo.length) {
+    const { node, depth } = todo.pop()!;
+    if (++count > maxNodes) return { limit: 'nodes', message: `more than ${fmt(maxNodes)} nodes` };
+    if (depth > maxDepth) return { limit: 'depth', message: `nesting deeper than ${maxDepth} levels` };
+    const children = node.children;
+    if (Array.isArray(children)) for (const child of children) todo.push({ node: child as { children?: unknown[] }, depth: depth + 1 });
+  }
+  return null;
+}
