@@ -6,6 +6,7 @@ import { ensureDatabase } from './db/ensure-database.js';
 import { createLogger, type Logger } from './log.js';
 import { createBlobStore, type BlobStore } from './storage/index.js';
 import { JobClient } from '../jobs/client.js';
+import { MarkdownPool } from './render/pool.js';
 
 /** Everything a service or job processor needs, built once per process and passed in (never global). */
 export interface AppContext {
@@ -16,6 +17,8 @@ export interface AppContext {
   jobs: JobClient;
   /** Server secret: signs visitor-claim JWTs and encrypts stored credentials. */
   secret: string;
+  /** Markdown of user content is parsed, converted and rendered here, off the event loop (src/render/pool.ts). */
+  markdown: MarkdownPool;
 }
 
 export async function createAppContext(config: Config, name: string, log?: Logger): Promise<AppContext> {
@@ -29,7 +32,8 @@ export async function createAppContext(config: Config, name: string, log?: Logge
   const blobs = await createBlobStore(config.storage);
   const jobs = new JobClient(config);
   const secret = config.secretKey ?? (await sharedSecret(db));
-  return { config, db, log: logger, blobs, jobs, secret };
+  const markdown = new MarkdownPool({ ...config.markdown, log: logger });
+  return { config, db, log: logger, blobs, jobs, secret, markdown };
 }
 
 /** A secret generated once and shared through PostgreSQL by every process, when SECRET_KEY is not set. */
@@ -42,6 +46,6 @@ async function sharedSecret(db: Db): Promise<string> {
 }
 
 export async function closeAppContext(app: AppContext): Promise<void> {
-  await Promise.allSettled([app.jobs.close(), app.blobs.close()]);
+  await Promise.allSettled([app.jobs.close(), app.blobs.close(), app.markdown.close()]);
   await app.db.end().catch(() => {});
 }

@@ -273,7 +273,7 @@ export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, ma
       continue;
     }
     const indent = col - base;
-    const c = line.charCodeAt(rest);
+    const c: number = line.charCodeAt(rest);
     if (indent < 4 && (c === 0x60 || c === 0x7e)) {
       let n = 0;
       while (line.charCodeAt(rest + n) === c) n++;
@@ -286,16 +286,13 @@ export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, ma
       }
     }
     if (indent >= 4 && !prevText) continue; // indented code
-    const block = indent < 4 && c === 0x3c ? htmlBlock(line, rest, prevText) : undefined;
+    const block: { end: RegExp | null } | undefined = indent < 4 && c === 0x3c ? htmlBlock(line, rest, prevText) : undefined;
     if (block) {
-      {
-        const end = block.end;
-        if (!(end && end.test(line.slice(rest + 2)))) html = { end, depth: stack.length };
-        nodes++;
-        markers = brackets = paraLines = 0;
-        prevText = false;
-        continue;
-      }
+      if (!(block.end && block.end.test(line.slice(rest + 2)))) html = { end: block.end, depth: stack.length };
+      nodes++;
+      markers = brackets = paraLines = 0;
+      prevText = false;
+      continue;
     }
     if (indent < 4 && isThematicBreak(line, rest)) {
       nodes++;

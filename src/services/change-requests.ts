@@ -10,7 +10,7 @@ import { ApiError, badRequest, conflict, notFound, payloadTooLarge } from '../ht
 import { newId } from '../util/ids.js';
 import { commitDraft, openDraft, revisionSnapshot } from '../content/commit.js';
 import { mergeInto, type MergeConflict } from '../content/merge.js';
-import { applyBatch, BatchError, type ContentChange, type StoredFile } from '../content/batch.js';
+import { applyBatch, BatchError, checkBatchBodies, type ContentChange, type StoredFile } from '../content/batch.js';
 import { DraftError } from '../content/draft.js';
 import { safeFetch, FetchFailedError, FetchTimeoutError } from '../net/safe-fetch.js';
 import { appUrls } from './access.js';
@@ -158,9 +158,16 @@ async function gatherFiles(app: AppContext, changes: ContentChange[]): Promise<{
  * Apply a batch of content changes to a change request: one new revision for the whole batch, or
  * nothing at all when any change fails.
  */
-export async function applyContentChanges(app: AppContext, p: Principal, spaceId: string, ref: string, changes: ContentChange[]) {
+export async function applyContentChanges(app: AppContext, p: Principal, spaceId: string, ref: string, given: ContentChange[]) {
   const { cr: found } = await requireChangeRequest(app, p, spaceId, ref, 'edit');
   requireEditable(found);
+  let changes: ContentChange[];
+  try {
+    changes = await checkBatchBodies(given, app.markdown);
+  } catch (err) {
+    if (err instanceof BatchError) throw badRequest(err.message);
+    throw err;
+  }
   const files = await gatherFiles(app, changes);
   const result = await withTx(app.db, async (c) => {
     const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;

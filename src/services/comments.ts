@@ -31,7 +31,8 @@ import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../http/pagination.js';
 import { newId } from '../util/ids.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBodies } from '../content/snapshot.js';
-import { documentToMarkdown, headings, markdownToDocument, type JSONDocument } from '../content/markdown.js';
+import type { JSONDocument } from '../content/markdown.js';
+import { LIMITS } from '../content/limits.js';
 import { appUrls } from './access.js';
 import { requireSpace } from './space-access.js';
 import { requireChangeRequest } from './change-requests.js';
@@ -102,8 +103,10 @@ function userOf(app: AppContext, u: UserCols) {
   return toUser(app, { id: u.id, display_name: u.name ?? '', email: u.email ?? '', photo_url: u.photo });
 }
 
-function bodyOf(markdown: string, format: OutputFormat) {
-  return format === 'document' ? { document: markdownToDocument(markdown) } : { markdown };
+/** Bodies as the reader asked; JSON documents are made on the Markdown pool (off the event loop). */
+async function bodiesOf(app: AppContext, rows: { body: string }[], format: OutputFormat) {
+  if (format !== 'document') return rows.map((r) => ({ markdown: r.body }));
+  return Promise.all(rows.map(async (r) => ({ document: await app.markdown.document(r.body) })));
 }
 
 function reactionsOf(app: AppContext, rows: repo.ReactionRow[]) {
@@ -152,16 +155,14 @@ async function presentComments(app: AppContext, base: Base, p: Principal, rows: 
     : [];
   const bodies = previewPages.length ? await loadBodies(app.db, base.key.spaceId, [...new Map(previewPages.map((n) => [n.id, n])).values()]) : new Map<string, string>();
   const headingTexts = new Map<string, Map<string, string>>();
+  for (const [pageId, md] of bodies) headingTexts.set(pageId, new Map((await app.markdown.headings(md)).map((x) => [x.id, x.title])));
+  const commentBodies = await bodiesOf(app, rows, format);
   const preview = (pageId: string, nodeId: string): string | undefined => {
-    const md = bodies.get(pageId);
-    if (md === undefined) return undefined;
-    let h = headingTexts.get(pageId);
-    if (!h) headingTexts.set(pageId, (h = new Map(headings(md).map((x) => [x.id, x.title]))));
-    return h.get(nodeId);
+    return headingTexts.get(pageId)?.get(nodeId);
   };
 
   const urls = appUrls(app);
-  return rows.map((row) => {
+  return rows.map((row, k) => {
     const target: Record<string, unknown> = {};
     if (row.node_id) {
       const text = row.page_id ? preview(row.page_id, row.node_id) : undefined;
@@ -199,7 +200,7 @@ async function presentComments(app: AppContext, base: Base, p: Principal, rows: 
         count: r.count,
         user: toUser(app, { id: r.user_id, display_name: r.display_name, email: r.email, photo_url: r.photo_url }),
       })),
-      body: bodyOf(row.body, format),
+      body: commentBodies[k],
       target,
       urls: { location: urls.api(`${base.path}/comments/${row.id}`) },
       permissions: permissionsFor(base, p, row.posted_by),
@@ -211,14 +212,15 @@ async function presentComments(app: AppContext, base: Base, p: Principal, rows: 
 async function presentReplies(app: AppContext, base: Base, p: Principal, rows: ReplyRow[], format: OutputFormat) {
   const reactionsBy = groupBy(await repo.listReactions(app.db, rows.map((r) => r.id)), (r) => r.target_id);
   const urls = appUrls(app);
-  return rows.map((row) => ({
+  const replyBodies = await bodiesOf(app, rows, format);
+  return rows.map((row, k) => ({
     object: 'comment-reply',
     id: row.id,
     postedBy: userOf(app, { id: row.posted_by, name: row.poster_name, email: row.poster_email, photo: row.poster_photo }),
     postedAt: row.posted_at.toISOString(),
     ...(row.edited_at ? { editedAt: row.edited_at.toISOString() } : {}),
     reactions: reactionsOf(app, reactionsBy.get(row.id) ?? []),
-    body: bodyOf(row.body, format),
+    body: replyBodies[k],
     urls: { location: urls.api(`${base.path}/comments/${row.comment_id}/replies/${row.id}`) },
     permissions: permissionsFor(base, p, row.posted_by),
     // Not in the public description's reply shape, but the change request base resolves replies:
@@ -229,20 +231,23 @@ async function presentReplies(app: AppContext, base: Base, p: Principal, rows: R
 
 // ---- input ----
 
-const MAX_BODY = 100_000;
-
-function markdownOf(input: DocumentInput, field: string): string {
+/**
+ * A comment or reply body as stored (Markdown): a JSON document is checked and converted on the
+ * Markdown pool; either form is held to the content limits (src/content/limits.ts) with a 400 naming
+ * the limit.
+ */
+async function markdownOf(app: AppContext, input: DocumentInput, field: string): Promise<string> {
   let md: string;
-  if ('markdown' in input) md = input.markdown;
-  else {
-    try {
-      md = documentToMarkdown(input.document);
-    } catch {
-      throw badRequest(`Invalid request: ${field}.document: not a document this server can read`);
-    }
+  if ('markdown' in input) {
+    md = input.markdown;
+    const v = await app.markdown.scan(md, LIMITS.commentChars);
+    if (v) throw badRequest(`Invalid request: ${field}.markdown: ${v.message}`);
+  } else {
+    const out = await app.markdown.fromDocument(input.document, LIMITS.commentChars);
+    if ('violation' in out) throw badRequest(`Invalid request: ${field}.document${out.violation.path ? `.${out.violation.path}` : ''}: ${out.violation.message}`);
+    md = out.markdown;
   }
   if (!md.trim()) throw badRequest(`Invalid request: ${field}: a comment cannot be empty`);
-  if (md.length > MAX_BODY) throw badRequest(`Invalid request: ${field}: at most ${MAX_BODY} characters of markdown`);
   return md;
 }
 
@@ -301,7 +306,7 @@ export interface PostComment {
 
 export async function postComment(app: AppContext, p: Principal, ref: BaseRef, input: PostComment, format: OutputFormat = 'markdown') {
   const base = await openBase(app, p, ref, 'comment');
-  const body = markdownOf(input.body, 'body.body');
+  const body = await markdownOf(app, input.body, 'body.body');
   if (input.page !== undefined) {
     const { snapshot } = await revisionSnapshot(app.db, base.key.spaceId, base.revisionId);
     if (!snapshot.byId.has(input.page)) {
@@ -352,7 +357,7 @@ export async function updateComment(app: AppContext, p: Principal, ref: BaseRef,
   const base = await openBase(app, p, ref, 'comment');
   const row = await loadComment(app, base, commentId);
   checkUpdate(base, p, row.posted_by, u, 'comment');
-  const body = u.body !== undefined ? markdownOf(u.body, 'body.body') : undefined;
+  const body = u.body !== undefined ? await markdownOf(app, u.body, 'body.body') : undefined;
   await applyUpdate(app, p, 'comments', row.id, u, body);
   return getComment(app, p, ref, row.id, format);
 }
@@ -387,7 +392,7 @@ export async function getReply(app: AppContext, p: Principal, ref: BaseRef, comm
 export async function postReply(app: AppContext, p: Principal, ref: BaseRef, commentId: string, input: { body: DocumentInput }, format: OutputFormat = 'markdown') {
   const base = await openBase(app, p, ref, 'comment');
   const comment = await loadComment(app, base, commentId);
-  const body = markdownOf(input.body, 'body.body');
+  const body = await markdownOf(app, input.body, 'body.body');
   const id = newId();
   await repo.insertReply(app.db, { id, commentId: comment.id, body, postedBy: p.userId });
   const [out] = await presentReplies(app, base, p, [(await repo.getReply(app.db, comment.id, id))!], format);
@@ -407,7 +412,7 @@ export async function updateReply(
   const comment = await loadComment(app, base, commentId);
   const reply = await loadReply(app, comment.id, replyId);
   checkUpdate(base, p, reply.posted_by, u, 'reply');
-  const body = u.body !== undefined ? markdownOf(u.body, 'body.body') : undefined;
+  const body = u.body !== undefined ? await markdownOf(app, u.body, 'body.body') : undefined;
   await applyUpdate(app, p, 'comment_replies', reply.id, u, body);
   return getReply(app, p, ref, comment.id, reply.id, format);
 }

@@ -9,7 +9,6 @@ import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { toFile, toRevision, toTreePage, type ReadOptions } from '../content/present.js';
 import { evaluateComputedPage } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
-import { markdownToDocument } from '../content/markdown.js';
 import { requireSpace } from './space-access.js';
 
 /** Where content is read from: the space's current revision, or a given one (change requests). */
@@ -96,6 +95,7 @@ export async function readPage(app: AppContext, t: ContentTarget, pageId: string
     tp.node.type === 'computed' ? await evaluateComputedPage(app, t.organizationId, tp.node) : await loadBody(app.db, t.spaceId, tp.node);
   if (o.evaluated) markdown = evaluateExpressions(markdown, { space: snapshot.root.variables, page: tp.node.variables ?? {} });
   delete out.documentId;
-  if (o.format === 'document') return { ...out, document: markdownToDocument(markdown) };
+  // Parsed off the event loop; a body beyond the content limits comes back as plain text.
+  if (o.format === 'document') return { ...out, document: await app.markdown.document(markdown) };
   return { ...out, markdown };
 }
