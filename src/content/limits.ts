@@ -25,6 +25,13 @@ export const LIMITS = Object.freeze({
   /** Most emphasis (`*`, `_`, `~` runs) and link (`[`, `]`) markers in one paragraph. */
   inlineMarkers: 5_000,
   /**
+   * Most parsing work, as estimated by the scan: the parser's cost grows with the square of how
+   * often nested lists and quotes end, of lazy continuation lines, and of markers per paragraph,
+   * each times the length before it. One unit is about 0.1 µs of a busy 2-core machine: the limit
+   * is about 2 s, ten times what the largest real-world pages we measured need.
+   */
+  parseWork: 20_000_000,
+  /**
    * Deepest nesting of the nodes of a JSON document. A Markdown level may take two (a list and its
    * item) plus a paragraph, a link and a text under the deepest one: every document the server
    * produces from accepted Markdown is accepted back.
@@ -32,7 +39,7 @@ export const LIMITS = Object.freeze({
   documentDepth: 72,
 });
 
-export type LimitName = 'size' | 'depth' | 'nodes' | 'inline' | 'shape';
+export type LimitName = 'size' | 'depth' | 'nodes' | 'inline' | 'work' | 'shape';
 
 export interface LimitViolation {
   limit: LimitName;
@@ -99,10 +106,15 @@ const DELIMITER_ROW = /^\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
  * The first limit a Markdown body breaks, or null. `maxChars` is the size limit of the kind of
  * body (LIMITS.pageChars or LIMITS.commentChars). Linear in the length, no recursion.
  */
-export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, maxDepth: number = LIMITS.depth): LimitViolation | null {
+export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, maxDepth: number = LIMITS.depth, stats?: { closeWork: number; lazyWork: number; markerWork: number; nodes?: number }): LimitViolation | null {
   if (md.length > maxChars) return { limit: 'size', message: `longer than ${fmt(maxChars)} characters (${fmt(md.length)})` };
   const stack: Container[] = [];
   let nodes = 0;
+  let closeWork = 0;
+  let lazyWork = 0;
+  let markerWork = 0; // sum over paragraphs of markers², the cost of resolving emphasis and links
+  let events = 0; // the parser's document-level events so far (about)
+  let flowLines = 0; // lines since the containers last changed (the parser's current flow)
   let lineNo = 0;
   let prevBlank = true;
   let prevText = false; // the previous line was paragraph text (a later line may be lazy)
@@ -118,6 +130,11 @@ export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, ma
   let table = false;
 
   const tooManyNodes = (): LimitViolation => ({ limit: 'nodes', message: `more than ${fmt(LIMITS.nodes)} nodes` });
+  const tooMuchWork = () => closeWork + lazyWork + markerWork / 50 > LIMITS.parseWork;
+  const tooComplex = (line: number): LimitViolation => ({
+    limit: 'work',
+    message: `too complex to parse: too many nested lists and quotes ending, lazy continuation lines or emphasis and link markers for a page this long (line ${fmt(line)})`,
+  });
 
   for (let start = 0; start <= md.length; ) {
     let end = md.indexOf('\n', start);
@@ -203,9 +220,15 @@ export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, ma
 
     // 3. Unmatched containers close, unless this is a lazy continuation of a paragraph.
     const containersBefore = stack.length;
+    let closed = 0;
+    let firstClosedIsItem = false;
     if (matched < stack.length) {
       const lazy = !blank && prevText && !startsContainer(line, i, col, base) && !interrupts(line, i);
-      if (!lazy) stack.length = matched;
+      if (!lazy) {
+        closed = stack.length - matched;
+        firstClosedIsItem = !stack[matched].quote;
+        stack.length = matched;
+      } else lazyWork += flowLines;
     }
 
     // 4. Open new containers.
@@ -249,6 +272,21 @@ export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, ma
         nodes++;
       }
     }
+    events += 2 + 2 * stack.length;
+    flowLines = opened > 0 || closed > 0 ? 0 : flowLines + 1;
+    if (closed > 0) {
+      // The parser moves its whole event list for each line that ends containers, except when a
+      // list item just makes way for the next one (or a new container starts): quadratic work.
+      const sibling = opened > 0 && firstClosedIsItem && !stack[matched].quote;
+      if (opened === 0 || (sibling && closed >= 2)) closeWork += events;
+    }
+    if (stats) {
+      stats.closeWork = closeWork;
+      stats.lazyWork = lazyWork;
+      stats.markerWork = markerWork;
+      stats.nodes = nodes;
+    }
+    if (tooMuchWork()) return tooComplex(lineNo);
     const depth = stack.length + (inHint ? 1 : 0);
     if (depth > maxDepth) return { limit: 'depth', message: `nesting deeper than ${maxDepth} levels (line ${fmt(lineNo)})` };
 
@@ -337,14 +375,14 @@ export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, ma
           return { limit: 'depth', message: `emphasis nested deeper than ${maxDepth} levels (a run of ${fmt(n)} '${String.fromCharCode(ch)}' on line ${fmt(lineNo)})` };
         }
         j += n - 1;
-        markers++;
+        markerWork += 2 * markers++ + 1;
         nodes++;
       } else if (ch === 0x5b) {
-        markers++;
+        markerWork += 2 * markers++ + 1;
         nodes++;
         if (++brackets > maxDepth) return { limit: 'depth', message: `links nested deeper than ${maxDepth} levels (line ${fmt(lineNo)})` };
       } else if (ch === 0x5d) {
-        markers++;
+        markerWork += 2 * markers++ + 1;
         if (brackets > 0) brackets--;
       } else continue;
       if (markers > LIMITS.inlineMarkers) {
@@ -354,7 +392,7 @@ export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, ma
     if (nodes > LIMITS.nodes) return tooManyNodes();
     if (heading) markers = brackets = paraLines = 0;
   }
-  return null;
+  return tooMuchWork() ? tooComplex(lineNo) : null;
 }
 
 /** Width of a list marker at i (`-`, `+`, `*`, or 1-9 digits and `.`/`)`) followed by a space, a tab or the end; 0 if none. */
