@@ -37,6 +37,7 @@ type CachedOp = Exclude<BodyOp, 'html'>;
 
 export class MarkdownPool {
   private pool: Piscina | undefined;
+  private started: Promise<Piscina> | undefined;
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly cache = new LRUCache<string, BodyOutput>({
@@ -186,30 +187,40 @@ export class MarkdownPool {
   private async run(task: MarkdownTask, size: number, onTimeout: () => TaskOutput): Promise<TaskOutput> {
     if (this.o.threads === 0 || size <= INLINE_CHARS) return runTask(task);
     if (this.closed) throw new Error('The Markdown pool is closed');
+    const pool = await this.threads();
     await this.acquire();
     const started = performance.now();
     try {
-      return await this.threads().run(task, { signal: AbortSignal.timeout(this.o.timeoutMs) });
+      return await pool.run(task, { signal: AbortSignal.timeout(this.o.timeoutMs) });
     } catch (err) {
       const e = err as Error & { code?: string };
       if (e.name !== 'AbortError' && e.code !== 'ERR_WORKER_OUT_OF_MEMORY') throw err;
       this.o.log?.warn({ op: task.op, chars: size, ms: Math.round(performance.now() - started), reason: e.code ?? 'timeout' }, 'markdown task stopped; handled as plain text');
+      // The stopped thread is replaced; its slot is given back once the new one is up, so that
+      // its start-up is not counted in the next task's time limit.
+      await pool.run({ op: 'ping' }).catch(() => {});
       return onTimeout();
     } finally {
       this.release();
     }
   }
 
-  private threads(): Piscina {
-    this.pool ??= new Piscina({
-      filename: new URL('./worker.mjs', import.meta.url).href,
-      minThreads: 0,
-      maxThreads: this.o.threads,
-      idleTimeout: 60_000,
-      // A hostile body must not take the process's memory with it: the thread dies instead.
-      resourceLimits: { maxOldGenerationSizeMb: 1024 },
-    });
-    return this.pool;
+  /** The threads, started (and up) on first use; kept while the process lives. */
+  private threads(): Promise<Piscina> {
+    this.started ??= (async () => {
+      const pool = new Piscina({
+        filename: new URL('./worker.mjs', import.meta.url).href,
+        minThreads: this.o.threads,
+        maxThreads: this.o.threads,
+        idleTimeout: Infinity,
+        // A hostile body must not take the process's memory with it: the thread dies instead.
+        resourceLimits: { maxOldGenerationSizeMb: 1024 },
+      });
+      this.pool = pool;
+      await Promise.all(Array.from({ length: this.o.threads }, () => pool.run({ op: 'ping' })));
+      return pool;
+    })();
+    return this.started;
   }
 
   /** One task per thread at a time, so the time limit counts running time, never time in a queue. */

@@ -31,7 +31,9 @@ export type MarkdownTask =
   | ({ op: 'html'; md: string; plain?: string } & HtmlLookups)
   | { op: 'fromDocument'; doc: unknown; maxChars: number }
   | { op: 'scan'; md: string; maxChars: number }
-  | { op: 'batch'; tasks: MarkdownTask[] };
+  | { op: 'batch'; tasks: MarkdownTask[] }
+  /** Nothing: the answer says a thread is up (its start-up is not counted in any time limit). */
+  | { op: 'ping' };
 
 export interface BodyValues {
   document: JSONDocument;
@@ -54,6 +56,8 @@ export type TaskOutput = BodyOutput | FromDocumentOutput | LimitViolation | null
 
 export function runTask(task: MarkdownTask): TaskOutput {
   switch (task.op) {
+    case 'ping':
+      return null;
     case 'batch':
       return task.tasks.map(runTask);
     case 'scan':
