@@ -14,7 +14,7 @@
 import { Piscina } from 'piscina';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log.js';
-import type { LimitViolation } from '../content/limits.js';
+import { checkDocument, type LimitViolation } from '../content/limits.js';
 import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/markdown.js';
 import type { RenderPlan } from './html.js';
 import { plainValue, runTask, type BodyOp, type BodyOutput, type BodyValues, type FromDocumentOutput, type HtmlLookups, type MarkdownTask, type TaskOutput } from './tasks.js';
@@ -89,6 +89,10 @@ export class MarkdownPool {
 
   /** A JSON document given on write → Markdown, or the limit or shape rule it breaks. */
   async fromDocument(doc: unknown, maxChars: number): Promise<FromDocumentOutput> {
+    // The shape first, here: iterative and quick, and it stops at the first node too deep, before
+    // anything recursive (JSON.stringify, the structured clone to a thread) meets the document.
+    const violation = checkDocument(doc);
+    if (violation) return { violation };
     const size = JSON.stringify(doc)?.length ?? 0;
     return (await this.run({ op: 'fromDocument', doc, maxChars }, size, () => ({
       violation: { limit: 'size', path: '', message: `too large or complex to convert within ${this.o.timeoutMs} ms` },
