@@ -55,6 +55,11 @@ export class MarkdownPool {
     return (await this.body('document', md)).value;
   }
 
+  /** Page body → GitBook JSON document, as JSON text (no object graph to copy between threads, or to serialize again). */
+  async documentJson(md: string): Promise<string> {
+    return (await this.body('documentJson', md)).value;
+  }
+
   /** Headings of a body (anchors as the document gives them). */
   async headings(md: string): Promise<HeadingInfo[]> {
     return (await this.body('headings', md)).value;

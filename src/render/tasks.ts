@@ -16,7 +16,7 @@ import { plainDocument, plainHtml, plainSections } from './plain.js';
 const TREE_DEPTH = 4 * LIMITS.depth + 16;
 const TREE_NODES = 4 * LIMITS.nodes;
 
-export type BodyOp = 'document' | 'sections' | 'headings' | 'links' | 'plan' | 'html';
+export type BodyOp = 'document' | 'documentJson' | 'sections' | 'headings' | 'links' | 'plan' | 'html';
 
 export interface HtmlLookups {
   anchor: string;
@@ -37,6 +37,8 @@ export type MarkdownTask =
 
 export interface BodyValues {
   document: JSONDocument;
+  /** The document as JSON text: a large one crosses threads and reaches the response as one string. */
+  documentJson: string;
   sections: Section[];
   headings: HeadingInfo[];
   links: PageLink[];
@@ -82,6 +84,8 @@ function parsedValue(task: Extract<MarkdownTask, { op: BodyOp }>): BodyValues[Bo
   switch (task.op) {
     case 'document':
       return markdownToDocument(task.md);
+    case 'documentJson':
+      return JSON.stringify(markdownToDocument(task.md));
     case 'sections':
       return splitSections(task.md);
     case 'headings':
@@ -100,6 +104,8 @@ export function plainValue(task: Extract<MarkdownTask, { op: BodyOp }>, reason: 
   switch (task.op) {
     case 'document':
       return plainDocument(task.md);
+    case 'documentJson':
+      return JSON.stringify(plainDocument(task.md));
     case 'sections':
       return plainSections(task.md);
     case 'headings':
