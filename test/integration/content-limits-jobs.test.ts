@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { editContent } from '../helpers/content.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
-import { waitFor } from '../helpers/http.js';
+import { serve, waitFor } from '../helpers/http.js';
 import { spawn } from 'node:child_process';
 
 // Jobs meeting content beyond the limits: a PDF export and a git import finish once, bounded, and
@@ -13,7 +13,7 @@ let g: GitServer;
 let org: Awaited<ReturnType<TestApp['seedOrg']>>;
 
 beforeAll(async () => {
-  t = await startTestApp({ workers: ['pdf', 'git'] });
+  t = await startTestApp({ workers: ['pdf', 'git', 'import'] });
   g = await startGitServer();
   org = await t.seedOrg();
 });
@@ -136,5 +136,40 @@ describe('git import', () => {
     expect(op.status).toBe('failed');
     expect(op.error).toMatch(/SUMMARY\.md: nesting deeper than 32 levels \(line 35\)/);
     expect(await attempts(op.id)).toBe(1);
+  });
+});
+
+describe('website import', () => {
+  it('skips pages nested too deeply to convert, and fails once when the start page is one', async () => {
+    const deepHtml = `<html><body><main><h1>Deep</h1>${'<blockquote>'.repeat(20_000)}x${'</blockquote>'.repeat(20_000)}</main></body></html>`;
+    const site = await serve((req, res) => {
+      const pages: Record<string, string> = {
+        '/site/': '<html><head><title>Start</title></head><body><main><h1>Start</h1><a href="/site/ok.html">ok</a> <a href="/site/deep.html">deep</a></main></body></html>',
+        '/site/ok.html': '<html><head><title>Fine</title></head><body><main><h1>Fine</h1><p>Plain page.</p></main></body></html>',
+        '/site/deep.html': deepHtml,
+        '/deep/': deepHtml,
+      };
+      const html = pages[req.url ?? ''];
+      res.writeHead(html ? 200 : 404, { 'content-type': 'text/html' }).end(html ?? 'not found');
+    });
+    try {
+      const s = await newSpace('Website');
+      const r = await api('POST', `/v1/spaces/${s}/content/import`, { url: `${site.url}/site/`, source: 'website' });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      const op = await healthzWhileRunning(r.headers.get('location'));
+      expect(op.status, op.error).toBe('succeeded');
+      expect(op.result).toMatchObject({ importedResources: 2, totalResources: 3 });
+      const titles = (await api('GET', `/v1/spaces/${s}/content/pages`)).body.pages.flatMap((p: any) => [p.title, ...(p.pages ?? []).map((c: any) => c.title)]);
+      expect(titles).toContain('Fine');
+      expect(titles).not.toContain('Deep');
+
+      const failing = await api('POST', `/v1/spaces/${s}/content/import`, { url: `${site.url}/deep/`, source: 'website' });
+      const failed = await finished(failing.headers.get('location'));
+      expect(failed.status).toBe('failed');
+      expect(failed.error).toBe(`Could not import ${site.url}/deep/: its elements nest deeper than 512 levels`);
+      expect(await attempts(failed.id)).toBe(1);
+    } finally {
+      await site.close();
+    }
   });
 });

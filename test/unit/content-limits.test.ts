@@ -154,3 +154,18 @@ describe('checkTree', () => {
     expect(checkTree(parseMarkdown(nestedList(5)), 100, 1000)).toBeNull();
   });
 });
+
+describe('htmlTooDeep (website import)', () => {
+  it('counts element nesting without parsing: voids, self-closing tags, comments and scripts do not nest', async () => {
+    const { htmlTooDeep, MAX_HTML_DEPTH } = await import('../../src/import/html.js');
+    const nest = (n: number, tag = 'div') => `${`<${tag} class="x">`.repeat(n)}x${`</${tag}>`.repeat(n)}`;
+    expect(htmlTooDeep(nest(MAX_HTML_DEPTH))).toBe(false);
+    expect(htmlTooDeep(nest(MAX_HTML_DEPTH + 1, 'blockquote'))).toBe(true);
+    expect(htmlTooDeep('<p>a</p>'.repeat(10_000))).toBe(false);
+    expect(htmlTooDeep('<br><img src="x"><hr/><span/>'.repeat(10_000))).toBe(false);
+    expect(htmlTooDeep(`<!--${'<div>'.repeat(1000)}-->`)).toBe(false);
+    expect(htmlTooDeep(`<script>${'<div>'.repeat(1000)}</SCRIPT><p>after</p>`)).toBe(false);
+    expect(htmlTooDeep('<'.repeat(100_000))).toBe(false);
+    expect(htmlTooDeep(`${'<div>'.repeat(600)}`)).toBe(true); // never closed: still open
+  });
+});
