@@ -18,7 +18,9 @@
 // When a page fails
 // A page fails the whole export (PageRenderError, "page '<title>': <reason>") when its content
 // cannot be rendered faithfully: an image whose file exists in the revision but whose bytes are
-// missing from the BlobStore, or a computed page whose evaluation throws.
+// missing from the BlobStore, or a computed page whose evaluation throws. A body beyond the content
+// limits (or one whose rendering runs past MARKDOWN_TIMEOUT_MS on the Markdown pool) does not fail
+// it: the page is printed as plain text after a notice saying why (src/render/plain.ts).
 import type { AppContext } from '../context.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBodies, type Snapshot, type TreePage } from '../content/snapshot.js';
