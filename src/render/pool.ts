@@ -1,7 +1,8 @@
 // Markdown work on user content off the caller's event loop: parsing (micromark) costs ~1-5 ms per
 // KB even for ordinary pages and more than linear time for some shapes the limits allow (many
 // nested lists, many block quotes), so a 1 MB page holds a thread for seconds. Every parse, JSON
-// document, HTML body, search section and link extraction of a body therefore runs here:
+// document, HTML body, search section and link extraction of a body therefore runs here, and so
+// does the line-based three-way merge of page texts (quadratic in the lines that differ):
 //
 // - on MARKDOWN_THREADS worker threads (piscina; src/render/worker.mjs), tasks started one per free
 //   thread, each within MARKDOWN_TIMEOUT_MS: past it the thread is stopped (piscina terminates it)
@@ -17,7 +18,7 @@ import type { Logger } from '../log.js';
 import { checkDocument, type LimitViolation } from '../content/limits.js';
 import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/markdown.js';
 import type { RenderPlan } from './html.js';
-import { plainValue, runTask, type BodyOp, type BodyOutput, type BodyValues, type FromDocumentOutput, type HtmlLookups, type MarkdownTask, type TaskOutput } from './tasks.js';
+import { plainValue, runTask, type BodyOp, type BodyOutput, type BodyValues, type FromDocumentOutput, type HtmlLookups, type MarkdownTask, type MergeOutput, type TaskOutput } from './tasks.js';
 
 /** Inputs up to this many characters are handled on the calling thread. */
 const INLINE_CHARS = 512;
@@ -102,6 +103,13 @@ export class MarkdownPool {
     return (await this.run({ op: 'fromDocument', doc, maxChars }, size, () => ({
       violation: { limit: 'size', path: '', message: `too large or complex to convert within ${this.o.timeoutMs} ms` },
     }))) as FromDocumentOutput;
+  }
+
+  /** A line-based three-way merge of a page's text; past the time limit, a conflict saying so. */
+  async mergeText(base: string, ours: string, theirs: string): Promise<MergeOutput> {
+    return (await this.run({ op: 'diff3', base, ours, theirs }, base.length + ours.length + theirs.length, () => ({
+      conflict: `both sides changed the page too much to merge its lines within ${this.o.timeoutMs} ms`,
+    }))) as MergeOutput;
   }
 
   /** The first limit a Markdown body breaks, or null (src/content/limits.ts). */

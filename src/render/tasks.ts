@@ -9,6 +9,7 @@ import { LIMITS, checkDocument, checkTree, scanMarkdown, type LimitViolation } f
 import { documentToMarkdown, headings, markdownToDocument, pageLinks, splitSections } from '../content/markdown.js';
 import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/markdown.js';
 import { parseExtended } from '../content/markdown/parse.js';
+import { diff3Merge } from 'node-diff3';
 import { pageBodyHtml, renderPlan, type ImageSource, type RenderPlan } from './html.js';
 import { plainDocument, plainHtml, plainSections } from './plain.js';
 
@@ -32,6 +33,8 @@ export type MarkdownTask =
   | { op: 'fromDocument'; doc: unknown; maxChars: number }
   | { op: 'scan'; md: string; maxChars: number }
   | { op: 'batch'; tasks: MarkdownTask[] }
+  /** Line-based three-way merge of a page's text (change request merges). */
+  | { op: 'diff3'; base: string; ours: string; theirs: string }
   /** Nothing: the answer says a thread is up (its start-up is not counted in any time limit). */
   | { op: 'ping' };
 
@@ -54,7 +57,9 @@ export interface BodyOutput<K extends BodyOp = BodyOp> {
 
 export type FromDocumentOutput = { markdown: string } | { violation: LimitViolation };
 
-export type TaskOutput = BodyOutput | FromDocumentOutput | LimitViolation | null | TaskOutput[];
+export type MergeOutput = { merged: string } | { conflict: string };
+
+export type TaskOutput = BodyOutput | FromDocumentOutput | MergeOutput | LimitViolation | null | TaskOutput[];
 
 export function runTask(task: MarkdownTask): TaskOutput {
   switch (task.op) {
@@ -66,6 +71,11 @@ export function runTask(task: MarkdownTask): TaskOutput {
       return scanMarkdown(task.md, task.maxChars);
     case 'fromDocument':
       return fromDocument(task.doc, task.maxChars);
+    case 'diff3': {
+      const regions = diff3Merge(task.ours.split('\n'), task.base.split('\n'), task.theirs.split('\n'));
+      if (regions.some((r) => r.conflict)) return { conflict: 'both sides changed the same lines of the page' };
+      return { merged: regions.flatMap((r) => r.ok ?? []).join('\n') };
+    }
     default:
       return runBody(task);
   }

@@ -223,7 +223,7 @@ export async function updateFromMain(app: AppContext, p: Principal, spaceId: str
     const [base, main] = await Promise.all([revisionSnapshot(c, spaceId, baseId), revisionSnapshot(c, spaceId, space.revision_id)]);
     const draft = await openDraft(c, spaceId, cr.revision);
     const ours = draft.base!;
-    const conflicts = await mergeInto(c, spaceId, base.snapshot, ours, main.snapshot, draft);
+    const conflicts = await mergeInto(c, spaceId, base.snapshot, ours, main.snapshot, draft, (b, o, t) => app.markdown.mergeText(b, o, t));
     if (conflicts.length) throw conflictError(`Updating change request #${cr.number} from main`, conflicts);
     const rev = await commitDraft(c, spaceId, draft, { type: 'update', changeRequestId: cr.id, createdBy: p.userId, extraParents: [space.revision_id] });
     await crs.updateChangeRequest(c, cr.id, { revision: rev.id, revision_merged_ancestor: space.revision_id });
@@ -257,7 +257,7 @@ export async function mergeChangeRequest(app: AppContext, p: Principal, spaceId:
     } else {
       const [base, theirs] = await Promise.all([revisionSnapshot(c, spaceId, baseId), revisionSnapshot(c, spaceId, cr.revision)]);
       const draft = await openDraft(c, spaceId, space.revision_id);
-      const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, theirs.snapshot, draft);
+      const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, theirs.snapshot, draft, (b, o, t) => app.markdown.mergeText(b, o, t));
       if (conflicts.length) throw conflictError(`Merging change request #${cr.number}`, conflicts);
       const rev = await commitDraft(c, spaceId, draft, { type: 'merge', changeRequestId: cr.id, createdBy: p.userId, extraParents: [cr.revision] });
       revisionId = rev.id;

@@ -217,3 +217,37 @@ describe('pages within the limits that are slow to parse', () => {
     expect(r.body.document.nodes.length).toBeGreaterThan(0);
   });
 });
+
+describe('merging pages whose lines changed on both sides', () => {
+  let m: TestApp;
+  beforeAll(async () => {
+    m = await startTestApp({ env: { MARKDOWN_TIMEOUT_MS: '500' } });
+  });
+  afterAll(() => m?.close());
+
+  it('merges them off the event loop, and past the time limit answers a 409 naming the page', async () => {
+    const o = await m.seedOrg();
+    const call = (method: string, path: string, body?: unknown) => m.api(method, path, { token: o.adminToken, body });
+    const s = (await call('POST', `/v1/orgs/${o.orgId}/spaces`, { title: 'Merge', empty: true })).body.id;
+    const lines = (prefix: string) => Array.from({ length: 100_000 }, (_, i) => `${prefix}${i}`).join('\n');
+    await editContent(m, s, (d) => d.insertPage(null, { id: 'big', title: 'Big', markdown: lines('l') }));
+    const c = (await call('POST', `/v1/spaces/${s}/change-requests`, { subject: 'Rewrite' })).body;
+    const w = await call('POST', `/v1/spaces/${s}/change-requests/${c.id}/content`, { changes: [{ operation: 'update_page', page: 'big', document: { markdown: lines('r') } }] });
+    expect(w.status, JSON.stringify(w.body).slice(0, 300)).toBe(200);
+    await editContent(m, s, (d) => d.updatePage('big', { markdown: `${lines('l')}\nmain` }));
+    const order: string[] = [];
+    const merge = call('POST', `/v1/spaces/${s}/change-requests/${c.id}/merge`).then((r) => (order.push('merge'), r));
+    expect((await fetch(`${m.baseUrl}/healthz`)).status).toBe(200);
+    order.push('healthz');
+    const r = await merge;
+    expect(order).toEqual(['healthz', 'merge']);
+    expectError(r, 409, /Big.*both sides changed the page too much to merge its lines within 500 ms/);
+    // Small texts still merge line by line.
+    await editContent(m, s, (d) => d.insertPage(null, { id: 'small', title: 'Small', markdown: 'one\ntwo\nthree' }));
+    const c2 = (await call('POST', `/v1/spaces/${s}/change-requests`, { subject: 'Small' })).body;
+    await call('POST', `/v1/spaces/${s}/change-requests/${c2.id}/content`, { changes: [{ operation: 'update_page', page: 'small', document: { markdown: 'one\ntwo\nthree!' } }] });
+    await editContent(m, s, (d) => d.updatePage('small', { markdown: 'one!\ntwo\nthree' }));
+    expect((await call('POST', `/v1/spaces/${s}/change-requests/${c2.id}/merge`)).status).toBe(200);
+    expect((await call('GET', `/v1/spaces/${s}/content/page/small`)).body.markdown).toBe('one!\ntwo\nthree!');
+  });
+});
