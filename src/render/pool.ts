@@ -47,6 +47,7 @@ export class MarkdownPool {
   });
   /** Bodies whose processing ran out of time lately: every op on them goes straight to plain text. */
   private readonly slow = new LRUCache<string, true>({ maxSize: CACHE_BYTES, sizeCalculation: (_v, k) => k.length * 2 + 64, ttl: PLAIN_AFTER_TIMEOUT_TTL_MS });
+  private readonly pending = new Map<string, Promise<BodyOutput>>();
   private closed = false;
 
   constructor(private readonly o: MarkdownPoolOptions) {}
@@ -130,10 +131,20 @@ export class MarkdownPool {
     return `it could not be processed within ${this.o.timeoutMs} ms`;
   }
 
-  private async body<K extends CachedOp>(op: K, md: string): Promise<BodyOutput<K>> {
+  private body<K extends CachedOp>(op: K, md: string): Promise<BodyOutput<K>> {
     const key = `${op}\n${md}`;
     const hit = this.cache.get(key);
-    if (hit) return hit as BodyOutput<K>;
+    if (hit) return Promise.resolve(hit as BodyOutput<K>);
+    // Readers of the same body at the same time share one task.
+    let pending = this.pending.get(key);
+    if (!pending) {
+      pending = this.compute(op, md, key).finally(() => this.pending.delete(key));
+      this.pending.set(key, pending);
+    }
+    return pending as Promise<BodyOutput<K>>;
+  }
+
+  private async compute<K extends CachedOp>(op: K, md: string, key: string): Promise<BodyOutput<K>> {
     const task = { op, md } as Extract<MarkdownTask, { op: CachedOp }>;
     if (this.slow.has(md)) {
       const reason = this.timeoutReason();

@@ -78,6 +78,9 @@ describe('MarkdownPool', () => {
     const doc = await p.document(md);
     expect(doc).toEqual(markdownToDocument(md));
     expect(await p.document(md)).toBe(doc); // the cached result
+    const other = `${md}\nMore.`;
+    const [a, b] = await Promise.all([p.document(other), p.document(other)]);
+    expect(a).toBe(b); // concurrent readers share one task
     expect(await p.sections([md, 'tiny', md])).toEqual([splitSections(md), splitSections('tiny'), splitSections(md)]);
     expect(await p.scan(`${'> '.repeat(40)}x`.padEnd(1000, ' '), LIMITS.pageChars)).toMatchObject({ limit: 'depth' });
   });
@@ -95,6 +98,17 @@ describe('MarkdownPool', () => {
     // A new thread takes the stopped one's place.
     const md = 'Fine *text*.\n\n'.repeat(100);
     expect(await p.document(md)).toEqual(markdownToDocument(md));
+  });
+
+  it('merges texts line by line', async () => {
+    const p = pool({ threads: 1, timeoutMs: 60_000 });
+    const base = Array.from({ length: 200 }, (_, i) => `line ${i}`);
+    const ours = [...base];
+    ours[0] = 'ours';
+    const theirs = [...base];
+    theirs[199] = 'theirs';
+    expect(await p.mergeText(base.join('\n'), ours.join('\n'), theirs.join('\n'))).toEqual({ merged: [...ours.slice(0, 199), 'theirs'].join('\n') });
+    expect(await p.mergeText(base.join('\n'), ours.join('\n'), ['other', ...base.slice(1)].join('\n'))).toEqual({ conflict: 'both sides changed the same lines of the page' });
   });
 
   it('runs on the calling thread with no threads', async () => {
