@@ -43,7 +43,9 @@ export class MarkdownPool {
   private readonly waiting: (() => void)[] = [];
   private readonly cache = new LRUCache<string, BodyOutput>({
     maxSize: CACHE_BYTES,
-    sizeCalculation: (v, k) => k.length * 2 + (typeof v.value === 'string' ? v.value.length * 2 : 256),
+    // About the heap each entry takes: its key (the body) and its value (JSON text exactly; a
+    // document's objects take an order of magnitude more than its Markdown; the rest is smaller).
+    sizeCalculation: (v, k) => k.length * 2 + (typeof v.value === 'string' ? v.value.length * 2 : k.startsWith('document\n') ? k.length * 16 : k.length * 2) + 256,
   });
   /** Bodies whose processing ran out of time lately: every op on them goes straight to plain text. */
   private readonly slow = new LRUCache<string, true>({ maxSize: CACHE_BYTES, sizeCalculation: (_v, k) => k.length * 2 + 64, ttl: PLAIN_AFTER_TIMEOUT_TTL_MS });
