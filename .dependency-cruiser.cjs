@@ -5,14 +5,18 @@
 //   presenters src/presenters
 //   engines    src/content src/git src/search src/render src/import src/translate src/sso
 //   platform   src/queue src/db src/storage src/net src/core/*.ts src/auth src/util
-//              src/config.ts src/log.ts src/context.ts
+//              src/config.ts src/log.ts
+// src/context.ts is the composition root: it builds the per-process AppContext (pool, blob store,
+// job client, the Markdown worker-thread pool of src/render) and may import platform and engines,
+// never services or edges.
 // An import may only point down (or sideways inside one folder); nothing below reaches up; no cycles.
 const EDGE = '^(src/(server|api|main|cli|supervisor|lifecycle)\\.ts$|src/(routes|http|site|ops)/|jobs/|workers/)';
 const SERVICES = '^src/services/';
 const POLICIES = '^src/core/access/';
 const PRESENTERS = '^src/presenters/';
 const ENGINES = '^src/(content|git|search|render|import|translate|sso)/';
-const PLATFORM = '^src/(queue|db|storage|net|auth|util)/|^src/core/[^/]+\\.ts$|^src/(config|log|context)\\.ts$';
+const PLATFORM = '^src/(queue|db|storage|net|auth|util)/|^src/core/[^/]+\\.ts$|^src/(config|log)\\.ts$';
+const ROOT = '^src/context\\.ts$';
 
 const above = (...layers) => layers.join('|');
 
@@ -25,6 +29,20 @@ module.exports = {
       comment: 'The platform knows nothing of engines, presenters, policies, services or edges.',
       from: { path: PLATFORM },
       to: { path: above(ENGINES, PRESENTERS, POLICIES, SERVICES, EDGE) },
+    },
+    {
+      name: 'composition-root-reaches-up',
+      severity: 'error',
+      comment: 'The AppContext builder wires platform and engines; it knows no presenters, policies, services or edges.',
+      from: { path: ROOT },
+      to: { path: above(PRESENTERS, POLICIES, SERVICES, EDGE) },
+    },
+    {
+      name: 'platform-imports-root-types-only',
+      severity: 'error',
+      comment: 'Below the composition root, only its AppContext type may be imported.',
+      from: { path: PLATFORM },
+      to: { path: ROOT, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'engine-reaches-up',

@@ -27,8 +27,11 @@
 //                                       10,000-page space after main moved on (three-way), vs the same
 //                                       on a 100-page space and vs a fast-forward merge.
 //  6. pdf (bench/pdf.ts)                PDF export pages/s of a 50-page change request vs bare puppeteer.
+//  7. git (bench/git.ts)                import and export jobs of a 2,000-page repository vs git clone/push.
+//  8. limits (bench/limits.ts)          /healthz p99 while clients read the most hostile page the
+//                                       content limits allow, vs /healthz p99 idle.
 //
-// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git), in the
+// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git, limits), in the
 // order above; content and merge share their spaces when both run.
 //
 // Knobs (environment): BENCH_CONNECTIONS (10), BENCH_DURATION seconds per measured run (3),
@@ -52,6 +55,7 @@ import { benchContent } from './content.js';
 import { benchMerge } from './merge.js';
 import { benchPdf } from './pdf.js';
 import { benchGit } from './git.js';
+import { benchLimits } from './limits.js';
 import { tmpdir } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -447,6 +451,15 @@ const SECTIONS: Section[] = [
     notes: [
       'Git (bench/git.ts): import/export jobs of a generated 2,000-page, 200-image repository vs git clone / git push of it,',
       'both against the same local git http-backend remote; every import starts from an empty cache (fresh repoCacheID).',
+    ],
+  },
+  {
+    name: 'limits',
+    run: benchLimits,
+    notes: [
+      'Limits (bench/limits.ts): GET /healthz one at a time from a worker thread (sub-ms timing), idle and while clients read copies',
+      'of the most hostile page the content limits accept (parsed on the Markdown pool, each copy once), alternately; and that read',
+      'vs the same page as Markdown. On 2 cores the pool\'s threads take the CPU the probes share: latency there is CPU, not a blocked loop.',
     ],
   },
 ];

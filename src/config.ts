@@ -66,6 +66,14 @@ export interface Config {
   import: {
     maxPages: number;
   };
+  /**
+   * Markdown work on user content (parsing, documents, HTML, search sections) runs on this many
+   * worker threads, each task within `timeoutMs` (src/render/pool.ts). 0: on the calling thread.
+   */
+  markdown: {
+    threads: number;
+    timeoutMs: number;
+  };
   /** PostgreSQL text search configuration for spaces without a language of their own (src/search/text-config.ts). */
   searchTextConfig: string;
   /** Permanent removal of deleted spaces (jobs/purge-spaces.ts). */
@@ -171,6 +179,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     import: {
       maxPages: int(env, 'IMPORT_MAX_PAGES', 200, 1),
+    },
+    markdown: {
+      threads: int(env, 'MARKDOWN_THREADS', 2),
+      timeoutMs: int(env, 'MARKDOWN_TIMEOUT_MS', 10_000, 1),
     },
     searchTextConfig: str(env, 'SEARCH_TEXT_CONFIG', 'english'),
     purge: {

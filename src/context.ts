@@ -7,6 +7,7 @@ import { sharedSecret } from './db/repos/settings.js';
 import { createLogger, type Logger } from './log.js';
 import { createBlobStore, type BlobStore } from './storage/index.js';
 import { JobClient } from './queue/client.js';
+import { MarkdownPool } from './render/pool.js';
 
 /** Everything a service or job processor needs, built once per process and passed in (never global). */
 export interface AppContext {
@@ -17,6 +18,8 @@ export interface AppContext {
   jobs: JobClient;
   /** Server secret: signs visitor-claim JWTs and encrypts stored credentials. */
   secret: string;
+  /** Markdown of user content is parsed, converted and rendered here, off the event loop (src/render/pool.ts). */
+  markdown: MarkdownPool;
 }
 
 export async function createAppContext(config: Config, name: string, log?: Logger): Promise<AppContext> {
@@ -34,10 +37,11 @@ export async function createAppContext(config: Config, name: string, log?: Logge
     const sealed = await sealStoredSecrets(db, secret);
     if (sealed) logger.info({ sealed }, 'credentials stored in clear by an earlier version sealed');
   }
-  return { config, db, log: logger, blobs, jobs, secret };
+  const markdown = new MarkdownPool({ ...config.markdown, log: logger });
+  return { config, db, log: logger, blobs, jobs, secret, markdown };
 }
 
 export async function closeAppContext(app: AppContext): Promise<void> {
-  await Promise.allSettled([app.jobs.close(), app.blobs.close()]);
+  await Promise.allSettled([app.jobs.close(), app.blobs.close(), app.markdown.close()]);
   await app.db.end().catch(() => {});
 }

@@ -4,6 +4,7 @@ import YAML from 'yaml';
 import { newId } from '../util/ids.js';
 import { Draft, DraftError, type PageFields } from './draft.js';
 import { documentToMarkdown, type JSONDocument } from './markdown.js';
+import { LIMITS, type LimitViolation } from './limits.js';
 import { loadBody, type Snapshot } from './snapshot.js';
 import type { Queryable } from '../db/pool.js';
 
@@ -52,6 +53,36 @@ export class BatchError extends Error {
 }
 
 export type PageOutcome = { object: 'created_page'; id: string; ref?: string } | { object: 'updated_page'; id: string } | { object: 'deleted_page'; id: string };
+
+/** What checking bodies against the content limits needs (the Markdown pool: off the event loop). */
+export interface BodyChecker {
+  scan(md: string, maxChars: number): Promise<LimitViolation | null>;
+  fromDocument(doc: unknown, maxChars: number): Promise<{ markdown: string } | { violation: LimitViolation }>;
+}
+
+/**
+ * Every page body of a batch held to the content limits (src/content/limits.ts), JSON documents
+ * converted to Markdown: the batch to apply, or a BatchError naming the change, the field and the
+ * limit. Runs before the batch's transaction, so no lock waits on it.
+ */
+export async function checkBatchBodies(changes: ContentChange[], checker: BodyChecker): Promise<ContentChange[]> {
+  const checked = await Promise.allSettled(
+    changes.map(async (c, i): Promise<ContentChange> => {
+      if ((c.operation !== 'insert_page' && c.operation !== 'update_page') || !c.document) return c;
+      if ('markdown' in c.document) {
+        const v = await checker.scan(c.document.markdown, LIMITS.pageChars);
+        if (v) throw new BatchError(i, 'document.markdown', v.message);
+        return c;
+      }
+      const out = await checker.fromDocument(c.document.document, LIMITS.pageChars);
+      if ('violation' in out) throw new BatchError(i, `document.document${out.violation.path ? `.${out.violation.path}` : ''}`, out.violation.message);
+      return { ...c, document: { markdown: out.markdown } } as ContentChange;
+    }),
+  );
+  // The first failing change in batch order is the one named, whichever finished first.
+  for (const r of checked) if (r.status === 'rejected') throw r.reason;
+  return checked.map((r) => (r as PromiseFulfilledResult<ContentChange>).value);
+}
 
 /** Split YAML front matter and a leading `# Title` from markdown (as Git Sync reads pages). */
 export function readMarkdownPage(markdown: string): { body: string; meta: PageMeta & Record<string, unknown>; heading?: string } {

@@ -37,8 +37,7 @@
 // `locationReferences` lists each linking page once, in tree order; `stats.total` counts those items.
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/pool.js';
-import { extractLinks, slugify } from './markdown.js';
-import { parseExtended, type Block } from './markdown/parse.js';
+import { pageLinks, slugify, type PageLink } from './markdown.js';
 import { getObjects } from './objects.js';
 import type { Snapshot, TreePage } from './snapshot.js';
 import type { BodyNode, FileNode, Hash } from './types.js';
@@ -46,11 +45,8 @@ import type { BodyNode, FileNode, Hash } from './types.js';
 export type LinkRelation = 'link' | 'image';
 export type LinkStatus = 'ok' | 'broken' | 'in-app';
 
-/** A destination as written in a page body. */
-export interface ExtractedLink {
-  url: string;
-  relation: LinkRelation;
-}
+/** A destination as written in a page body (see `pageLinks` in markdown/text.ts). */
+export type ExtractedLink = PageLink;
 
 /** What a destination resolves to in one revision. */
 export type LinkTarget =
@@ -67,25 +63,8 @@ export function linkStatus(t: LinkTarget): LinkStatus {
 
 // ---- Extraction -----------------------------------------------------------------------------------
 
-// Text without any of these cannot hold a link, an autolink (`<…>`, `www.`, `://`, e-mail), a
-// reference definition or a file block: skipped without parsing.
-const MAY_LINK = /\]\(|\]:|<|www\.|:\/\/|@|\{%/i;
-
 /** Links of a page body in document order (`{% file %}` blocks after the Markdown links). */
-export function extractPageLinks(md: string): ExtractedLink[] {
-  if (!MAY_LINK.test(md)) return [];
-  const out: ExtractedLink[] = extractLinks(md).map((l) => ({ url: l.url, relation: l.kind }));
-  if (/\{%\s*file\s/.test(md)) {
-    const walk = (nodes: readonly Block[]) => {
-      for (const n of nodes) {
-        if (n.type === 'gitbookFile') out.push({ url: n.src, relation: 'link' });
-        else if (n.type === 'gitbookHint') walk(n.children);
-      }
-    };
-    walk(parseExtended(md).root.children);
-  }
-  return out;
-}
+export const extractPageLinks = pageLinks;
 
 // Bodies are immutable and addressed by the hash of their content (the same text has the same hash in
 // every space), so extracted links are cached by body hash alone, without invalidation.
@@ -409,11 +388,14 @@ export function linkStats(groups: LinkGroup[], baseline?: LinkGroup[]): LinkStat
 const indexes = new LRUCache<string, LinkIndex>({ max: 32 });
 const building = new Map<string, Promise<LinkIndex>>();
 
+/** Links of many bodies, one array per body in order (the Markdown pool's `links`, off the event loop). */
+export type LinkExtractor = (markdowns: string[]) => Promise<ExtractedLink[][]>;
+
 /**
  * The link index of a revision: bodies whose links are not cached yet are read in one query and
- * parsed once; a new revision of a large space re-parses only the bodies that changed.
+ * parsed once (by `extract`); a new revision of a large space re-parses only the bodies that changed.
  */
-export async function loadLinkIndex(db: Queryable, snap: Snapshot, opts: ResolverOptions): Promise<LinkIndex> {
+export async function loadLinkIndex(db: Queryable, snap: Snapshot, opts: ResolverOptions, extract: LinkExtractor): Promise<LinkIndex> {
   const key = `${opts.publicUrl}\n${snap.spaceId}:${snap.rootHash}`;
   const hit = indexes.get(key);
   if (hit) return hit;
@@ -431,19 +413,13 @@ export async function loadLinkIndex(db: Queryable, snap: Snapshot, opts: Resolve
         else missingSet.add(h);
       }
       const missing = [...missingSet];
-      let slice = performance.now();
       for (let i = 0; i < missing.length; i += 1000) {
-        const objs = await getObjects(db, snap.spaceId, missing.slice(i, i + 1000));
-        for (const [h, obj] of objs) {
-          const links = extractPageLinks((obj as BodyNode).markdown);
-          local.set(h, links);
-          extracted.set(h, links);
-          // Parsing is CPU-bound (a few ms per page): give other requests their turn regularly.
-          if (performance.now() - slice > 20) {
-            await new Promise((r) => setImmediate(r));
-            slice = performance.now();
-          }
-        }
+        const objs = [...(await getObjects(db, snap.spaceId, missing.slice(i, i + 1000)))];
+        const links = await extract(objs.map(([, obj]) => (obj as BodyNode).markdown));
+        objs.forEach(([h], k) => {
+          local.set(h, links[k]);
+          extracted.set(h, links[k]);
+        });
       }
       const index = buildLinkIndex(snap, (p) => local.get(p.node.body!) ?? [], opts);
       indexes.set(key, index);

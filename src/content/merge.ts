@@ -1,4 +1,3 @@
-import { diff3Merge } from 'node-diff3';
 import type { Queryable } from '../db/pool.js';
 import { canonicalJson } from './objects.js';
 import { ASSIGNABLE_FIELDS, type Draft, type PageFields } from './draft.js';
@@ -10,6 +9,13 @@ export interface MergeConflict {
   title: string;
   reason: string;
 }
+
+/**
+ * A line-based three-way merge of a page's text (node-diff3): the merged text, or why not. Passed
+ * in: it is quadratic in the lines that differ, so the service runs it off the event loop, within
+ * a time limit (src/render/pool.ts).
+ */
+export type TextMerger = (base: string, ours: string, theirs: string) => Promise<{ merged: string } | { conflict: string }>;
 
 /** Page fields a merge compares and carries over (everything but identity, tree links and timestamps). */
 const FIELDS = [...ASSIGNABLE_FIELDS, 'slug'] as const;
@@ -63,6 +69,7 @@ export async function mergeInto(
   ours: Snapshot,
   theirs: Snapshot,
   draft: Draft,
+  mergeText: TextMerger,
 ): Promise<MergeConflict[]> {
   const conflicts: MergeConflict[] = [];
   const conflict = (p: PageNode, reason: string) => conflicts.push({ pageId: p.id, title: p.title, reason });
@@ -95,7 +102,7 @@ export async function mergeInto(
       continue;
     }
     if (theirsChanged) {
-      const merged = await mergePage(db, spaceId, b.node, o.node, t.node);
+      const merged = await mergePage(db, spaceId, b.node, o.node, t.node, mergeText);
       if (typeof merged === 'string') conflict(t.node, merged);
       else if (merged) draft.updatePage(id, merged);
     }
@@ -172,7 +179,7 @@ function anchorIndex(draft: Draft, at: { parent: string | null; after: string | 
  * Field-wise merge of one page changed on their side: returns the fields to set, null when ours
  * already has everything, or a conflict reason.
  */
-async function mergePage(db: Queryable, spaceId: string, b: PageNode, o: PageNode, t: PageNode): Promise<PageFields | null | string> {
+async function mergePage(db: Queryable, spaceId: string, b: PageNode, o: PageNode, t: PageNode, mergeText: TextMerger): Promise<PageFields | null | string> {
   if (sameContent(o, t)) return null;
   if (sameContent(o, b)) return { ...fieldsOf(t), ...(t.body !== o.body ? { markdown: await loadBody(db, spaceId, t) } : {}) };
   const out: Record<string, unknown> = {};
@@ -188,9 +195,9 @@ async function mergePage(db: Queryable, spaceId: string, b: PageNode, o: PageNod
     if (o.body === b.body) out.markdown = await loadBody(db, spaceId, t);
     else {
       const [bt, ot, tt] = await Promise.all([loadBody(db, spaceId, b), loadBody(db, spaceId, o), loadBody(db, spaceId, t)]);
-      const regions = diff3Merge(ot.split('\n'), bt.split('\n'), tt.split('\n'));
-      if (regions.some((r) => r.conflict)) return 'both sides changed the same lines of the page';
-      out.markdown = regions.flatMap((r) => r.ok ?? []).join('\n');
+      const text = await mergeText(bt, ot, tt);
+      if ('conflict' in text) return text.conflict;
+      out.markdown = text.merged;
     }
   }
   return Object.keys(out).length ? (out as PageFields) : null;

@@ -12,7 +12,7 @@
 //   fails the import (StartPageError). Any other page that fails is skipped and reported.
 // - A page redirected to one already crawled is the same page (its URL becomes an alias).
 import { safeFetch, FetchFailedError, FetchTimeoutError, type SafeFetchResult } from '../net/safe-fetch.js';
-import { parsePage, type ParsedPage } from './html.js';
+import { htmlTooDeep, MAX_HTML_DEPTH, parsePage, type ParsedPage } from './html.js';
 import { inScope, looksLikePage, pageKey, scopeOf, type CrawlScope } from './scope.js';
 import { parseRobots, ALLOW_ALL, type RobotsRules } from './robots.js';
 
@@ -167,6 +167,12 @@ export async function crawl(startUrl: string, o: CrawlOptions): Promise<CrawlRes
     }
     if (crawled.has(key)) {
       duplicates++;
+      return;
+    }
+    if (htmlTooDeep(got.html)) {
+      const reason = `its elements nest deeper than ${MAX_HTML_DEPTH} levels`;
+      if (entry === queue[0]) throw new StartPageError(`Could not import ${got.url.href}: ${reason}`);
+      skipped.push({ url: entry.url.href, reason });
       return;
     }
     const parsed = parsePage(got.html, got.url);

@@ -42,6 +42,49 @@ const ANCHOR_MARKER = /^[\s#¶§🔗]*$/u;
 
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
+/** Deepest element nesting a page may have: the HTML parser and the Markdown converter recurse on it. */
+export const MAX_HTML_DEPTH = 512;
+
+const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+
+/**
+ * Whether a page's elements nest deeper than MAX_HTML_DEPTH, without parsing it: one pass counting
+ * open and close tags (comments, scripts and styles skipped; unclosed elements count as open, so it
+ * errs on the deep side). Linear (every search starts past the last one), no recursion.
+ */
+export function htmlTooDeep(html: string): boolean {
+  let depth = 0;
+  let i = html.indexOf('<');
+  while (i >= 0) {
+    if (html.startsWith('<!--', i)) {
+      const end = html.indexOf('-->', i + 4);
+      if (end < 0) return false;
+      i = html.indexOf('<', end + 3);
+      continue;
+    }
+    const closing = html.charCodeAt(i + 1) === 0x2f;
+    const m = /^[A-Za-z][A-Za-z0-9-]*/.exec(html.slice(i + (closing ? 2 : 1), i + 66));
+    if (!m) {
+      i = html.indexOf('<', i + 1);
+      continue;
+    }
+    const end = html.indexOf('>', i);
+    if (end < 0) return false;
+    const name = m[0].toLowerCase();
+    if (closing) depth = Math.max(0, depth - 1);
+    else if (name === 'script' || name === 'style') {
+      const close = new RegExp(`</${name}`, 'ig');
+      close.lastIndex = end;
+      const found = close.exec(html);
+      if (!found) return false;
+      i = html.indexOf('<', found.index + 2);
+      continue;
+    } else if (html.charCodeAt(end - 1) !== 0x2f && !VOID.has(name) && ++depth > MAX_HTML_DEPTH) return true;
+    i = html.indexOf('<', end + 1);
+  }
+  return false;
+}
+
 export function parsePage(html: string, url: URL): ParsedPage {
   const root = parse(html, { comment: false });
   const baseHref = root.querySelector('head base[href]')?.getAttribute('href');

@@ -4,7 +4,6 @@
 import type { AppContext } from '../context.js';
 import type { CommentBase, CommentRow, ReactionRow, ReplierRow, ReplyRow } from '../db/repos/comments.js';
 import type { TreePage } from '../content/snapshot.js';
-import { markdownToDocument } from '../content/markdown.js';
 import { appUrls } from './urls.js';
 import { toUser } from './users.js';
 
@@ -34,9 +33,8 @@ function userOf(app: AppContext, u: UserCols) {
   return toUser(app, { id: u.id, display_name: u.name ?? '', email: u.email ?? '', photo_url: u.photo });
 }
 
-function bodyOf(markdown: string, format: OutputFormat) {
-  return format === 'document' ? { document: markdownToDocument(markdown) } : { markdown };
-}
+/** A body as the reader asked for it: Markdown, or the JSON document the service made of it. */
+export type CommentBody = { markdown: string } | { document: unknown };
 
 function reactionsOf(app: AppContext, rows: ReactionRow[]) {
   const byEmoji = new Map<string, { emoji: string; count: number; users: { user: ReturnType<typeof toUser>; reactedAt: string }[] }>();
@@ -68,9 +66,10 @@ interface CommentExtras {
   /** Text of the target node (a heading of the page), when found. */
   preview: string | undefined;
   permissions: CommentPermissions;
+  body: CommentBody;
 }
 
-export function toComment(app: AppContext, base: CommentBaseView, row: CommentRow, x: CommentExtras, format: OutputFormat) {
+export function toComment(app: AppContext, base: CommentBaseView, row: CommentRow, x: CommentExtras) {
   const target: Record<string, unknown> = {};
   if (row.node_id) target.node = { id: row.node_id, ...(x.preview !== undefined ? { preview: x.preview } : {}) };
   if (row.table_cell) target.tableCell = row.table_cell;
@@ -106,7 +105,7 @@ export function toComment(app: AppContext, base: CommentBaseView, row: CommentRo
       count: r.count,
       user: toUser(app, { id: r.user_id, display_name: r.display_name, email: r.email, photo_url: r.photo_url }),
     })),
-    body: bodyOf(row.body, format),
+    body: x.body,
     target,
     urls: { location: appUrls(app).api(`${base.path}/comments/${row.id}`) },
     permissions: x.permissions,
@@ -114,7 +113,7 @@ export function toComment(app: AppContext, base: CommentBaseView, row: CommentRo
   };
 }
 
-export function toReply(app: AppContext, base: CommentBaseView, row: ReplyRow, x: Pick<CommentExtras, 'reactions' | 'permissions'>, format: OutputFormat) {
+export function toReply(app: AppContext, base: CommentBaseView, row: ReplyRow, x: Pick<CommentExtras, 'reactions' | 'permissions' | 'body'>) {
   return {
     object: 'comment-reply',
     id: row.id,
@@ -122,7 +121,7 @@ export function toReply(app: AppContext, base: CommentBaseView, row: ReplyRow, x
     postedAt: row.posted_at.toISOString(),
     ...(row.edited_at ? { editedAt: row.edited_at.toISOString() } : {}),
     reactions: reactionsOf(app, x.reactions),
-    body: bodyOf(row.body, format),
+    body: x.body,
     urls: { location: appUrls(app).api(`${base.path}/comments/${row.comment_id}/replies/${row.id}`) },
     permissions: x.permissions,
     // Not in the public description's reply shape, but the change request base resolves replies:

@@ -18,7 +18,9 @@
 // When a page fails
 // A page fails the whole export (PageRenderError, "page '<title>': <reason>") when its content
 // cannot be rendered faithfully: an image whose file exists in the revision but whose bytes are
-// missing from the BlobStore, or a computed page whose evaluation throws.
+// missing from the BlobStore, or a computed page whose evaluation throws. A body beyond the content
+// limits (or one whose rendering runs past MARKDOWN_TIMEOUT_MS on the Markdown pool) does not fail
+// it: the page is printed as plain text after a notice saying why (src/render/plain.ts).
 import type { AppContext } from '../context.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBodies, type Snapshot, type TreePage } from '../content/snapshot.js';
@@ -27,7 +29,7 @@ import { evaluateComputedPage } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
 import { pageAppUrl } from '../content/present.js';
 import type { FileNode } from '../content/types.js';
-import { exportDocumentHtml, escapeHtml, imageUrls, pageBodyHtml, type ExportSection, type ImageSource } from './html.js';
+import { exportDocumentHtml, escapeHtml, type ExportSection, type ImageSource } from './html.js';
 
 export class PageRenderError extends Error {
   constructor(
@@ -137,28 +139,31 @@ export async function buildExport(app: AppContext, input: ExportInput, onProgres
     }
     markdown = evaluateExpressions(markdown, { space: snapshot.root.variables ?? {}, page: n.variables ?? {} });
 
-    const images = new Map<string, ImageSource>();
-    for (const url of imageUrls(markdown)) {
+    // Parsing and rendering run on the Markdown pool; a body beyond the content limits (or too
+    // slow to parse) is printed as plain text with a notice, never a failed export.
+    const plan = await app.markdown.plan(markdown);
+    const images: [string, ImageSource][] = [];
+    for (const url of plan.images) {
       const file = imageFile(resolver, filesBySha, snapshot, url, page);
       if (!file) {
-        images.set(url, { placeholder: /^[a-z][a-z0-9+.-]*:|^\/\//i.test(url) ? `external image not embedded: ${url}` : `image not found: ${url}` });
+        images.push([url, { placeholder: /^[a-z][a-z0-9+.-]*:|^\/\//i.test(url) ? `external image not embedded: ${url}` : `image not found: ${url}` }]);
         continue;
       }
       const bytes = await bytesOf(file);
       if (!bytes) throw new PageRenderError(n.title, `image file ${file.id} is missing`);
-      images.set(url, { src: `data:${file.contentType || 'application/octet-stream'};base64,${bytes.toString('base64')}` });
+      images.push([url, { src: `data:${file.contentType || 'application/octet-stream'};base64,${bytes.toString('base64')}` }]);
     }
 
     let bodyHtml: string;
     try {
-      bodyHtml = pageBodyHtml(markdown, {
+      bodyHtml = await app.markdown.html(markdown, {
         anchor,
         images,
-        link: (url) => linkHref(app, resolver, snapshot, inExport, url, page, anchor),
-        fileName: (src) => {
+        links: plan.links.map((url) => [url, linkHref(app, resolver, snapshot, inExport, url, page, anchor)]),
+        files: plan.files.map((src) => {
           const t = resolver.resolve(src, page);
-          return t?.kind === 'file' ? (snapshot.filesById.get(t.file)?.name ?? null) : null;
-        },
+          return [src, t?.kind === 'file' ? (snapshot.filesById.get(t.file)?.name ?? null) : null];
+        }),
       });
     } catch (err) {
       throw new PageRenderError(n.title, (err as Error).message);

@@ -18,33 +18,56 @@ import { headingIds, parseExtended, type Block, type FileNode, type HintNode } f
 /** What an image source became: a data: URI, or the reason it is not shown. */
 export type ImageSource = { src: string } | { placeholder: string };
 
+/**
+ * What rendering a body needs looked up first (plain data, so the lookups can happen on another
+ * thread than the rendering): what each image shows, where each link goes, the name of each file.
+ */
 export interface PageBodyOptions {
   /** Id of the page's section; heading ids and footnote ids are prefixed with it. */
   anchor: string;
-  /** Every image URL of the body (see `imageUrls`) mapped to what to show. */
+  /** Every image URL of the body (`renderPlan(...).images`) mapped to what to show. */
   images: ReadonlyMap<string, ImageSource>;
-  /** Where a link goes in the PDF (`#anchor` or an absolute URL), or null to keep the text only. */
-  link(url: string): string | null;
-  /** Display name of the target of a `{% file src %}` block, or null when it resolves to nothing. */
-  fileName(src: string): string | null;
+  /** Every link URL (`renderPlan(...).links`) mapped to where it goes (`#anchor` or an absolute URL), or null to keep the text only. */
+  links: ReadonlyMap<string, string | null>;
+  /** Every `{% file src %}` (`renderPlan(...).files`) mapped to its display name, or null when it resolves to nothing. */
+  files: ReadonlyMap<string, string | null>;
+}
+
+/** The URLs a body's rendering depends on, each once, in document order. */
+export interface RenderPlan {
+  /** Inline and reference-style images, hints included. */
+  images: string[];
+  /** Inline and reference-style links (as written; `#anchor` links included). */
+  links: string[];
+  /** `src` of `{% file %}` blocks. */
+  files: string[];
+}
+
+export function renderPlan(markdown: string): RenderPlan {
+  const { root, definitions } = parseExtended(markdown);
+  const images = new Set<string>();
+  const links = new Set<string>();
+  const files = new Set<string>();
+  const todo: (Block | Nodes)[] = [...root.children].reverse();
+  while (todo.length) {
+    const n = todo.pop()!;
+    if (n.type === 'image') images.add(n.url);
+    else if (n.type === 'imageReference') {
+      const def = definitions.get(n.identifier);
+      if (def) images.add(def.url);
+    } else if (n.type === 'link') links.add(n.url);
+    else if (n.type === 'linkReference') {
+      const def = definitions.get(n.identifier);
+      if (def) links.add(def.url);
+    } else if (n.type === 'gitbookFile') files.add(n.src);
+    if ('children' in n) for (let i = n.children.length - 1; i >= 0; i--) todo.push(n.children[i] as Nodes);
+  }
+  return { images: [...images], links: [...links], files: [...files] };
 }
 
 /** Image URLs of a body in document order (inline and reference-style images, hints included). */
 export function imageUrls(markdown: string): string[] {
-  const { root, definitions } = parseExtended(markdown);
-  const out = new Set<string>();
-  const walk = (nodes: readonly (Block | Nodes)[]) => {
-    for (const n of nodes) {
-      if (n.type === 'image') out.add(n.url);
-      else if (n.type === 'imageReference') {
-        const def = definitions.get(n.identifier);
-        if (def) out.add(def.url);
-      }
-      if ('children' in n) walk(n.children as Nodes[]);
-    }
-  };
-  walk(root.children);
-  return [...out];
+  return renderPlan(markdown).images;
 }
 
 function el(tagName: string, properties: Properties, children: ElementContent[]): Element {
@@ -69,7 +92,7 @@ export function pageBodyHtml(markdown: string, o: PageBodyOptions): string {
     return el('span', { className: ['image-placeholder'] }, [text(`[${alt ? `${alt}: ` : ''}${source.placeholder}]`)]);
   };
   const linkElement = (state: State, node: Link | LinkReference, url: string | undefined, title?: string | null): Element => {
-    const href = url === undefined ? null : o.link(url);
+    const href = url === undefined ? null : (o.links.get(url) ?? null);
     const children = state.all(node);
     if (!href) return el('span', { className: ['link'] }, children);
     const props: Properties = { href };
@@ -100,7 +123,7 @@ export function pageBodyHtml(markdown: string, o: PageBodyOptions): string {
       return el('aside', { className: ['hint', `hint-${node.style}`] }, state.all(node as unknown as Nodes));
     },
     gitbookFile(_state: State, node: FileNode) {
-      const name = o.fileName(node.src);
+      const name = o.files.get(node.src) ?? null;
       return el('p', { className: ['attachment'] }, [text(`Attachment: ${name ?? node.src}`)]);
     },
   };

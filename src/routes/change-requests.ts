@@ -140,6 +140,6 @@ export const changeRequestRoutes = [
     params: { ...crParams, pageId: entityId },
     query: pageFlags,
     handler: async ({ app, principal, params, query }) =>
-      ok(await content.readPage(app, await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), params.pageId, query)),
+      okJson(await content.readPageJson(app, await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), params.pageId, query)),
   }),
 ];

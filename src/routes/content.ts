@@ -51,7 +51,7 @@ export const contentRoutes = [
     params: { ...spaceParams, pageId: entityId },
     query: pageFlags,
     handler: async ({ app, principal, params, query }) =>
-      ok(await content.readPage(app, await content.mainTarget(app, principal, params.spaceId), params.pageId, query)),
+      okJson(await content.readPageJson(app, await content.mainTarget(app, principal, params.spaceId), params.pageId, query)),
   }),
   route({
     method: 'GET',

@@ -1,7 +1,8 @@
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/pool.js';
 import { withTx } from '../db/pool.js';
-import { splitSections } from '../content/markdown.js';
+import type { Section } from '../content/markdown.js';
+import type { MarkdownPool } from '../render/pool.js';
 import { loadBodies, loadSnapshot, type TreePage } from '../content/snapshot.js';
 import { runsTsvector, splitCjk } from './cjk.js';
 import * as repo from '../db/repos/search.js';
@@ -40,12 +41,12 @@ export async function reindexSpace(app: AppContext, spaceId: string): Promise<vo
     }
     const full = state.indexedConfig !== config;
     if (full) await repo.deleteAllPages(c, spaceId);
-    await syncPages(c, spaceId, state.rootHash, config, full ? new Map() : await repo.indexedPages(c, spaceId));
+    await syncPages(c, app.markdown, spaceId, state.rootHash, config, full ? new Map() : await repo.indexedPages(c, spaceId));
     await repo.setIndexState(c, spaceId, target);
   });
 }
 
-async function syncPages(c: Queryable, spaceId: string, rootHash: string, config: string, indexed: Map<string, repo.IndexedPage>) {
+async function syncPages(c: Queryable, markdown: MarkdownPool, spaceId: string, rootHash: string, config: string, indexed: Map<string, repo.IndexedPage>) {
   const snapshot = await loadSnapshot(c, spaceId, rootHash);
   const wanted = snapshot.ordered.filter(isIndexable);
   const toParse: TreePage[] = [];
@@ -66,6 +67,9 @@ async function syncPages(c: Queryable, spaceId: string, rootHash: string, config
   for (let i = 0; i < toParse.length; i += BATCH_PAGES) {
     const batch = toParse.slice(i, i + BATCH_PAGES);
     const bodies = await loadBodies(c, spaceId, batch.map((tp) => tp.node));
+    // Parsed on the Markdown pool (off the event loop); a body beyond the content limits is indexed
+    // as its plain text.
+    const sections = await markdown.sections(batch.map((tp) => bodies.get(tp.node.id) ?? ''));
     await repo.insertPages(
       c,
       spaceId,
@@ -80,8 +84,8 @@ async function syncPages(c: Queryable, spaceId: string, rootHash: string, config
     );
     let rows: repo.SectionRow[] = [];
     let chars = 0;
-    for (const tp of batch) {
-      for (const row of sectionRows(tp, bodies.get(tp.node.id) ?? '')) {
+    for (const [k, tp] of batch.entries()) {
+      for (const row of sectionRows(tp, sections[k])) {
         rows.push(row);
         chars += row.body.length;
       }
@@ -96,9 +100,8 @@ async function syncPages(c: Queryable, spaceId: string, rootHash: string, config
 }
 
 /** The index rows of one page: one per section, or a single empty one so the page is found by its title. */
-export function sectionRows(tp: TreePage, markdown: string): repo.SectionRow[] {
-  const sections = splitSections(markdown);
-  if (!sections.length) sections.push({ id: '', title: '', depth: 0, body: '' });
+export function sectionRows(tp: TreePage, parsed: readonly Section[]): repo.SectionRow[] {
+  const sections = parsed.length ? parsed : [{ id: '', title: '', depth: 0, body: '' }];
   const title = splitCjk(tp.node.title);
   const description = splitCjk(tp.node.description ?? '');
   return sections.map((s, ord) => {

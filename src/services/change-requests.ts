@@ -10,7 +10,7 @@ import { ApiError, badRequest, conflict, notFound, payloadTooLarge } from '../co
 import { newId } from '../util/ids.js';
 import { editChangeRequestContent, editMainContent, revisionSnapshot } from '../content/commit.js';
 import { mergeInto, type MergeConflict } from '../content/merge.js';
-import { applyBatch, BatchError, type ContentChange, type StoredFile } from '../content/batch.js';
+import { applyBatch, BatchError, checkBatchBodies, type ContentChange, type StoredFile } from '../content/batch.js';
 import { DraftError } from '../content/draft.js';
 import { safeFetch, FetchFailedError, FetchTimeoutError } from '../net/safe-fetch.js';
 import { requireSpace } from '../core/access/spaces.js';
@@ -111,10 +111,18 @@ async function gatherFiles(app: AppContext, changes: ContentChange[]): Promise<{
  * Apply a batch of content changes to a change request: one new revision for the whole batch, or
  * nothing at all when any change fails.
  */
-export async function applyContentChanges(app: AppContext, p: Principal, spaceId: string, ref: string, changes: ContentChange[]) {
+export async function applyContentChanges(app: AppContext, p: Principal, spaceId: string, ref: string, given: ContentChange[]) {
   const { cr: found } = await requireChangeRequest(app, p, spaceId, ref, 'edit');
   // Before fetching any file: a closed change request answers at once (the writer checks again under its lock).
   requireEditable(found);
+  // Bodies held to the content limits (and JSON documents converted) on the Markdown pool, before the transaction.
+  let changes: ContentChange[];
+  try {
+    changes = await checkBatchBodies(given, app.markdown);
+  } catch (err) {
+    if (err instanceof BatchError) throw badRequest(err.message);
+    throw err;
+  }
   const files = await gatherFiles(app, changes);
   const { result } = await withTx(app.db, (c) =>
     editChangeRequestContent(
@@ -169,7 +177,7 @@ export async function updateFromMain(app: AppContext, p: Principal, spaceId: str
         const baseId = cr.revision_merged_ancestor ?? cr.revision_initial;
         if (space.revision_id === baseId) return null; // already up to date: nothing to commit
         const [base, main] = await Promise.all([revisionSnapshot(c, spaceId, baseId), revisionSnapshot(c, spaceId, space.revision_id)]);
-        const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, main.snapshot, draft);
+        const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, main.snapshot, draft, (b, o, t) => app.markdown.mergeText(b, o, t));
         if (conflicts.length) throw conflictError(`Updating change request #${cr.number} from main`, conflicts);
         return space.revision_id;
       },
@@ -204,7 +212,7 @@ export async function mergeChangeRequest(app: AppContext, p: Principal, spaceId:
           draft.reset(theirs.snapshot);
         } else {
           const base = await revisionSnapshot(c, spaceId, baseId);
-          const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, theirs.snapshot, draft);
+          const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, theirs.snapshot, draft, (b, o, t) => app.markdown.mergeText(b, o, t));
           if (conflicts.length) throw conflictError(`Merging change request #${cr.number}`, conflicts);
         }
         return cr;

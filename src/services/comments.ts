@@ -25,11 +25,12 @@ import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBodies } from '../content/snapshot.js';
-import { documentToMarkdown, headings, type JSONDocument } from '../content/markdown.js';
+import type { JSONDocument } from '../content/markdown.js';
+import { LIMITS } from '../content/limits.js';
 import { requireSpace } from '../core/access/spaces.js';
 import { requireChangeRequest } from '../core/access/change-requests.js';
 import { canResolve, commentPermissions, isAuthor } from '../core/access/comments.js';
-import { toComment, toReply, type CommentBaseView, type OutputFormat } from '../presenters/comments.js';
+import { toComment, toReply, type CommentBaseView, type CommentBody, type OutputFormat } from '../presenters/comments.js';
 import { toMember } from '../presenters/users.js';
 
 export interface BaseRef {
@@ -93,15 +94,11 @@ async function presentComments(app: AppContext, base: Base, p: Principal, rows: 
     : [];
   const bodies = previewPages.length ? await loadBodies(app.db, base.view.spaceId, [...new Map(previewPages.map((n) => [n.id, n])).values()]) : new Map<string, string>();
   const headingTexts = new Map<string, Map<string, string>>();
-  const preview = (pageId: string, nodeId: string): string | undefined => {
-    const md = bodies.get(pageId);
-    if (md === undefined) return undefined;
-    let h = headingTexts.get(pageId);
-    if (!h) headingTexts.set(pageId, (h = new Map(headings(md).map((x) => [x.id, x.title]))));
-    return h.get(nodeId);
-  };
+  for (const [pageId, md] of bodies) headingTexts.set(pageId, new Map((await app.markdown.headings(md)).map((x) => [x.id, x.title])));
+  const preview = (pageId: string, nodeId: string): string | undefined => headingTexts.get(pageId)?.get(nodeId);
+  const commentBodies = await bodiesOf(app, rows, format);
 
-  return rows.map((row) =>
+  return rows.map((row, k) =>
     toComment(
       app,
       base.view,
@@ -112,35 +109,45 @@ async function presentComments(app: AppContext, base: Base, p: Principal, rows: 
         page: row.page_id ? snapshot?.byId.get(row.page_id) : undefined,
         preview: row.node_id && row.page_id ? preview(row.page_id, row.node_id) : undefined,
         permissions: commentPermissions(base, p, row.posted_by),
+        body: commentBodies[k],
       },
-      format,
     ),
   );
 }
 
 async function presentReplies(app: AppContext, base: Base, p: Principal, rows: ReplyRow[], format: OutputFormat) {
   const reactionsBy = groupBy(await repo.listReactions(app.db, rows.map((r) => r.id)), (r) => r.target_id);
-  return rows.map((row) =>
-    toReply(app, base.view, row, { reactions: reactionsBy.get(row.id) ?? [], permissions: commentPermissions(base, p, row.posted_by) }, format),
+  const replyBodies = await bodiesOf(app, rows, format);
+  return rows.map((row, k) =>
+    toReply(app, base.view, row, { reactions: reactionsBy.get(row.id) ?? [], permissions: commentPermissions(base, p, row.posted_by), body: replyBodies[k] }),
   );
+}
+
+/** Bodies as the reader asked; JSON documents are made on the Markdown pool (off the event loop). */
+async function bodiesOf(app: AppContext, rows: { body: string }[], format: OutputFormat): Promise<CommentBody[]> {
+  if (format !== 'document') return rows.map((r) => ({ markdown: r.body }));
+  return Promise.all(rows.map(async (r) => ({ document: await app.markdown.document(r.body) })));
 }
 
 // ---- input ----
 
-const MAX_BODY = 100_000;
-
-function markdownOf(input: DocumentInput, field: string): string {
+/**
+ * A comment or reply body as stored (Markdown): a JSON document is checked and converted on the
+ * Markdown pool; either form is held to the content limits (src/content/limits.ts) with a 400 naming
+ * the limit.
+ */
+async function markdownOf(app: AppContext, input: DocumentInput, field: string): Promise<string> {
   let md: string;
-  if ('markdown' in input) md = input.markdown;
-  else {
-    try {
-      md = documentToMarkdown(input.document);
-    } catch {
-      throw badRequest(`Invalid request: ${field}.document: not a document this server can read`);
-    }
+  if ('markdown' in input) {
+    md = input.markdown;
+    const v = await app.markdown.scan(md, LIMITS.commentChars);
+    if (v) throw badRequest(`Invalid request: ${field}.markdown: ${v.message}`);
+  } else {
+    const out = await app.markdown.fromDocument(input.document, LIMITS.commentChars);
+    if ('violation' in out) throw badRequest(`Invalid request: ${field}.document${out.violation.path ? `.${out.violation.path}` : ''}: ${out.violation.message}`);
+    md = out.markdown;
   }
   if (!md.trim()) throw badRequest(`Invalid request: ${field}: a comment cannot be empty`);
-  if (md.length > MAX_BODY) throw badRequest(`Invalid request: ${field}: at most ${MAX_BODY} characters of markdown`);
   return md;
 }
 
@@ -199,7 +206,7 @@ interface PostComment {
 
 export async function postComment(app: AppContext, p: Principal, ref: BaseRef, input: PostComment, format: OutputFormat = 'markdown') {
   const base = await openBase(app, p, ref, 'comment');
-  const body = markdownOf(input.body, 'body.body');
+  const body = await markdownOf(app, input.body, 'body.body');
   if (input.page !== undefined) {
     const { snapshot } = await revisionSnapshot(app.db, base.view.spaceId, base.view.revisionId);
     if (!snapshot.byId.has(input.page)) {
@@ -250,7 +257,7 @@ export async function updateComment(app: AppContext, p: Principal, ref: BaseRef,
   const base = await openBase(app, p, ref, 'comment');
   const row = await loadComment(app, base, commentId);
   checkUpdate(base, p, row.posted_by, u, 'comment');
-  const body = u.body !== undefined ? markdownOf(u.body, 'body.body') : undefined;
+  const body = u.body !== undefined ? await markdownOf(app, u.body, 'body.body') : undefined;
   await applyUpdate(app, p, 'comments', row.id, u, body);
   return getComment(app, p, ref, row.id, format);
 }
@@ -285,7 +292,7 @@ export async function getReply(app: AppContext, p: Principal, ref: BaseRef, comm
 export async function postReply(app: AppContext, p: Principal, ref: BaseRef, commentId: string, input: { body: DocumentInput }, format: OutputFormat = 'markdown') {
   const base = await openBase(app, p, ref, 'comment');
   const comment = await loadComment(app, base, commentId);
-  const body = markdownOf(input.body, 'body.body');
+  const body = await markdownOf(app, input.body, 'body.body');
   const id = newId();
   await repo.insertReply(app.db, { id, commentId: comment.id, body, postedBy: p.userId });
   const [out] = await presentReplies(app, base, p, [(await repo.getReply(app.db, comment.id, id))!], format);
@@ -305,7 +312,7 @@ export async function updateReply(
   const comment = await loadComment(app, base, commentId);
   const reply = await loadReply(app, comment.id, replyId);
   checkUpdate(base, p, reply.posted_by, u, 'reply');
-  const body = u.body !== undefined ? markdownOf(u.body, 'body.body') : undefined;
+  const body = u.body !== undefined ? await markdownOf(app, u.body, 'body.body') : undefined;
   await applyUpdate(app, p, 'comment_replies', reply.id, u, body);
   return getReply(app, p, ref, comment.id, reply.id, format);
 }

@@ -9,7 +9,6 @@ import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { toFile, toRevision, toTreePage, type ReadOptions } from '../presenters/content.js';
 import { evaluateComputedPage } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
-import { markdownToDocument } from '../content/markdown.js';
 import { requireSpace } from '../core/access/spaces.js';
 
 /** Where content is read from: the space's current revision, or a given one (change requests). */
@@ -84,18 +83,23 @@ export interface PageReadOptions extends ReadOptions {
 }
 
 /**
- * One page with its body, as markdown (default) or as a JSON document. A computed page is
- * evaluated here, on request only; `evaluated` substitutes variable expressions.
+ * One page with its body, as markdown (default) or as a JSON document, as the JSON text of the
+ * response: a document is made on the Markdown pool (off the event loop) as JSON text and spliced
+ * in, never turned into objects here. A computed page is evaluated here, on request only;
+ * `evaluated` substitutes variable expressions.
  */
-export async function readPage(app: AppContext, t: ContentTarget, pageId: string, o: PageReadOptions) {
+export async function readPageJson(app: AppContext, t: ContentTarget, pageId: string, o: PageReadOptions): Promise<string> {
   const { snapshot } = await targetSnapshot(app.db, t);
   const tp = findPage(snapshot, pageId);
   const out = toTreePage(app, t.spaceId, tp, o);
-  if (tp.node.type === 'group' || tp.node.type === 'link' || (tp.node.type === 'computed' && !o.computed)) return out;
+  if (tp.node.type === 'group' || tp.node.type === 'link' || (tp.node.type === 'computed' && !o.computed)) return JSON.stringify(out);
   let markdown =
     tp.node.type === 'computed' ? await evaluateComputedPage(app, t.organizationId, tp.node) : await loadBody(app.db, t.spaceId, tp.node);
   if (o.evaluated) markdown = evaluateExpressions(markdown, { space: snapshot.root.variables, page: tp.node.variables ?? {} });
   delete out.documentId;
-  if (o.format === 'document') return { ...out, document: markdownToDocument(markdown) };
-  return { ...out, markdown };
+  if (o.format !== 'document') return JSON.stringify({ ...out, markdown });
+  // A body beyond the content limits comes back as plain text (src/render/plain.ts).
+  const document = await app.markdown.documentJson(markdown);
+  const head = JSON.stringify(out);
+  return `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"document":${document}}`;
 }

@@ -140,14 +140,14 @@ class References {
 
 async function load(app: AppContext, scope: LinkScope) {
   const { snapshot } = await targetSnapshot(app.db, scope.target);
-  const index = await loadLinkIndex(app.db, snapshot, { publicUrl: app.config.publicUrl });
+  const index = await loadLinkIndex(app.db, snapshot, { publicUrl: app.config.publicUrl }, (mds) => app.markdown.links(mds));
   return { snapshot, index };
 }
 
 async function baselineGroups(app: AppContext, scope: LinkScope, pick: (index: LinkIndex) => LinkGroup[]) {
   if (!scope.baseline) return undefined;
   const { snapshot } = await targetSnapshot(app.db, scope.baseline);
-  return pick(await loadLinkIndex(app.db, snapshot, { publicUrl: app.config.publicUrl }));
+  return pick(await loadLinkIndex(app.db, snapshot, { publicUrl: app.config.publicUrl }, (mds) => app.markdown.links(mds)));
 }
 
 async function linkList(

@@ -11,7 +11,7 @@ import { loadBody, type TreePage } from '../content/snapshot.js';
 import { createResolver } from '../content/links.js';
 import { fileDownloadUrl } from '../content/present.js';
 import { evaluateComputedPage } from '../content/computed.js';
-import { escapeHtml, imageUrls, pageBodyHtml, type ImageSource } from '../render/html.js';
+import { escapeHtml, type ImageSource } from '../render/html.js';
 
 function publishedSpace(s: SpaceRow, shareKey: string | undefined): boolean {
   if (s.visibility === 'public' || s.visibility === 'unlisted') return true;
@@ -37,33 +37,35 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
   const pageUrl = (p: TreePage, anchor?: string) => `${base}/${p.path.split('/').map(encodeURIComponent).join('/')}${suffix}${anchor ? `#${anchor}` : ''}`;
   const markdown = page.node.type === 'computed' ? await evaluateComputedPage(app, space.organization_id, page.node) : await loadBody(app.db, spaceId, page.node);
   const resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl });
-  const images = new Map<string, ImageSource>();
-  for (const url of imageUrls(markdown)) {
+  // Parsing and rendering run off the event loop (src/render/pool.ts): first what the body links
+  // to, resolved here against the revision, then the HTML.
+  const plan = await app.markdown.plan(markdown);
+  const images: [string, ImageSource][] = plan.images.map((url) => {
     const t = resolver.resolve(url, page);
-    if (t?.kind === 'file') {
-      const f = snapshot.filesById.get(t.file)!;
-      images.set(url, { src: fileDownloadUrl(app, f) });
-    } else if (t?.kind === 'url' && /^https?:/i.test(t.url)) images.set(url, { src: t.url });
-    else images.set(url, { placeholder: `Image not found: ${url}` });
-  }
-  const body = pageBodyHtml(markdown, {
+    if (t?.kind === 'file') return [url, { src: fileDownloadUrl(app, snapshot.filesById.get(t.file)!) }];
+    if (t?.kind === 'url' && /^https?:/i.test(t.url)) return [url, { src: t.url }];
+    return [url, { placeholder: `Image not found: ${url}` }];
+  });
+  const link = (url: string): string | null => {
+    if (url.startsWith('#')) return url;
+    const t = resolver.resolve(url, page);
+    if (!t || t.kind === 'broken') return null;
+    if (t.kind === 'page') {
+      const target = snapshot.byId.get(t.page);
+      return target ? pageUrl(target, t.anchor) : null;
+    }
+    if (t.kind === 'file') return fileDownloadUrl(app, snapshot.filesById.get(t.file)!);
+    return t.url;
+  };
+  const fileName = (src: string): string | null => {
+    const t = resolver.resolve(src, page);
+    return t?.kind === 'file' ? (snapshot.filesById.get(t.file)?.name ?? null) : null;
+  };
+  const body = await app.markdown.html(markdown, {
     anchor: 'content',
     images,
-    link: (url) => {
-      if (url.startsWith('#')) return url;
-      const t = resolver.resolve(url, page);
-      if (!t || t.kind === 'broken') return null;
-      if (t.kind === 'page') {
-        const target = snapshot.byId.get(t.page);
-        return target ? pageUrl(target, t.anchor) : null;
-      }
-      if (t.kind === 'file') return fileDownloadUrl(app, snapshot.filesById.get(t.file)!);
-      return t.url;
-    },
-    fileName: (src) => {
-      const t = resolver.resolve(src, page);
-      return t?.kind === 'file' ? (snapshot.filesById.get(t.file)?.name ?? null) : null;
-    },
+    links: plan.links.map((url) => [url, link(url)]),
+    files: plan.files.map((src) => [src, fileName(src)]),
   });
   const nav = (list: TreePage[]): string =>
     list.length

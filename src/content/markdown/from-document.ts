@@ -89,14 +89,14 @@ class Writer {
     for (const raw of nodes) {
       const node = raw as DocumentInlineContent;
       if (node.object === 'text') {
-        for (const l of node.leaves as DocumentTextLeaf[]) if (l.text !== '') runs.push({ text: l.text, marks: new Set(l.marks.map((m) => m.type)) });
+        for (const l of node.leaves as DocumentTextLeaf[]) if (l.text !== '') runs.push({ text: l.text, marks: new Set((l.marks ?? []).map((m) => m.type)) });
         continue;
       }
       flush();
       if (node.type === 'link') {
-        out.push({ type: 'link', url: this.format(node.data.ref), title: null, children: this.phrasing(node.nodes) as never });
+        out.push({ type: 'link', url: this.format(node.data.ref) ?? '', title: null, children: this.phrasing(node.nodes ?? []) as never });
       } else if (node.type === 'inline-image') {
-        out.push({ type: 'image', url: this.format(node.data.ref), title: null, alt: node.data.alt ?? '' });
+        out.push({ type: 'image', url: this.format(node.data.ref) ?? '', title: null, alt: node.data.alt ?? '' });
       } else if (Array.isArray((node as { nodes?: unknown }).nodes)) {
         out.push(...this.phrasing((node as { nodes: unknown[] }).nodes));
       }
@@ -105,32 +105,32 @@ class Writer {
     return out;
   }
 
-  blocks(nodes: readonly DocumentBlock[]): RootContent[] {
-    return nodes.flatMap((node) => this.block(node));
+  blocks(nodes: readonly DocumentBlock[] | undefined): RootContent[] {
+    return (nodes ?? []).flatMap((node) => this.block(node));
   }
 
   private block(node: DocumentBlock): RootContent[] {
     switch (node.type) {
       case 'paragraph':
-        return [{ type: 'paragraph', children: this.phrasing(node.nodes) }];
+        return [{ type: 'paragraph', children: this.phrasing(node.nodes ?? []) }];
       case 'heading-1':
       case 'heading-2':
       case 'heading-3':
-        return [{ type: 'heading', depth: node.type === 'heading-1' ? 1 : node.type === 'heading-2' ? 2 : 3, children: this.phrasing(node.nodes) }];
+        return [{ type: 'heading', depth: node.type === 'heading-1' ? 1 : node.type === 'heading-2' ? 2 : 3, children: this.phrasing(node.nodes ?? []) }];
       case 'code': {
-        const value = node.nodes.map((line) => lineText(line.nodes)).join('\n');
-        return [{ type: 'code', lang: node.data.syntax || null, meta: null, value }];
+        const value = (node.nodes ?? []).map((line) => lineText(line?.nodes ?? [])).join('\n');
+        return [{ type: 'code', lang: node.data?.syntax || null, meta: null, value }];
       }
       case 'code-line':
-        return [{ type: 'code', lang: null, meta: null, value: lineText(node.nodes) }];
+        return [{ type: 'code', lang: null, meta: null, value: lineText(node.nodes ?? []) }];
       case 'list-ordered':
       case 'list-unordered':
       case 'list-tasks': {
         const tasks = node.type === 'list-tasks';
-        const children = node.nodes.map(
+        const children = (node.nodes ?? []).map(
           (item): ListItem => ({ type: 'listItem', spread: false, checked: tasks ? item.data?.checked === true : null, children: this.blocks(item.nodes) as BlockContent[] }),
         );
-        const start = node.type === 'list-ordered' ? (node.data.start ?? 1) : null;
+        const start = node.type === 'list-ordered' ? (node.data?.start ?? 1) : null;
         return [{ type: 'list', ordered: node.type === 'list-ordered', start, spread: false, children }];
       }
       case 'list-item':
@@ -143,7 +143,7 @@ class Writer {
       case 'divider':
         return [{ type: 'thematicBreak' }];
       case 'images':
-        return [{ type: 'paragraph', children: this.images(node.nodes) }];
+        return [{ type: 'paragraph', children: this.images((node.nodes ?? []).filter((img) => img?.data?.ref)) }];
       case 'image':
         return [{ type: 'paragraph', children: this.images([node]) }];
       case 'file': {
@@ -205,7 +205,7 @@ function textOf(value: string): PhrasingContent[] {
 }
 
 function lineText(nodes: readonly unknown[]): string {
-  return nodes.map((n) => ((n as { object?: string }).object === 'text' ? (n as { leaves: DocumentTextLeaf[] }).leaves.map((l) => l.text).join('') : '')).join('');
+  return nodes.map((n) => ((n as { object?: string })?.object === 'text' ? ((n as { leaves?: DocumentTextLeaf[] }).leaves ?? []).map((l) => l?.text ?? '').join('') : '')).join('');
 }
 
 function blockInlines(block: DocumentBlock): DocumentInlineContent[] {
@@ -231,7 +231,7 @@ export function documentToMarkdown(doc: JSONDocument, options: DocumentToMarkdow
     if (block.type === 'hint') {
       flush();
       const inner = serializeMdast({ type: 'root', children: writer.blocks(block.nodes) });
-      chunks.push(`{% hint style="${block.data.style}" %}\n${inner}{% endhint %}\n`);
+      chunks.push(`{% hint style="${block.data?.style ?? 'info'}" %}\n${inner}{% endhint %}\n`);
     } else if (block.type === 'file') {
       flush();
       chunks.push(`{% file src="${format(block.data.ref).replace(/"/g, '%22')}" %}\n{% endfile %}\n`);

@@ -42,6 +42,8 @@ export interface ExtendedRoot {
 
 export interface Parsed {
   root: ExtendedRoot;
+  /** The whole body parsed as GFM alone (GitBook block tags left as text). */
+  full: Root;
   /** Link reference definitions by normalised identifier, first definition wins. */
   definitions: Map<string, Definition>;
 }
@@ -54,15 +56,23 @@ const HINT_STYLES: readonly HintStyle[] = ['info', 'warning', 'danger', 'success
 
 type Segment = { kind: 'md'; text: string } | { kind: 'hint'; style: HintStyle; text: string } | { kind: 'file'; src: string; caption: string };
 
+/** Every node of a tree, iteratively (no recursion, whatever the nesting). */
+function eachNode(root: Nodes, visit: (node: Nodes) => void): void {
+  const todo: Nodes[] = [root];
+  while (todo.length) {
+    const node = todo.pop()!;
+    visit(node);
+    if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) todo.push(node.children[i]);
+  }
+}
+
 function protectedLines(root: Root): Set<number> {
   const lines = new Set<number>();
-  const walk = (node: Nodes) => {
+  eachNode(root, (node) => {
     if ((node.type === 'code' || node.type === 'html') && node.position) {
       for (let l = node.position.start.line; l <= node.position.end.line; l++) lines.add(l - 1);
     }
-    if ('children' in node) for (const child of node.children) walk(child);
-  };
-  walk(root);
+  });
   return lines;
 }
 
@@ -109,11 +119,9 @@ function segments(md: string, full: Root): Segment[] {
 
 function collectDefinitions(root: Root): Map<string, Definition> {
   const defs = new Map<string, Definition>();
-  const walk = (node: Nodes) => {
+  eachNode(root, (node) => {
     if (node.type === 'definition' && !defs.has(node.identifier)) defs.set(node.identifier, node);
-    if ('children' in node) for (const child of node.children) walk(child);
-  };
-  walk(root);
+  });
   return defs;
 }
 
@@ -141,7 +149,7 @@ export function parseExtended(md: string): Parsed {
       }
     }
   }
-  const parsed = { root, definitions };
+  const parsed = { root, full, definitions };
   last = { md, parsed };
   return parsed;
 }

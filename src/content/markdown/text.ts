@@ -1,5 +1,5 @@
 import type { Definition, Heading, Nodes } from 'mdast';
-import { type Block, collapse, headingIds, htmlText, parseExtended, parseMarkdown, phrasingText } from './parse.js';
+import { type Block, collapse, headingIds, htmlText, parseExtended, phrasingText } from './parse.js';
 
 export interface Section {
   /** Anchor slug of the heading (as markdownToDocument's heading ids); '' for the text before the first heading. */
@@ -104,7 +104,7 @@ export function splitSections(md: string): Section[] {
  * definitions. `#anchor` links are included. Destinations inside raw HTML and `{% file %}` tags are not.
  */
 export function extractLinks(md: string): MarkdownLink[] {
-  const root = parseMarkdown(md);
+  const root = parseExtended(md).full;
   const definitions = new Map<string, Definition>();
   const collect = (node: Nodes) => {
     if (node.type === 'definition' && !definitions.has(node.identifier)) definitions.set(node.identifier, node);
@@ -123,5 +123,27 @@ export function extractLinks(md: string): MarkdownLink[] {
     if ('children' in node) for (const child of node.children) walk(child);
   };
   walk(root);
+  return out;
+}
+
+export interface PageLink {
+  url: string;
+  relation: 'link' | 'image';
+}
+
+// Text without any of these cannot hold a link, an autolink (`<…>`, `www.`, `://`, e-mail), a
+// reference definition or a file block: skipped without parsing.
+const MAY_LINK = /\]\(|\]:|<|www\.|:\/\/|@|\{%/i;
+
+/** Links of a page body in document order: Markdown links and images, then `{% file %}` blocks. */
+export function pageLinks(md: string): PageLink[] {
+  if (!MAY_LINK.test(md)) return [];
+  const out: PageLink[] = extractLinks(md).map((l) => ({ url: l.url, relation: l.kind }));
+  if (/\{%\s*file\s/.test(md)) {
+    for (const n of parseExtended(md).root.children) {
+      if (n.type === 'gitbookFile') out.push({ url: n.src, relation: 'link' });
+      else if (n.type === 'gitbookHint') for (const c of n.children as Block[]) if (c.type === 'gitbookFile') out.push({ url: c.src, relation: 'link' });
+    }
+  }
   return out;
 }

@@ -7,6 +7,7 @@
 // ('Introduction' for the readme). The leading heading is removed from the stored body when it is
 // the title (a different heading stays in the body, so nothing written is lost).
 import { extractLinks } from '../../content/markdown.js';
+import { scanMarkdown } from '../../content/limits.js';
 import { CONFIG_FILE, parseConfig, resolveConfig } from './config.js';
 import { contentTypeFor } from './content-type.js';
 import { RepoFormatError } from './errors.js';
@@ -35,9 +36,13 @@ function ignoredInFolders(path: string): boolean {
   return path.split('/').some((s) => s.startsWith('.') || s === 'node_modules');
 }
 
-/** URLs of a page body that may point at repository files: markdown links and images, `{% file src %}`, HTML src/href. */
+/**
+ * URLs of a page body that may point at repository files: markdown links and images, `{% file src %}`,
+ * HTML src/href. A body beyond the content limits (src/content/limits.ts) is not parsed: it is
+ * imported as written, and only its `{% file %}` and HTML references are followed.
+ */
 function referencedUrls(markdown: string): string[] {
-  const urls = extractLinks(markdown).map((l) => l.url);
+  const urls = scanMarkdown(markdown) ? [] : extractLinks(markdown).map((l) => l.url);
   for (const m of markdown.matchAll(/\{%\s*file\s+src\s*=\s*"([^"]*)"/g)) urls.push(m[1]);
   for (const m of markdown.matchAll(/\s(?:src|href)\s*=\s*"([^"]*)"/g)) urls.push(m[1]);
   return urls;

@@ -21,6 +21,7 @@ import { toMarkdown } from 'mdast-util-to-markdown';
 import { toString } from 'mdast-util-to-string';
 import { parse } from 'yaml';
 import { parseMarkdown } from '../../content/markdown.js';
+import { scanMarkdown } from '../../content/limits.js';
 import { RepoFormatError } from './errors.js';
 import type { ExportPage, PageMeta } from './types.js';
 import { dumpYaml } from './yaml.js';
@@ -155,12 +156,24 @@ export interface ParsedPageFile {
   bodyAfterHeading: string;
 }
 
+/**
+ * The first block of a body, parsed on its own: only it can be a leading heading, and only the text
+ * up to the first blank line can belong to it (at most 16 KB: a heading is a line or two). So a page
+ * of any size or shape costs one small parse here; null when that text breaks the content limits.
+ */
+function firstBlock(body: string) {
+  const blank = /\n[ \t]*(?:\n|$)/.exec(body);
+  const head = body.slice(0, Math.min(blank ? blank.index : body.length, 16 * 1024));
+  if (scanMarkdown(head)) return null;
+  return parseMarkdown(head).children[0] ?? null;
+}
+
 /** Reads a page file: front matter, leading level-1 heading, body. */
 export function parsePageFile(content: Buffer, label: string): ParsedPageFile {
   const { data, body: raw } = splitFrontMatter(decodeText(content), label);
   const meta = metaFromFrontMatter(data, label);
   const body = stripBlankLines(raw);
-  const first = parseMarkdown(body).children[0];
+  const first = firstBlock(body);
   if (first?.type === 'heading' && first.depth === 1 && first.position?.end.offset !== undefined) {
     const rest = stripBlankLines(body.slice(first.position.end.offset));
     return { meta, heading: cleanTitle(toString(first)), body, bodyAfterHeading: /^[ \t]*$/.test(rest) ? '' : rest };

@@ -19,6 +19,7 @@ import type { Heading, Link, List, ListItem, Paragraph, RootContent } from 'mdas
 import { toMarkdown } from 'mdast-util-to-markdown';
 import { toString } from 'mdast-util-to-string';
 import { parseMarkdown } from '../../content/markdown.js';
+import { scanMarkdown } from '../../content/limits.js';
 import { RepoFormatError } from './errors.js';
 import { hasScheme, isMarkdownPath, joinPath, relativePath, resolvePath } from './paths.js';
 import { cleanTitle } from './page-file.js';
@@ -79,6 +80,8 @@ function safeDecode(url: string): string {
 }
 
 export function parseSummary(source: string, ctx: SummaryContext): SummaryNode[] {
+  const tooComplex = scanMarkdown(source);
+  if (tooComplex) throw new RepoFormatError(`${ctx.label}: ${tooComplex.message}`);
   const root = parseMarkdown(source);
   const sourceLines = source.split('\n');
   const at = (line: number) => `${ctx.label} line ${line}`;

@@ -353,7 +353,7 @@ describe('link index', () => {
     const index = async () => {
       const space = (await getSpace(t.app.db, spaceId))!;
       const { snapshot } = await revisionSnapshot(t.app.db, spaceId, space.revision_id);
-      return loadLinkIndex(t.app.db, snapshot, { publicUrl: t.app.config.publicUrl });
+      return loadLinkIndex(t.app.db, snapshot, { publicUrl: t.app.config.publicUrl }, (mds) => t.app.markdown.links(mds));
     };
     const a = await index();
     expect(await index()).toBe(a);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Draft } from '../../../src/content/draft.js';
 import { mergeInto, type MergeConflict } from '../../../src/content/merge.js';
+import { runTask } from '../../../src/render/tasks.js';
 import type { Snapshot } from '../../../src/content/snapshot.js';
 import type { FileNode } from '../../../src/content/types.js';
 import { memoryObjects, outline, type MemoryObjects } from '../../helpers/memory-objects.js';
@@ -54,13 +55,16 @@ async function merge(ours: (d: Draft) => unknown, theirs: (d: Draft) => unknown)
   };
   const [oursSnap, theirsSnap] = [await side(ours), await side(theirs)];
   const draft = new Draft(oursSnap);
-  const conflicts = await mergeInto(store.db, store.spaceId, baseSnap, oursSnap, theirsSnap, draft);
+  const conflicts = await mergeInto(store.db, store.spaceId, baseSnap, oursSnap, theirsSnap, draft, mergeText);
   return { conflicts, merged: await store.commit(draft), draft, store };
 }
 
 const BASE_OUTLINE = 'intro guide(install setup(advanced)) faq';
 const nothing = () => {};
 const replaceLine = (from: string, to: string) => TEXT.replace(from, to);
+
+/** The line merge the Markdown pool runs, run here on the test's own thread (no pool needed). */
+const mergeText = async (base: string, ours: string, theirs: string) => runTask({ op: 'diff3', base, ours, theirs }) as { merged: string } | { conflict: string };
 
 describe('merge: page text', () => {
   it('changes nothing when their side did not change', async () => {
