@@ -30,7 +30,7 @@ export interface PurgeResult {
   blobs: GarbageResult;
 }
 
-export interface GarbageResult {
+interface GarbageResult {
   /** Keys whose bytes were deleted. */
   deleted: number;
   /** Prefixes whose objects were deleted. */
@@ -64,7 +64,7 @@ export const purgeSpaces: Processor<'spaces.purge'> = async (payload, ctx) => {
  * Every key is handled in its own short transaction; a storage failure fails the run with the key
  * still queued, and the next run (or retry) picks it up.
  */
-export async function drainBlobGarbage(app: AppContext, log: Logger): Promise<GarbageResult> {
+async function drainBlobGarbage(app: AppContext, log: Logger): Promise<GarbageResult> {
   const out: GarbageResult = { deleted: 0, prefixes: 0, kept: 0, deferred: 0 };
   let after: string | null = null;
   for (;;) {

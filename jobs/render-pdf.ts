@@ -7,10 +7,10 @@ import { buildExport, PageRenderError, parseScope } from '../src/render/document
 import { printPdf, pdfPageCount } from '../src/render/pdf.js';
 
 /** Loading the HTML and printing it may each take this long (a 2-core machine prints ~10 pages/s). */
-export const RENDER_TIMEOUT_MS = 120_000;
+const RENDER_TIMEOUT_MS = 120_000;
 
 /** One key per attempt's operation: a superseded operation can delete its own bytes safely. */
-export function pdfBlobKey(spaceId: string, renderId: string, operationId: string) {
+function pdfBlobKey(spaceId: string, renderId: string, operationId: string) {
   return `pdf/${spaceId}/${renderId}/${operationId}.pdf`;
 }
 

@@ -20,7 +20,7 @@ export interface BackoffPolicy {
   stableMs: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 30_000, stableMs: 60_000 };
+const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 30_000, stableMs: 60_000 };
 
 /**
  * When to start a child again that exited after `uptimeMs`, having exited quickly `quickExits`
@@ -31,7 +31,7 @@ export function nextRestart(policy: BackoffPolicy, quickExits: number, uptimeMs:
   return { delayMs: Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(run, 30)), quickExits: run + 1 };
 }
 
-export interface ChildSpec {
+interface ChildSpec {
   /** For logs: "api", "worker 1", ... */
   name: string;
   /** TypeScript entrypoint, relative to `root`. */
@@ -46,7 +46,7 @@ interface Supervised {
   restart: NodeJS.Timeout | null;
 }
 
-export interface SupervisorOptions {
+interface SupervisorOptions {
   root: string;
   env: NodeJS.ProcessEnv;
   log: Logger;

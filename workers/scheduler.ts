@@ -32,21 +32,21 @@ interface Schedule<K extends JobName> {
 }
 type AnySchedule = { [K in JobName]: Schedule<K> }[JobName];
 
-export const SCHEDULES: readonly AnySchedule[] = [
+const SCHEDULES: readonly AnySchedule[] = [
   { id: 'spaces.purge', job: 'spaces.purge', every: (c) => c.purge.intervalMs, payload: {} },
 ];
 
-export function isScheduledJob(job: Job<JobData | ScheduledJobData>): job is Job<ScheduledJobData> {
+function isScheduledJob(job: Job<JobData | ScheduledJobData>): job is Job<ScheduledJobData> {
   return typeof (job.data as Partial<ScheduledJobData>)?.schedule === 'string' && !(job.data as Partial<JobData>).operationId;
 }
 
 /** Operation id of one iteration of a schedule, from its BullMQ job id (no ':' so it is a valid job id). */
-export function scheduledOperationId(jobId: string): string {
+function scheduledOperationId(jobId: string): string {
   return `sched-${jobId.replace(/[^A-Za-z0-9_-]+/g, '-')}`.slice(0, 128);
 }
 
 /** Handle a tick: the operation row (created once), then the real job (enqueued once: job id = operation id). */
-export async function runScheduledJob(app: AppContext, job: Job<ScheduledJobData>): Promise<{ operationId: string }> {
+async function runScheduledJob(app: AppContext, job: Job<ScheduledJobData>): Promise<{ operationId: string }> {
   const schedule = SCHEDULES.find((s) => s.id === job.data.schedule);
   if (!schedule) throw new UnrecoverableError(`Unknown schedule "${job.data.schedule}"`);
   const id = scheduledOperationId(job.id ?? `${schedule.id}:${job.timestamp}`);

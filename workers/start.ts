@@ -30,7 +30,7 @@ export interface WorkerPool {
  * every i / 3 bounds it by max(i, lock + i / 3), within JOB_LOCK_DURATION_MS + JOB_STALLED_INTERVAL_MS
  * (plus the wait for the operation's lease, which also expires within the lock duration).
  */
-export function stalledCheckIntervalMs(stalledIntervalMs: number): number {
+function stalledCheckIntervalMs(stalledIntervalMs: number): number {
   return Math.max(100, Math.floor(stalledIntervalMs / 3));
 }
 

@@ -8,7 +8,7 @@ import { LIMITS, type LimitViolation } from './limits.js';
 import { loadBody, type Snapshot } from './snapshot.js';
 import type { Queryable } from '../db/pool.js';
 
-export type DocumentInput = { markdown: string } | { document: JSONDocument };
+type DocumentInput = { markdown: string } | { document: JSONDocument };
 
 interface PageMeta {
   title?: string;
@@ -28,7 +28,7 @@ export type ContentChange =
   | { operation: 'revert_page'; page: string; revision?: string }
   | { operation: 'insert_files'; files: FileInput[] };
 
-export interface FileInput {
+interface FileInput {
   ref?: string;
   name: string;
   contentType?: string;
@@ -52,10 +52,10 @@ export class BatchError extends Error {
   }
 }
 
-export type PageOutcome = { object: 'created_page'; id: string; ref?: string } | { object: 'updated_page'; id: string } | { object: 'deleted_page'; id: string };
+type PageOutcome = { object: 'created_page'; id: string; ref?: string } | { object: 'updated_page'; id: string } | { object: 'deleted_page'; id: string };
 
 /** What checking bodies against the content limits needs (the Markdown pool: off the event loop). */
-export interface BodyChecker {
+interface BodyChecker {
   scan(md: string, maxChars: number): Promise<LimitViolation | null>;
   fromDocument(doc: unknown, maxChars: number): Promise<{ markdown: string } | { violation: LimitViolation }>;
 }
@@ -85,7 +85,7 @@ export async function checkBatchBodies(changes: ContentChange[], checker: BodyCh
 }
 
 /** Split YAML front matter and a leading `# Title` from markdown (as Git Sync reads pages). */
-export function readMarkdownPage(markdown: string): { body: string; meta: PageMeta & Record<string, unknown>; heading?: string } {
+function readMarkdownPage(markdown: string): { body: string; meta: PageMeta & Record<string, unknown>; heading?: string } {
   let body = markdown.replace(/\r\n/g, '\n');
   let meta: Record<string, unknown> = {};
   const fm = /^---\n([\s\S]*?)\n---\n?/.exec(body);

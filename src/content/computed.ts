@@ -21,7 +21,7 @@ export async function evaluateComputedPage(app: AppContext, orgId: string, node:
   return openapiToMarkdown(JSON.parse(bytes.toString('utf8')));
 }
 
-export function openapiToMarkdown(doc: any): string {
+function openapiToMarkdown(doc: any): string {
   const lines: string[] = [];
   const info = doc.info ?? {};
   if (info.description) lines.push(String(info.description).trim(), '');

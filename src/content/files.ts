@@ -10,7 +10,7 @@ export function blobKeyFor(sha256: string) {
   return `files/sha256/${sha256}`;
 }
 
-export interface StoredBytes {
+interface StoredBytes {
   blobKey: string;
   sha256: string;
   size: number;

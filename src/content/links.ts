@@ -42,7 +42,7 @@ import { getObjects } from './objects.js';
 import type { Snapshot, TreePage } from './snapshot.js';
 import type { BodyNode, FileNode, Hash } from './types.js';
 
-export type LinkRelation = 'link' | 'image';
+type LinkRelation = 'link' | 'image';
 export type LinkStatus = 'ok' | 'broken' | 'in-app';
 
 /** A destination as written in a page body (see `pageLinks` in markdown/text.ts). */
@@ -55,7 +55,7 @@ export type LinkTarget =
   | { kind: 'file'; file: string }
   | { kind: 'broken'; url: string };
 
-export function linkStatus(t: LinkTarget): LinkStatus {
+function linkStatus(t: LinkTarget): LinkStatus {
   if (t.kind === 'broken') return 'broken';
   if (t.kind === 'url' && t.inApp) return 'in-app';
   return 'ok';
@@ -75,7 +75,7 @@ const extracted = new LRUCache<Hash, ExtractedLink[]>({ max: 100_000 });
 type SnapshotLike = Pick<Snapshot, 'spaceId' | 'byId' | 'byPath' | 'ordered' | 'files' | 'filesById'>;
 type File = FileNode & { hash?: Hash };
 
-export interface ResolverOptions {
+interface ResolverOptions {
   /** This platform's PUBLIC_URL: absolute URLs under it are `in-app`. */
   publicUrl: string;
 }
@@ -124,7 +124,7 @@ function pagePath(path: string): string {
 }
 
 /** Directory a page's relative links start from: its own path when it has children, else its parent's. */
-export function linkBaseDir(page: TreePage): string {
+function linkBaseDir(page: TreePage): string {
   return page.children.length ? page.path : dirname(page.path);
 }
 
@@ -228,7 +228,7 @@ function escapeRe(s: string): string {
 
 // ---- Index ----------------------------------------------------------------------------------------
 
-export interface LinkOccurrence {
+interface LinkOccurrence {
   /** Id of the linking page. */
   source: string;
   relation: LinkRelation;
@@ -290,7 +290,7 @@ function targetLabel(t: LinkTarget, snap: SnapshotLike): string {
 }
 
 /** Group occurrences into items (see the header); `order` gives each page's tree position. */
-export function groupLinks(occurrences: LinkOccurrence[], snap: SnapshotLike, order: Map<string, number>): LinkGroup[] {
+function groupLinks(occurrences: LinkOccurrence[], snap: SnapshotLike, order: Map<string, number>): LinkGroup[] {
   const groups = new Map<string, LinkGroup>();
   const seen = new Map<string, Set<string>>();
   for (const o of occurrences) {
@@ -389,7 +389,7 @@ const indexes = new LRUCache<string, LinkIndex>({ max: 32 });
 const building = new Map<string, Promise<LinkIndex>>();
 
 /** Links of many bodies, one array per body in order (the Markdown pool's `links`, off the event loop). */
-export type LinkExtractor = (markdowns: string[]) => Promise<ExtractedLink[][]>;
+type LinkExtractor = (markdowns: string[]) => Promise<ExtractedLink[][]>;
 
 /**
  * The link index of a revision: bodies whose links are not cached yet are read in one query and

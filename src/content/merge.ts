@@ -15,7 +15,7 @@ export interface MergeConflict {
  * in: it is quadratic in the lines that differ, so the service runs it off the event loop, within
  * a time limit (src/render/pool.ts).
  */
-export type TextMerger = (base: string, ours: string, theirs: string) => Promise<{ merged: string } | { conflict: string }>;
+type TextMerger = (base: string, ours: string, theirs: string) => Promise<{ merged: string } | { conflict: string }>;
 
 /** Page fields a merge compares and carries over (everything but identity, tree links and timestamps). */
 const FIELDS = [...ASSIGNABLE_FIELDS, 'slug'] as const;

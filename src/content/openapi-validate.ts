@@ -20,7 +20,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 
 const requireFromParser = createRequire(createRequire(import.meta.url).resolve('@apidevtools/swagger-parser'));
 
-export type SchemaVersion = '2.0' | '3.0' | '3.1';
+type SchemaVersion = '2.0' | '3.0' | '3.1';
 
 const SCHEMA_NAMES: Record<SchemaVersion, string> = { '2.0': 'Swagger 2.0', '3.0': 'OpenAPI 3.0', '3.1': 'OpenAPI 3.1' };
 
@@ -75,12 +75,12 @@ function validatorFor(version: SchemaVersion): ValidateFunction {
 }
 
 /** Which schema swagger-parser picks for a (version-checked) document. */
-export function schemaVersionOf(api: { swagger?: unknown; openapi?: unknown }): SchemaVersion {
+function schemaVersionOf(api: { swagger?: unknown; openapi?: unknown }): SchemaVersion {
   if (api.swagger) return '2.0';
   return String(api.openapi).startsWith('3.1') ? '3.1' : '3.0';
 }
 
-export class SchemaValidationError extends SyntaxError {
+class SchemaValidationError extends SyntaxError {
   constructor(
     message: string,
     readonly details: ErrorObject[],
@@ -93,7 +93,7 @@ export class SchemaValidationError extends SyntaxError {
  * JSON Schema validation of a parsed document (with at most circular `$ref`s left in place).
  * Throws a SchemaValidationError whose single-line message names the failing locations.
  */
-export function validateSchema(api: Record<string, unknown>): void {
+function validateSchema(api: Record<string, unknown>): void {
   const version = schemaVersionOf(api);
   const validate = validatorFor(version);
   if (validate(api)) return;
@@ -124,7 +124,7 @@ const MAX_REPORTED = 4;
  * specific errors exist, enum alternatives at one place are merged, duplicates removed, deepest
  * locations first, at most MAX_REPORTED shown.
  */
-export function summarizeErrors(errors: ErrorObject[]): string {
+function summarizeErrors(errors: ErrorObject[]): string {
   const specific = errors.filter(
     (e) => !['oneOf', 'anyOf', 'if'].includes(e.keyword) && !(e.keyword === 'required' && (e.params as any).missingProperty === '$ref'),
   );

@@ -6,7 +6,7 @@ export class SpecParseError extends Error {
   readonly code = 'PARSE_ERROR';
 }
 
-export interface ProcessedSpec {
+interface ProcessedSpec {
   /** One document with every external `$ref` pulled in (internal refs kept): what is stored. */
   bundled: Record<string, unknown>;
   openapi: string;

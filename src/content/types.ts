@@ -5,7 +5,7 @@ export type Hash = string;
 
 export type PageType = 'document' | 'group' | 'link' | 'computed';
 
-export interface ContentRef {
+interface ContentRef {
   kind: string;
   [key: string]: unknown;
 }

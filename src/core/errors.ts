@@ -18,7 +18,6 @@ export const unauthorized = (message = 'Authentication required: send "Authoriza
 export const forbidden = (message = 'You do not have permission to perform this action') => new ApiError(403, message);
 export const notFound = (message = 'Not found') => new ApiError(404, message);
 export const conflict = (message: string) => new ApiError(409, message);
-export const preconditionFailed = (message: string) => new ApiError(412, message);
 export const payloadTooLarge = (message: string) => new ApiError(413, message);
 
 export function errorBody(status: number, message: string) {

@@ -8,13 +8,13 @@ const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 // processes starting at once apply each migration exactly once, the others waiting then finding nothing to do.
 const LOCK_KEY = 727_001;
 
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   sql: string;
 }
 
-export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
+async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
   const files = (await readdir(dir)).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
   return Promise.all(
     files.map(async (f) => ({ version: Number(f.slice(0, 4)), name: f, sql: await readFile(path.join(dir, f), 'utf8') })),

@@ -18,7 +18,7 @@ export function createPool(databaseUrl: string, max: number): Db {
  * SQLSTATEs that mean "try again": serialization failure and deadlock. PostgreSQL aborts one of the
  * transactions involved; running it again from the start is the documented remedy.
  */
-export function isTransientConflict(err: unknown): boolean {
+function isTransientConflict(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
   return code === '40001' || code === '40P01';
 }

@@ -8,7 +8,7 @@ import type { GitCredentials } from './credentials.js';
 
 export class GitSyncError extends Error {}
 
-export interface Remote {
+interface Remote {
   url: string;
   credentials?: GitCredentials;
   http: HttpClient;
@@ -203,7 +203,7 @@ export class Repository {
 }
 
 /** Turn isomorphic-git errors into clear reasons, never echoing credentials. */
-export function describeRemoteError(err: unknown, url: string, branch?: string): Error {
+function describeRemoteError(err: unknown, url: string, branch?: string): Error {
   if (err instanceof GitSyncError) return err;
   const e = err as { code?: string; message?: string; data?: { statusCode?: number; statusMessage?: string } };
   const host = safeHost(url);

@@ -86,7 +86,7 @@ async function recordSync(db: Queryable, p: GitJobPayload, commit: string | null
   if (summary) await setSpaceGitSync(db, p.spaceId, summary);
 }
 
-export interface ImportRun {
+interface ImportRun {
   /** The operation doing the import: the revision it creates has an id derived from it. */
   operationId: string;
   progress: (f: number) => Promise<void>;
@@ -100,11 +100,11 @@ export interface ImportRun {
 }
 
 /** Id of the revision an import operation creates: a second run of the operation finds it. */
-export function importRevisionId(operationId: string): string {
+function importRevisionId(operationId: string): string {
   return derivedId('git.import', operationId);
 }
 
-export interface ImportResult {
+interface ImportResult {
   revision: string;
   commit: string;
   standalone: boolean;

@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { checkFetchUrl, guardedLookup } from '../net/safe-fetch.js';
 
-export class GitTransportError extends Error {}
+class GitTransportError extends Error {}
 
 /**
  * The HTTP client isomorphic-git uses for clone/fetch/push: every request URL goes through the

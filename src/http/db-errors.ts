@@ -1,7 +1,7 @@
 // PostgreSQL errors that are the request's fault or a race, not a server defect: each gets the
 // status a client can act on instead of a 500. Everything else stays a 500 (and is logged).
 
-export interface DbErrorReply {
+interface DbErrorReply {
   status: number;
   message: string;
   headers?: Record<string, string>;

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { RouteDef } from './route.js';
 
-export interface DescribeOptions {
+interface DescribeOptions {
   title: string;
   version: string;
   serverUrl: string;

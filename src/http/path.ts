@@ -9,7 +9,7 @@ import { badRequest, notFound } from '../core/errors.js';
  * reaches a route. Encoded slashes stay inside their segment (find-my-way decodes them into the
  * parameter value, where the parameter's pattern refuses them).
  */
-export interface RequestTarget {
+interface RequestTarget {
   /** The raw path, e.g. `/v1/spaces/abc/content`. */
   path: string;
   /** The query string without `?`. */

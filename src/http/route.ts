@@ -18,7 +18,7 @@ export interface Reply {
 }
 
 /** What a token-free route's handler gets: no principal, since nobody was authenticated. */
-export interface PublicRequestContext<P, Q, B> {
+interface PublicRequestContext<P, Q, B> {
   app: AppContext;
   req: IncomingMessage;
   res: ServerResponse;
@@ -30,7 +30,7 @@ export interface PublicRequestContext<P, Q, B> {
 }
 
 /** What an authenticated route's handler gets: the principal of the bearer token. */
-export interface RequestContext<P, Q, B> extends PublicRequestContext<P, Q, B> {
+interface RequestContext<P, Q, B> extends PublicRequestContext<P, Q, B> {
   principal: Principal;
 }
 

@@ -1,7 +1,7 @@
 import FindMyWay from 'find-my-way';
 import type { RouteDef, Method } from './route.js';
 
-export type Match = { route: RouteDef; params: Record<string, string | undefined> } | { allowed: Method[] } | null;
+type Match = { route: RouteDef; params: Record<string, string | undefined> } | { allowed: Method[] } | null;
 
 const METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 

@@ -24,7 +24,7 @@
 import net from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
-export interface DrainOptions {
+interface DrainOptions {
   /** Deadline of the whole drain; remaining connections are destroyed then. */
   timeoutMs: number;
   /** How long a keep-alive socket with no request may stay open once draining. */
@@ -33,7 +33,7 @@ export interface DrainOptions {
   onTimeout?: (left: { connections: number; handlers: number }) => void;
 }
 
-export interface Drainer {
+interface Drainer {
   /** True once `drain()` was called. */
   readonly draining: boolean;
   /** Stop accepting and finish what is in flight (see the file comment). Idempotent. */

@@ -16,15 +16,15 @@ import { htmlTooDeep, MAX_HTML_DEPTH, parsePage, type ParsedPage } from './html.
 import { inScope, looksLikePage, pageKey, scopeOf, type CrawlScope } from './scope.js';
 import { parseRobots, ALLOW_ALL, type RobotsRules } from './robots.js';
 
-export const USER_AGENT = 'docsplatform-import/1 (+website import)';
+const USER_AGENT = 'docsplatform-import/1 (+website import)';
 
-export interface FetchLimits {
+interface FetchLimits {
   timeoutMs: number;
   maxBytes: number;
   allowPrivate: boolean;
 }
 
-export interface CrawlOptions {
+interface CrawlOptions {
   maxPages: number;
   /** Epoch milliseconds after which no new request starts. */
   deadline: number;
@@ -34,13 +34,13 @@ export interface CrawlOptions {
   progress?: (fetched: number, discovered: number) => Promise<void>;
 }
 
-export interface CrawledPage {
+interface CrawledPage {
   key: string;
   url: URL;
   parsed: ParsedPage;
 }
 
-export interface CrawlResult {
+interface CrawlResult {
   scope: CrawlScope;
   startKey: string;
   /** Pages fetched and parsed, in discovery order. */
@@ -210,7 +210,7 @@ export async function crawl(startUrl: string, o: CrawlOptions): Promise<CrawlRes
   return { scope, startKey, pages, aliases, discovered: queue.length - duplicates, skipped, disallowed, truncated };
 }
 
-export interface DownloadedImage {
+interface DownloadedImage {
   url: string;
   name: string;
   contentType: string;
@@ -218,8 +218,8 @@ export interface DownloadedImage {
 }
 
 /** Most images one import downloads, and their total size: an import is not a mirror. */
-export const MAX_IMAGES = 1000;
-export const MAX_IMAGE_BYTES_TOTAL = 200 * 1024 * 1024;
+const MAX_IMAGES = 1000;
+const MAX_IMAGE_BYTES_TOTAL = 200 * 1024 * 1024;
 
 const IMAGE_TYPES: Record<string, string> = {
   png: 'image/png',

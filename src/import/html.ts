@@ -157,7 +157,7 @@ export function sameOriginImages(page: ParsedPage, origin: string): URL[] {
   return [...out.values()];
 }
 
-export interface LinkTargets {
+interface LinkTargets {
   /** `/pages/<id>` for a URL naming an imported page (without its fragment), else null. */
   page(u: URL): string | null;
   /** `/files/<id>` for an imported image (URL without fragment), else null. */

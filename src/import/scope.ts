@@ -20,7 +20,7 @@ const NOT_A_PAGE =
   /\.(png|jpe?g|gif|svg|webp|avif|ico|bmp|tiff?|pdf|zip|gz|tgz|bz2|xz|7z|rar|tar|dmg|exe|msi|deb|rpm|apk|mp[34]|m4a|ogg|wav|webm|mov|avi|css|js|mjs|map|json|xml|rss|atom|txt|csv|ya?ml|woff2?|ttf|otf|eot|wasm)$/i;
 
 /** Normalised path of a page (see above); '' for the origin's root. */
-export function normalizePath(pathname: string): string {
+function normalizePath(pathname: string): string {
   return pathname
     .replace(/\/{2,}/g, '/')
     .replace(/\/index\.html?$/i, '')

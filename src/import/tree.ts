@@ -5,7 +5,7 @@
 // one page holding the whole site. Siblings keep discovery order.
 import { ancestorKeys, type CrawlScope } from './scope.js';
 
-export interface TreeEntry {
+interface TreeEntry {
   key: string;
   /** Key of the parent page; null at the top level. */
   parent: string | null;

@@ -26,12 +26,12 @@ import { pageKey } from './scope.js';
 import { buildTree } from './tree.js';
 
 /** Total time one import may spend fetching; what was fetched by then is imported. */
-export const IMPORT_TIME_BUDGET_MS = 10 * 60 * 1000;
+const IMPORT_TIME_BUDGET_MS = 10 * 60 * 1000;
 
 /** A final outcome: the operation fails with this message (no retry). */
 export class ImportError extends Error {}
 
-export interface ImportResult {
+interface ImportResult {
   revision: string;
   /** Pages imported. */
   importedResources: number;
@@ -39,7 +39,7 @@ export interface ImportResult {
   totalResources: number;
 }
 
-export interface ImportOptions {
+interface ImportOptions {
   createdBy: string | null;
   progress: (fraction: number) => Promise<void>;
   /** Called once the space's main content changed (not for an import into a change request): derived data follows. */

@@ -14,7 +14,7 @@ export class FetchFailedError extends Error {
   }
 }
 
-export interface SafeFetchOptions {
+interface SafeFetchOptions {
   timeoutMs: number;
   maxBytes: number;
   allowPrivate: boolean;

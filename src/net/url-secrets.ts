@@ -32,7 +32,7 @@ function redactParams(raw: string, secrets: string[]): string | null {
   return changed ? out.toString() : null;
 }
 
-export interface UrlSecrets {
+interface UrlSecrets {
   /** The URL without its credentials: user info removed, credential parameters' values `redacted`. */
   display: string;
   /** The credential values it carried (decoded), for scrubbing messages; empty when none. */

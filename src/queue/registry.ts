@@ -54,7 +54,7 @@ export interface GitJobPayload {
 
 export type JobName = keyof JobPayloads;
 
-export interface JobSpec {
+interface JobSpec {
   queue: QueueName;
   /** Attempts override; defaults to config.workers.attempts. */
   attempts?: number;

@@ -80,7 +80,7 @@ function start(executablePath: string): Running {
 }
 
 /** The process's browser, launched (or relaunched after a crash) on demand. */
-export async function getBrowser(executablePath: string): Promise<Browser> {
+async function getBrowser(executablePath: string): Promise<Browser> {
   if (!current || current.executablePath !== executablePath) {
     if (current) void closeRunning(current);
     current = start(executablePath);

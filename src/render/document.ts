@@ -55,7 +55,7 @@ export function parseScope(key: string): Scope {
 }
 
 /** The pages of an export in tree order, each with its depth relative to the export's top. */
-export function selectPages(snapshot: Snapshot, scope: Scope): { page: TreePage; depth: number }[] {
+function selectPages(snapshot: Snapshot, scope: Scope): { page: TreePage; depth: number }[] {
   const out: { page: TreePage; depth: number }[] = [];
   const walk = (list: TreePage[], depth: number) => {
     for (const p of list) {
@@ -73,7 +73,7 @@ export function selectPages(snapshot: Snapshot, scope: Scope): { page: TreePage;
   return out;
 }
 
-export interface ExportInput {
+interface ExportInput {
   spaceId: string;
   revisionId: string;
   organizationId: string;
@@ -83,7 +83,7 @@ export interface ExportInput {
   subtitle: string[];
 }
 
-export interface BuiltExport {
+interface BuiltExport {
   html: string;
   /** Sections in the document (pages, groups, link pages). */
   pages: number;

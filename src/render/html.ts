@@ -22,7 +22,7 @@ export type ImageSource = { src: string } | { placeholder: string };
  * What rendering a body needs looked up first (plain data, so the lookups can happen on another
  * thread than the rendering): what each image shows, where each link goes, the name of each file.
  */
-export interface PageBodyOptions {
+interface PageBodyOptions {
   /** Id of the page's section; heading ids and footnote ids are prefixed with it. */
   anchor: string;
   /** Every image URL of the body (`renderPlan(...).images`) mapped to what to show. */
@@ -63,11 +63,6 @@ export function renderPlan(markdown: string): RenderPlan {
     if ('children' in n) for (let i = n.children.length - 1; i >= 0; i--) todo.push(n.children[i] as Nodes);
   }
   return { images: [...images], links: [...links], files: [...files] };
-}
-
-/** Image URLs of a body in document order (inline and reference-style images, hints included). */
-export function imageUrls(markdown: string): string[] {
-  return renderPlan(markdown).images;
 }
 
 function el(tagName: string, properties: Properties, children: ElementContent[]): Element {
@@ -143,7 +138,7 @@ export interface ExportSection {
   bodyHtml: string;
 }
 
-export interface ExportDocument {
+interface ExportDocument {
   /** Cover title (the space's). */
   title: string;
   /** Cover lines under the title (change request subject and number, revision, ...). */

@@ -2,14 +2,14 @@
 import type { PDFOptions } from 'puppeteer-core';
 import { withOfflinePage } from './browser.js';
 
-export interface PrintOptions {
+interface PrintOptions {
   executablePath: string;
   /** Upper bound for loading the HTML and for printing it, each. */
   timeoutMs: number;
 }
 
 /** Thrown when Chromium does not finish in time (a render worth retrying, not a content problem). */
-export class RenderTimeoutError extends Error {}
+class RenderTimeoutError extends Error {}
 
 const FOOTER = `<div style="width:100%;font-size:8px;color:#777;text-align:center;font-family:sans-serif">
 <span class="pageNumber"></span> / <span class="totalPages"></span></div>`;

@@ -28,7 +28,7 @@ const BATCH_ITEMS = 100;
 const CACHE_BYTES = 64 * 1024 * 1024;
 const PLAIN_AFTER_TIMEOUT_TTL_MS = 60_000;
 
-export interface MarkdownPoolOptions {
+interface MarkdownPoolOptions {
   threads: number;
   timeoutMs: number;
   log?: Logger;

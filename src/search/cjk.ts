@@ -20,10 +20,10 @@ const HAS_WORD = /[\p{L}\p{N}]/u;
 const MAX_POSITION = 16383;
 const MAX_POSITIONS_PER_LEXEME = 32;
 
-export type Weight = 'A' | 'B' | 'C' | 'D';
+type Weight = 'A' | 'B' | 'C' | 'D';
 
 /** Compatibility-normalizes (full-width Latin, half-width Katakana, ligatures) as both sides of a search must. */
-export function normalize(text: string): string {
+function normalize(text: string): string {
   return text.normalize('NFKC');
 }
 

@@ -22,7 +22,7 @@ const BATCH_CHARS = 4_000_000;
 const MAX_INDEXED_CHARS = 500_000;
 
 /** Pages that are searched: documents (groups have no body, links none, computed pages are evaluated on request only) not marked noIndex. */
-export function isIndexable(tp: TreePage): boolean {
+function isIndexable(tp: TreePage): boolean {
   return tp.node.type === 'document' && !tp.node.noIndex;
 }
 
@@ -100,7 +100,7 @@ async function syncPages(c: Queryable, markdown: MarkdownPool, spaceId: string, 
 }
 
 /** The index rows of one page: one per section, or a single empty one so the page is found by its title. */
-export function sectionRows(tp: TreePage, parsed: readonly Section[]): repo.SectionRow[] {
+function sectionRows(tp: TreePage, parsed: readonly Section[]): repo.SectionRow[] {
   const sections = parsed.length ? parsed : [{ id: '', title: '', depth: 0, body: '' }];
   const title = splitCjk(tp.node.title);
   const description = splitCjk(tp.node.description ?? '');

@@ -20,7 +20,7 @@ const MAX_SECTIONS_PER_PAGE = 10;
 const HEADLINE_OPTIONS = `StartSel=${MATCH_START}, StopSel=${MATCH_STOP}, HighlightAll=true`;
 
 /** A section shown for a matching page, its body cut to a snippet around the match. */
-export interface SectionMatch {
+interface SectionMatch {
   sectionId: string;
   title: string;
   body: string;

@@ -15,7 +15,7 @@ const WORD_SLACK = 15;
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-export interface SnippetInput {
+interface SnippetInput {
   body: string;
   /** ts_headline of (the beginning of) the body with every match between MATCH_START and MATCH_STOP, or null. */
   highlighted?: string | null;

@@ -6,7 +6,7 @@ import { signBlob } from '../content/present.js';
 import { blobKeyFor } from '../content/files.js';
 
 /** Stored bytes behind a valid signed link, with what the link says about them. */
-export interface SignedFile {
+interface SignedFile {
   stream: Readable;
   size: number;
   name: string;

@@ -12,7 +12,7 @@ import { searchPages, searchSpaces, type PageMatch } from '../search/search.js';
 // src/search/ keeps and queries. Lists are paginated by an offset carried in an opaque cursor bound
 // to the query: results are ranked, and `rank` is the position in that ranking.
 
-export interface SearchParams {
+interface SearchParams {
   query: string;
   page?: string;
   limit?: number;

@@ -61,7 +61,7 @@ export async function createSpace(app: AppContext, p: Principal, orgId: string, 
       createdBy: p.userId,
     });
     const draft = new Draft(null);
-    if (input.template) await applyTemplate(app, c, id, draft, input.template.id, input.template.params ?? {});
+    if (input.template) await applyTemplate(id, draft, input.template.id, input.template.params ?? {});
     else if (!input.empty) draft.insertPage(null, { title: 'Introduction', markdown: '' });
     const revision = await commitDraft(c, id, draft, { createdBy: p.userId });
     await spaces.setSpaceRevision(c, id, revision.id);

@@ -13,7 +13,6 @@
 // slot the cover of a page. A slot left out is simply omitted (no broken image).
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import type { Queryable } from '../db/pool.js';
 import { withTx } from '../db/pool.js';
 import type { Draft } from '../content/draft.js';
 import { editChangeRequestContent, editMainContent } from '../content/commit.js';
@@ -48,8 +47,6 @@ export function listTemplates() {
  * draft is untouched when it throws.
  */
 export async function applyTemplate(
-  _app: AppContext,
-  _db: Queryable,
   spaceId: string,
   draft: Draft,
   templateId: string,
@@ -105,15 +102,15 @@ export async function applyTemplateToSpace(
   spaceId: string,
   body: { id: string; params?: TemplateParams; changeRequestId?: string },
 ): Promise<void> {
-  const apply = (c: Queryable) => (draft: Draft) => applyTemplate(app, c, spaceId, draft, body.id, body.params ?? {}, { field: 'body' });
+  const apply = (draft: Draft) => applyTemplate(spaceId, draft, body.id, body.params ?? {}, { field: 'body' });
   if (body.changeRequestId !== undefined) {
     const { cr } = await requireChangeRequest(app, p, spaceId, body.changeRequestId, 'edit');
-    await withTx(app.db, (c) => editChangeRequestContent(c, spaceId, cr.id, apply(c), { createdBy: p.userId }, { check: requireEditable }));
+    await withTx(app.db, (c) => editChangeRequestContent(c, spaceId, cr.id, apply, { createdBy: p.userId }, { check: requireEditable }));
     return;
   }
   await requireSpace(app.db, p, spaceId, 'edit');
   // A locked space takes no direct edits (the writer refuses it; a change request may still be
   // prepared and merged later).
-  await withTx(app.db, (c) => editMainContent(c, spaceId, apply(c), { createdBy: p.userId }));
+  await withTx(app.db, (c) => editMainContent(c, spaceId, apply, { createdBy: p.userId }));
   await afterContentChange(app, spaceId);
 }

@@ -12,7 +12,7 @@ import {
 import type { Readable } from 'node:stream';
 import { checkKey, type BlobStore } from './blobstore.js';
 
-export interface S3Options {
+interface S3Options {
   endpoint?: string;
   region: string;
   bucket: string;

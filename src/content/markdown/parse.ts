@@ -35,12 +35,12 @@ export interface FileNode {
 
 export type Block = RootContent | HintNode | FileNode;
 
-export interface ExtendedRoot {
+interface ExtendedRoot {
   type: 'root';
   children: Block[];
 }
 
-export interface Parsed {
+interface Parsed {
   root: ExtendedRoot;
   /** The whole body parsed as GFM alone (GitBook block tags left as text). */
   full: Root;

@@ -21,7 +21,7 @@ const DATE = /\{\{\s*template\.date\s*\}\}/g;
 /** Anything that looks like a placeholder but none of the above: a typo in a template. */
 const STRAY = /\((?:page|slot):|\{\{\s*template\./;
 
-export interface LoadedTemplate extends TemplateDef {
+interface LoadedTemplate extends TemplateDef {
   /** Page key -> raw Markdown (placeholders not yet substituted). */
   bodies: Map<string, string>;
 }

@@ -50,7 +50,7 @@ export async function deleteGitSync(db: Queryable, spaceId: string): Promise<voi
   await setSpaceGitSync(db, spaceId, null);
 }
 
-export interface GitOperationRow {
+interface GitOperationRow {
   kind: 'git.import' | 'git.export';
   status: string;
   error: string | null;

@@ -20,7 +20,7 @@ export function defaultConfig(): GitBookConfig {
 }
 
 /** The validated, normalised locations of a config: paths relative to the project directory's docs root. */
-export interface ResolvedConfig {
+interface ResolvedConfig {
   /** Docs folder relative to the project directory: '' or 'docs' or 'packages/product/docs'. */
   rootDir: string;
   /** Relative to rootDir. */
@@ -43,7 +43,7 @@ function markdownFile(path: string, field: string): string {
 }
 
 /** './docs/' for 'docs', './' for the project directory itself. */
-export function canonicalRoot(rootDir: string): string {
+function canonicalRoot(rootDir: string): string {
   return rootDir ? `./${rootDir}/` : './';
 }
 

@@ -21,7 +21,7 @@ export const ASSETS_DIR = '.gitbook/assets';
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
 /** Title from a file or folder name: extension and ordering prefix ('01-') dropped, separators as spaces. */
-export function titleFromName(name: string): string {
+function titleFromName(name: string): string {
   const stem = name.replace(/\.(md|markdown)$/i, '');
   const words = stem
     .replace(/^\d+[-_. ]+(?=\S)/, '')

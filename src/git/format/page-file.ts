@@ -53,7 +53,7 @@ export function cleanTitle(title: string): string {
 const stripBlankLines = (s: string) => s.replace(/^(?:[ \t]*\n)+/, '');
 
 /** Splits off YAML front matter (a first line `---` up to a line `---` or `...`). */
-export function splitFrontMatter(text: string, label: string): { data: Record<string, unknown>; body: string } {
+function splitFrontMatter(text: string, label: string): { data: Record<string, unknown>; body: string } {
   const open = /^---[ \t]*\n/.exec(text);
   if (!open) return { data: {}, body: text };
   const close = /^(?:---|\.\.\.)[ \t]*$/m;
@@ -112,7 +112,7 @@ function layoutToFrontMatter(layout: Record<string, unknown>): Record<string, un
 }
 
 /** Page metadata from front matter; a wrong type is a RepoFormatError naming the file and key. */
-export function metaFromFrontMatter(data: Record<string, unknown>, label: string): PageMeta {
+function metaFromFrontMatter(data: Record<string, unknown>, label: string): PageMeta {
   const meta: PageMeta = {};
   const description = text(data, 'description', label);
   const icon = text(data, 'icon', label);
@@ -133,7 +133,7 @@ export function metaFromFrontMatter(data: Record<string, unknown>, label: string
 }
 
 /** Front matter for page metadata (stable key order), or null when there is none to write. */
-export function frontMatterFromMeta(meta: PageMeta): Record<string, unknown> | null {
+function frontMatterFromMeta(meta: PageMeta): Record<string, unknown> | null {
   const out: Record<string, unknown> = {};
   if (meta.description) out.description = meta.description;
   if (meta.icon) out.icon = meta.icon;
@@ -146,7 +146,7 @@ export function frontMatterFromMeta(meta: PageMeta): Record<string, unknown> | n
   return Object.keys(out).length ? out : null;
 }
 
-export interface ParsedPageFile {
+interface ParsedPageFile {
   meta: PageMeta;
   /** Text of the leading `# Heading`, when the body starts with one. */
   heading?: string;
@@ -182,7 +182,7 @@ export function parsePageFile(content: Buffer, label: string): ParsedPageFile {
 }
 
 /** `# Title` with whatever escaping makes it read back as exactly that text. */
-export function titleHeading(title: string): string {
+function titleHeading(title: string): string {
   const heading: Heading = { type: 'heading', depth: 1, children: [{ type: 'text', value: cleanTitle(title) }] };
   return toMarkdown(heading).trimEnd();
 }

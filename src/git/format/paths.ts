@@ -73,6 +73,6 @@ export function isMarkdownPath(path: string): boolean {
 }
 
 /** A path for messages: control characters made visible. */
-export function printable(path: string): string {
+function printable(path: string): string {
   return path.replace(/[\u0000-\u001f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

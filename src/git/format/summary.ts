@@ -33,7 +33,7 @@ export interface SummaryPage {
   children: SummaryPage[];
 }
 
-export interface SummaryGroup {
+interface SummaryGroup {
   kind: 'group';
   title: string;
   line: number;
@@ -42,7 +42,7 @@ export interface SummaryGroup {
 
 export type SummaryNode = SummaryPage | SummaryGroup;
 
-export interface SummaryContext {
+interface SummaryContext {
   /** The SUMMARY file as named in messages (path in the project directory). */
   label: string;
   /** Folder of the SUMMARY file relative to the docs root: links are relative to it. */
