@@ -11,7 +11,15 @@ export default tseslint.config(
     // Plain ES modules run by Node (worker-thread entry, benchmark probes): Node's globals.
     files: ['**/*.mjs'],
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', performance: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        performance: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        fetch: 'readonly',
+      },
     },
   },
   js.configs.recommended,
@@ -27,7 +35,15 @@ export default tseslint.config(
       'no-eval': 'error',
       'no-implied-eval': 'error',
       'no-new-func': 'error',
-      'no-restricted-imports': ['error', { paths: [{ name: 'node:vm', message: 'No code evaluation (see DESIGN.md).' }, { name: 'vm', message: 'No code evaluation (see DESIGN.md).' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'node:vm', message: 'No code evaluation (see DESIGN.md).' },
+            { name: 'vm', message: 'No code evaluation (see DESIGN.md).' },
+          ],
+        },
+      ],
     },
   },
 );

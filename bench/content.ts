@@ -155,9 +155,16 @@ async function naiveCopyTable(db: Db, s: BenchSpace): Promise<(pageId: string, m
     markdown    text NOT NULL,
     PRIMARY KEY (revision_id, page_id)
   )`);
-  const { rows } = await db.query<{ root_hash: string }>('SELECT r.root_hash FROM spaces s JOIN revisions r ON r.id = s.revision_id WHERE s.id = $1', [s.spaceId]);
+  const { rows } = await db.query<{ root_hash: string }>(
+    'SELECT r.root_hash FROM spaces s JOIN revisions r ON r.id = s.revision_id WHERE s.id = $1',
+    [s.spaceId],
+  );
   const snap = await loadSnapshot(db, s.spaceId, rows[0].root_hash);
-  const bodies = await loadBodies(db, s.spaceId, snap.ordered.map((p) => p.node));
+  const bodies = await loadBodies(
+    db,
+    s.spaceId,
+    snap.ordered.map((p) => p.node),
+  );
   const pages = snap.ordered;
   await db.query(
     `INSERT INTO bench_naive_pages (revision_id, page_id, parent_id, position, node, markdown)
@@ -222,7 +229,9 @@ export async function benchContent(env: BenchEnv, cleanup: Cleanup): Promise<Row
     const ours = await readTree('ours', f.large, 'first tree read');
     const baseline = await readTree('baseline', f.large, 'first tree read');
     firstRead = { ours: ours.ms, baseline: baseline.ms };
-    log(`first tree read ever: ours ${fmt(ours.ms, 1)} ms (${fmt(ours.body.length, 0)} B), baseline ${fmt(baseline.ms, 1)} ms (${fmt(baseline.body.length, 0)} B)`);
+    log(
+      `first tree read ever: ours ${fmt(ours.ms, 1)} ms (${fmt(ours.body.length, 0)} B), baseline ${fmt(baseline.ms, 1)} ms (${fmt(baseline.body.length, 0)} B)`,
+    );
   });
   headers = { authorization: `Bearer ${fixture.seeded.adminToken}` };
   const { large, small, principal } = fixture;
@@ -235,7 +244,9 @@ export async function benchContent(env: BenchEnv, cleanup: Cleanup): Promise<Row
   const editPage = (s: BenchSpace, k: number) => {
     const i = k % s.pageIds.length;
     return withTx(app.db, (c) =>
-      editMainContent(c, s.spaceId, (d) => d.updatePage(s.pageIds[i], { markdown: benchPageMarkdown(i, nextRevisionTag()) }), { createdBy: principal.userId }),
+      editMainContent(c, s.spaceId, (d) => d.updatePage(s.pageIds[i], { markdown: benchPageMarkdown(i, nextRevisionTag()) }), {
+        createdBy: principal.userId,
+      }),
     );
   };
   // Pages deep in the tree, different each round (index 0 is a top-level page).
@@ -244,7 +255,13 @@ export async function benchContent(env: BenchEnv, cleanup: Cleanup): Promise<Row
   // 1. A revision that changes one page, then the index update.
   log(`revisions changing one page: ${COMMIT_ROUNDS} rounds ...`);
   const naive = await naiveCopyTable(pool, large);
-  const commits = { large: [] as number[], small: [] as number[], naive: [] as number[], reindexLarge: [] as number[], reindexSmall: [] as number[] };
+  const commits = {
+    large: [] as number[],
+    small: [] as number[],
+    naive: [] as number[],
+    reindexLarge: [] as number[],
+    reindexSmall: [] as number[],
+  };
   for (let r = 0; r < COMMIT_ROUNDS; r++) {
     commits.small.push(await timeMs(() => editPage(small, pageFor(small, r))));
     const k = pageFor(large, r);
@@ -279,7 +296,11 @@ export async function benchContent(env: BenchEnv, cleanup: Cleanup): Promise<Row
     { name: 'ours', space: large, side: 'ours' },
   ]);
   const warmOpts = { rounds: ROUNDS, requests: TREE_REQUESTS, warmup: 1, headers };
-  const warm = await compareLatency('warm tree read', { ours: () => apiBase + treePath(large.spaceId), baseline: () => bareBase + treePath(large.spaceId) }, warmOpts);
+  const warm = await compareLatency(
+    'warm tree read',
+    { ours: () => apiBase + treePath(large.spaceId), baseline: () => bareBase + treePath(large.spaceId) },
+    warmOpts,
+  );
 
   // 3. Search (the index follows the newest revision first: a stale index would be rebuilt by the first search).
   await reindexSpace(app, large.spaceId);
@@ -287,12 +308,16 @@ export async function benchContent(env: BenchEnv, cleanup: Cleanup): Promise<Row
   for (const word of [SEARCH_WORDS[0], COMMON_WORD]) {
     const ours = JSON.parse((await timedOk('search check (ours)', apiBase + searchPath(word), { headers })).body.toString('utf8'));
     const bare = JSON.parse((await timedOk('search check (baseline)', bareBase + searchPath(word), { headers })).body.toString('utf8'));
-    if (!ours.items?.length || !bare.items?.length) throw new Error(`search for "${word}" found nothing (ours ${ours.items?.length}, baseline ${bare.items?.length})`);
+    if (!ours.items?.length || !bare.items?.length)
+      throw new Error(`search for "${word}" found nothing (ours ${ours.items?.length}, baseline ${bare.items?.length})`);
     log(`search "${word}": ours ${ours.count} pages match (${ours.items.length} listed), baseline lists ${bare.items.length} sections`);
   }
   const rare = await compareLatency(
     'search rare word',
-    { ours: (i) => apiBase + searchPath(SEARCH_WORDS[i % SEARCH_WORDS.length]), baseline: (i) => bareBase + searchPath(SEARCH_WORDS[i % SEARCH_WORDS.length]) },
+    {
+      ours: (i) => apiBase + searchPath(SEARCH_WORDS[i % SEARCH_WORDS.length]),
+      baseline: (i) => bareBase + searchPath(SEARCH_WORDS[i % SEARCH_WORDS.length]),
+    },
     { rounds: ROUNDS, requests: SEARCH_REQUESTS, warmup: SEARCH_WORDS.length, headers },
   );
   const broad = await compareLatency(
@@ -329,19 +354,68 @@ export async function benchContent(env: BenchEnv, cleanup: Cleanup): Promise<Row
   const vs = `${SPACE_PAGES} vs ${SMALL_SPACE_PAGES} pages`;
   const histName = `same, space with ${revisions.ours - revisions.baseline} more revisions (${revisions.ours} vs ${revisions.baseline})`;
   const rows: Row[] = [
-    { benchmark: `revision changing 1 page of ${SPACE_PAGES} (editMainContent)`, metric: `median ms (baseline: same, ${SMALL_SPACE_PAGES}-page space)`, ours: median(commits.large), baseline: median(commits.small), digits: 1, higherIsBetter: false },
-    { benchmark: `revision changing 1 page of ${SPACE_PAGES} (editMainContent)`, metric: `median ms (baseline: naive copy of ${SPACE_PAGES} rows)`, ours: median(commits.large), baseline: median(commits.naive), digits: 1, higherIsBetter: false },
-    { benchmark: 'search index update after it (reindexSpace)', metric: `median ms (${vs})`, ours: median(commits.reindexLarge), baseline: median(commits.reindexSmall), digits: 1, higherIsBetter: false },
+    {
+      benchmark: `revision changing 1 page of ${SPACE_PAGES} (editMainContent)`,
+      metric: `median ms (baseline: same, ${SMALL_SPACE_PAGES}-page space)`,
+      ours: median(commits.large),
+      baseline: median(commits.small),
+      digits: 1,
+      higherIsBetter: false,
+    },
+    {
+      benchmark: `revision changing 1 page of ${SPACE_PAGES} (editMainContent)`,
+      metric: `median ms (baseline: naive copy of ${SPACE_PAGES} rows)`,
+      ours: median(commits.large),
+      baseline: median(commits.naive),
+      digits: 1,
+      higherIsBetter: false,
+    },
+    {
+      benchmark: 'search index update after it (reindexSpace)',
+      metric: `median ms (${vs})`,
+      ours: median(commits.reindexLarge),
+      baseline: median(commits.reindexSmall),
+      digits: 1,
+      higherIsBetter: false,
+    },
   ];
   if (firstRead) {
     const f = firstRead as { ours: number; baseline: number };
-    rows.push({ benchmark: tree, metric: 'first read ever, empty caches (ms, 1 sample)', ours: f.ours, baseline: f.baseline, digits: 1, higherIsBetter: false });
+    rows.push({
+      benchmark: tree,
+      metric: 'first read ever, empty caches (ms, 1 sample)',
+      ours: f.ours,
+      baseline: f.baseline,
+      digits: 1,
+      higherIsBetter: false,
+    });
   }
   rows.push(
-    { benchmark: tree, metric: 'first read after a new revision, median ms', ours: median(afterRevision.ours), baseline: median(afterRevision.baseline), digits: 1, higherIsBetter: false },
+    {
+      benchmark: tree,
+      metric: 'first read after a new revision, median ms',
+      ours: median(afterRevision.ours),
+      baseline: median(afterRevision.baseline),
+      digits: 1,
+      higherIsBetter: false,
+    },
     ...latencyRows(tree, warm, 1, 'warm read'),
-    { benchmark: histName, metric: 'first read after a new revision, median ms', ours: median(later.ours), baseline: median(later.baseline), digits: 1, higherIsBetter: false },
-    { benchmark: histName, metric: 'p50 warm read (ms)', ours: percentile(laterWarm.ours, 50), baseline: percentile(laterWarm.baseline, 50), digits: 1, higherIsBetter: false },
+    {
+      benchmark: histName,
+      metric: 'first read after a new revision, median ms',
+      ours: median(later.ours),
+      baseline: median(later.baseline),
+      digits: 1,
+      higherIsBetter: false,
+    },
+    {
+      benchmark: histName,
+      metric: 'p50 warm read (ms)',
+      ours: percentile(laterWarm.ours, 50),
+      baseline: percentile(laterWarm.baseline, 50),
+      digits: 1,
+      higherIsBetter: false,
+    },
     ...latencyRows(`GET .../search?query=<word in ~3% of ${SPACE_PAGES} pages>`, rare, 2),
     ...latencyRows(`GET .../search?query=<word in every page>`, broad, 1),
   );

@@ -103,7 +103,8 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
     if (op.status !== 'succeeded') throw new Error(`git ${kind} ${op.status}: ${op.error}`);
     return op;
   };
-  const newSpace = async () => (await call(apiBase, adminToken, 'POST', `/v1/orgs/${orgId}/spaces`, { title: 'Bench git', empty: true })).json.id as string;
+  const newSpace = async () =>
+    (await call(apiBase, adminToken, 'POST', `/v1/orgs/${orgId}/spaces`, { title: 'Bench git', empty: true })).json.id as string;
 
   const times = { importOurs: [] as number[], importBase: [] as number[], exportOurs: [] as number[], exportBase: [] as number[] };
   let lastSpace = '';
@@ -112,13 +113,26 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
     const cloneDir = path.join(work, `clone-${round}`);
     times.importBase.push(await timed(() => gitCli(['clone', '-q', url, cloneDir], work)));
     const spaceId = await newSpace();
-    times.importOurs.push(await timed(() => runOp('import', spaceId, { url, ref: 'refs/heads/main', repoCacheID: `bench-${round}-${randomBytes(4).toString('hex')}` })));
+    times.importOurs.push(
+      await timed(() =>
+        runOp('import', spaceId, { url, ref: 'refs/heads/main', repoCacheID: `bench-${round}-${randomBytes(4).toString('hex')}` }),
+      ),
+    );
     lastSpace = spaceId;
 
     const pushTarget = await remote.createRepo(`push-base-${round}`);
     times.exportBase.push(await timed(() => gitCli(['push', '-q', pushTarget, 'HEAD:refs/heads/main'], cloneDir)));
     const exportTarget = await remote.createRepo(`export-${round}`);
-    times.exportOurs.push(await timed(() => runOp('export', spaceId, { url: exportTarget, ref: 'refs/heads/main', commitMessage: 'Export', repoCacheID: `bench-export-${round}` })));
+    times.exportOurs.push(
+      await timed(() =>
+        runOp('export', spaceId, {
+          url: exportTarget,
+          ref: 'refs/heads/main',
+          commitMessage: 'Export',
+          repoCacheID: `bench-export-${round}`,
+        }),
+      ),
+    );
   }
   const pages = (await call(apiBase, adminToken, 'GET', `/v1/spaces/${lastSpace}/content`)).json;
   const count = (list: any[]): number => list.reduce((n, p) => n + 1 + count(p.pages ?? []), 0);
@@ -126,8 +140,22 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
 
   const name = `${PAGES} pages + ${IMAGES} images`;
   return [
-    { benchmark: `Git import, ${name}`, metric: 'seconds (ours: import job; baseline: git clone)', ours: median(times.importOurs), baseline: median(times.importBase), digits: 2, higherIsBetter: false },
-    { benchmark: `Git export, ${name}`, metric: 'seconds (ours: export job; baseline: git push)', ours: median(times.exportOurs), baseline: median(times.exportBase), digits: 2, higherIsBetter: false },
+    {
+      benchmark: `Git import, ${name}`,
+      metric: 'seconds (ours: import job; baseline: git clone)',
+      ours: median(times.importOurs),
+      baseline: median(times.importBase),
+      digits: 2,
+      higherIsBetter: false,
+    },
+    {
+      benchmark: `Git export, ${name}`,
+      metric: 'seconds (ours: export job; baseline: git push)',
+      ours: median(times.exportOurs),
+      baseline: median(times.exportBase),
+      digits: 2,
+      higherIsBetter: false,
+    },
   ];
 }
 
@@ -136,7 +164,10 @@ async function main() {
   process.on('SIGINT', () => void cleanup.run().finally(() => process.exit(130)));
   let failed = false;
   try {
-    const env = await createBenchEnv(cleanup, { ALLOW_PRIVATE_FETCH: 'true', GIT_CACHE_DIR: path.join(tmpdir(), `bench-git-cache-${randomBytes(4).toString('hex')}`) });
+    const env = await createBenchEnv(cleanup, {
+      ALLOW_PRIVATE_FETCH: 'true',
+      GIT_CACHE_DIR: path.join(tmpdir(), `bench-git-cache-${randomBytes(4).toString('hex')}`),
+    });
     cleanup.add('remove the git cache', () => rm(env.config.git.cacheDir, { recursive: true, force: true }));
     printTable(await benchGit(env, cleanup), `Git sync benchmark (${new Date().toISOString()}, node ${process.version})`, [
       'Medians of BENCH_GIT_ROUNDS rounds; both sides talk to the same local git http-backend remote.',

@@ -506,7 +506,11 @@ export interface LoadResult {
  * not share the event loop with the servers under test, which live in this main thread.
  */
 export async function load(url: string, o: LoadOptions): Promise<LoadResult> {
-  const { value: r, mainMs, pgMs } = await withCpu(() =>
+  const {
+    value: r,
+    mainMs,
+    pgMs,
+  } = await withCpu(() =>
     autocannon({
       url,
       connections: o.connections,

@@ -20,7 +20,22 @@
 // hostile read's median time, vs reading the same page as Markdown (no parsing): what parsing costs
 // the reader, not the others.
 import { Worker } from 'node:worker_threads';
-import { benchPageMarkdown, envInt, fmt, log, median, percentile, principalOf, seedOrg, startApi, timedOk, timedRequest, type BenchEnv, type Cleanup, type Row } from './lib.js';
+import {
+  benchPageMarkdown,
+  envInt,
+  fmt,
+  log,
+  median,
+  percentile,
+  principalOf,
+  seedOrg,
+  startApi,
+  timedOk,
+  timedRequest,
+  type BenchEnv,
+  type Cleanup,
+  type Row,
+} from './lib.js';
 import { LIMITS, scanMarkdown } from '../src/content/limits.js';
 
 const ROUNDS = envInt('BENCH_LIMITS_ROUNDS', 3);
@@ -86,7 +101,8 @@ export async function benchLimits(env: BenchEnv, cleanup: Cleanup): Promise<Row[
   const plainPage = await api('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, {
     changes: [{ operation: 'insert_page', title: 'Ordinary', document: { markdown: benchPageMarkdown(1) } }],
   });
-  const pagePath = (id: string, format: string) => `${base}/v1/spaces/${space.id}/change-requests/${cr.id}/content/page/${id}?format=${format}`;
+  const pagePath = (id: string, format: string) =>
+    `${base}/v1/spaces/${space.id}/change-requests/${cr.id}/content/page/${id}?format=${format}`;
   await timedOk('ordinary page', pagePath(plainPage.changes[0].page.id, 'document'), { headers });
 
   let next = 0;
@@ -132,8 +148,22 @@ export async function benchLimits(env: BenchEnv, cleanup: Cleanup): Promise<Row[
 
   const name = `/healthz while ${READERS} clients read the most hostile page the limits allow (${fmt(size / 1024, 0)} KB)`;
   return [
-    { benchmark: name, metric: `p99 latency (ms) of ${hostile.length} / ${idle.length} probes (baseline: idle)`, ours: percentile(hostile, 99), baseline: percentile(idle, 99), digits: 2, higherIsBetter: false },
-    { benchmark: name, metric: 'max latency (ms) (baseline: idle)', ours: maxOf(hostile), baseline: maxOf(idle), digits: 1, higherIsBetter: false },
+    {
+      benchmark: name,
+      metric: `p99 latency (ms) of ${hostile.length} / ${idle.length} probes (baseline: idle)`,
+      ours: percentile(hostile, 99),
+      baseline: percentile(idle, 99),
+      digits: 2,
+      higherIsBetter: false,
+    },
+    {
+      benchmark: name,
+      metric: 'max latency (ms) (baseline: idle)',
+      ours: maxOf(hostile),
+      baseline: maxOf(idle),
+      digits: 1,
+      higherIsBetter: false,
+    },
     {
       benchmark: `GET that page ?format=document (${readMs.length} reads, ${plainText} as plain text)`,
       metric: 'median ms (baseline: ?format=markdown)',

@@ -40,7 +40,8 @@ const CHANGED_PAGES = 10;
 export async function benchMerge(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
   const { app } = env;
   const apiBase = await startApi(env, cleanup);
-  if (SMALL_SPACE_PAGES <= CHANGED_PAGES) throw new Error(`BENCH_SMALL_SPACE_PAGES must be more than ${CHANGED_PAGES} for the merge benchmark`);
+  if (SMALL_SPACE_PAGES <= CHANGED_PAGES)
+    throw new Error(`BENCH_SMALL_SPACE_PAGES must be more than ${CHANGED_PAGES} for the merge benchmark`);
   const { seeded, principal, large, small } = await spaceFixture(env, { large: SPACE_PAGES, small: SMALL_SPACE_PAGES });
   const headers = { authorization: `Bearer ${seeded.adminToken}` };
   const api = async (method: string, path: string, body?: unknown) =>
@@ -59,12 +60,18 @@ export async function benchMerge(env: BenchEnv, cleanup: Cleanup): Promise<Row[]
 
     const cr = await api('POST', `/v1/spaces/${s.spaceId}/change-requests`, { subject: `Bench merge ${round}` });
     await api('POST', `/v1/spaces/${s.spaceId}/change-requests/${cr.id}/content?compat=false`, {
-      changes: picked.map((k, j) => ({ operation: 'update_page', page: s.pageIds[k], document: { markdown: benchPageMarkdown(k, tags[j]) } })),
+      changes: picked.map((k, j) => ({
+        operation: 'update_page',
+        page: s.pageIds[k],
+        document: { markdown: benchPageMarkdown(k, tags[j]) },
+      })),
     });
     const mainTag = nextRevisionTag();
     if (threeWay) {
       await withTx(app.db, (c) =>
-        editMainContent(c, s.spaceId, (d) => d.updatePage(s.pageIds[mainPage], { markdown: benchPageMarkdown(mainPage, mainTag) }), { createdBy: principal.userId }),
+        editMainContent(c, s.spaceId, (d) => d.updatePage(s.pageIds[mainPage], { markdown: benchPageMarkdown(mainPage, mainTag) }), {
+          createdBy: principal.userId,
+        }),
       );
       await afterContentChange(app, s.spaceId);
     }
@@ -78,7 +85,8 @@ export async function benchMerge(env: BenchEnv, cleanup: Cleanup): Promise<Row[]
       const expect = [[picked[0], tags[0]], ...(threeWay ? [[mainPage, mainTag]] : [])];
       for (const [k, tag] of expect) {
         const page = await api('GET', `/v1/spaces/${s.spaceId}/content/page/${s.pageIds[k]}`);
-        if (!String(page.markdown).includes(`(revision ${tag})`)) throw new Error(`after the merge, page ${k} lacks its change (revision ${tag})`);
+        if (!String(page.markdown).includes(`(revision ${tag})`))
+          throw new Error(`after the merge, page ${k} lacks its change (revision ${tag})`);
       }
     }
     return t.ms;
@@ -100,9 +108,37 @@ export async function benchMerge(env: BenchEnv, cleanup: Cleanup): Promise<Row[]
 
   const name = `POST .../merge: CR changing ${CHANGED_PAGES} of ${SPACE_PAGES} pages, three-way`;
   return [
-    { benchmark: name, metric: `median ms (baseline: same, ${SMALL_SPACE_PAGES}-page space)`, ours: median(times.large), baseline: median(times.small), digits: 1, higherIsBetter: false },
-    { benchmark: name, metric: `max ms (baseline: same, ${SMALL_SPACE_PAGES}-page space)`, ours: Math.max(...times.large), baseline: Math.max(...times.small), digits: 1, higherIsBetter: false },
-    { benchmark: name, metric: 'median ms (baseline: fast-forward merge)', ours: median(times.large), baseline: median(times.fastForward), digits: 1, higherIsBetter: false },
-    { benchmark: name, metric: 'max ms (baseline: fast-forward merge)', ours: Math.max(...times.large), baseline: Math.max(...times.fastForward), digits: 1, higherIsBetter: false },
+    {
+      benchmark: name,
+      metric: `median ms (baseline: same, ${SMALL_SPACE_PAGES}-page space)`,
+      ours: median(times.large),
+      baseline: median(times.small),
+      digits: 1,
+      higherIsBetter: false,
+    },
+    {
+      benchmark: name,
+      metric: `max ms (baseline: same, ${SMALL_SPACE_PAGES}-page space)`,
+      ours: Math.max(...times.large),
+      baseline: Math.max(...times.small),
+      digits: 1,
+      higherIsBetter: false,
+    },
+    {
+      benchmark: name,
+      metric: 'median ms (baseline: fast-forward merge)',
+      ours: median(times.large),
+      baseline: median(times.fastForward),
+      digits: 1,
+      higherIsBetter: false,
+    },
+    {
+      benchmark: name,
+      metric: 'max ms (baseline: fast-forward merge)',
+      ours: Math.max(...times.large),
+      baseline: Math.max(...times.fastForward),
+      digits: 1,
+      higherIsBetter: false,
+    },
   ];
 }

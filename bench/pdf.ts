@@ -25,12 +25,24 @@ import { CHROMIUM_ARGS } from '../src/render/browser.js';
 import { buildExport, parseScope } from '../src/render/document.js';
 import { pdfOptions } from '../src/render/pdf.js';
 import { getChangeRequest } from '../src/db/repos/change-requests.js';
-import { Cleanup, createBenchEnv, envInt, fmt, log, median, pollUntil, printTable, seedOrg, startApi, type BenchEnv, type Row } from './lib.js';
+import {
+  Cleanup,
+  createBenchEnv,
+  envInt,
+  fmt,
+  log,
+  median,
+  pollUntil,
+  printTable,
+  seedOrg,
+  startApi,
+  type BenchEnv,
+  type Row,
+} from './lib.js';
 
 const PAGES = envInt('BENCH_PDF_PAGES', 50);
 const ROUNDS = envInt('BENCH_PDF_ROUNDS', 3);
 const RENDER_TIMEOUT_MS = 300_000;
-
 
 /** One page of typical documentation: about a printed page of A4. */
 function pageMarkdown(i: number, round: number): string {
@@ -161,8 +173,22 @@ export async function benchPdf(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
   }
   const name = `PDF export of a ${PAGES}-page change request`;
   return [
-    { benchmark: name, metric: 'pages/s', ours: PAGES / median(times.ours), baseline: PAGES / median(times.baseline), digits: 1, higherIsBetter: true },
-    { benchmark: name, metric: 'seconds per export', ours: median(times.ours), baseline: median(times.baseline), digits: 2, higherIsBetter: false },
+    {
+      benchmark: name,
+      metric: 'pages/s',
+      ours: PAGES / median(times.ours),
+      baseline: PAGES / median(times.baseline),
+      digits: 1,
+      higherIsBetter: true,
+    },
+    {
+      benchmark: name,
+      metric: 'seconds per export',
+      ours: median(times.ours),
+      baseline: median(times.baseline),
+      digits: 2,
+      higherIsBetter: false,
+    },
   ];
 }
 
@@ -179,7 +205,10 @@ async function main() {
   process.on('SIGTERM', onSignal);
   let failed = false;
   try {
-    const env = await createBenchEnv(cleanup, { WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY, CHROMIUM_PATH: process.env.CHROMIUM_PATH });
+    const env = await createBenchEnv(cleanup, {
+      WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY,
+      CHROMIUM_PATH: process.env.CHROMIUM_PATH,
+    });
     log(`database ${env.dbName}, Redis prefix ${env.prefix}, storage ${env.storageDir}, Chromium ${env.config.chromiumPath}`);
     const rows = await benchPdf(env, cleanup);
     printTable(rows, `PDF benchmark (${new Date().toISOString()}, node ${process.version})`, [

@@ -155,8 +155,22 @@ function httpRows(name: string, r: Pair<LoadResult[]>): Row[] {
     return vs.every((v): v is number => v !== null) ? median(vs) : null;
   };
   const rows: Row[] = [
-    { benchmark: name, metric: 'requests/s', ours: med(r.ours, (x) => x.rps)!, baseline: med(r.baseline, (x) => x.rps)!, digits: 0, higherIsBetter: true },
-    { benchmark: name, metric: 'p99 latency (ms)', ours: med(r.ours, (x) => x.p99)!, baseline: med(r.baseline, (x) => x.p99)!, digits: 0, higherIsBetter: false },
+    {
+      benchmark: name,
+      metric: 'requests/s',
+      ours: med(r.ours, (x) => x.rps)!,
+      baseline: med(r.baseline, (x) => x.rps)!,
+      digits: 0,
+      higherIsBetter: true,
+    },
+    {
+      benchmark: name,
+      metric: 'p99 latency (ms)',
+      ours: med(r.ours, (x) => x.p99)!,
+      baseline: med(r.baseline, (x) => x.p99)!,
+      digits: 0,
+      higherIsBetter: false,
+    },
   ];
   const cpuOurs = med(r.ours, (x) => x.cpuUs);
   const cpuBase = med(r.baseline, (x) => x.cpuUs);
@@ -274,7 +288,9 @@ async function openapiJobsPerSecond(
   const BATCH = 8;
   for (let i = 0; i < n; i += BATCH) {
     const created = await Promise.all(
-      Array.from({ length: Math.min(BATCH, n - i) }, (_, j) => createSpec(env.app, principal, seeded.orgId, `${tag}-${i + j}`, { text: SPEC })),
+      Array.from({ length: Math.min(BATCH, n - i) }, (_, j) =>
+        createSpec(env.app, principal, seeded.orgId, `${tag}-${i + j}`, { text: SPEC }),
+      ),
     );
     for (const c of created) opIds.push(c.location.split('/').pop()!); // .../operations/<id>
   }
@@ -289,7 +305,10 @@ async function openapiJobsPerSecond(
         );
         const by = Object.fromEntries(rows.map((r) => [r.status, r.n]));
         if (by.failed || by.skipped) {
-          const { rows: bad } = await monitor.query('SELECT status, error FROM operations WHERE id = ANY($1) AND error IS NOT NULL LIMIT 1', [opIds]);
+          const { rows: bad } = await monitor.query(
+            'SELECT status, error FROM operations WHERE id = ANY($1) AND error IS NOT NULL LIMIT 1',
+            [opIds],
+          );
           throw new Error(`openapi jobs: ${by.failed ?? 0} failed, ${by.skipped ?? 0} skipped (${JSON.stringify(bad[0])})`);
         }
         return by.succeeded === n ? true : undefined;
@@ -381,9 +400,13 @@ async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
   const runs: Pair<JobRate[]> = { ours: [], baseline: [] };
   for (let i = 1; i <= JOB_ROUNDS; i++) {
     const b = await noopJobsPerSecond(env, cleanup, noopQueue, NOOP_JOBS, `run${i}`);
-    log(`jobs round ${i}/${JOB_ROUNDS} bare BullMQ no-op ${fmt(b.perSecond, 0).padStart(6)} jobs/s  ${fmtOpt(b.cpuMs, 2)} ms CPU/job (${NOOP_JOBS} jobs)`);
+    log(
+      `jobs round ${i}/${JOB_ROUNDS} bare BullMQ no-op ${fmt(b.perSecond, 0).padStart(6)} jobs/s  ${fmtOpt(b.cpuMs, 2)} ms CPU/job (${NOOP_JOBS} jobs)`,
+    );
     const o = await openapiJobsPerSecond(env, cleanup, monitor, seeded, OPENAPI_JOBS, `run${i}`);
-    log(`jobs round ${i}/${JOB_ROUNDS} openapi.process   ${fmt(o.perSecond, 0).padStart(6)} jobs/s  ${fmtOpt(o.cpuMs, 2)} ms CPU/job (${OPENAPI_JOBS} jobs)`);
+    log(
+      `jobs round ${i}/${JOB_ROUNDS} openapi.process   ${fmt(o.perSecond, 0).padStart(6)} jobs/s  ${fmtOpt(o.cpuMs, 2)} ms CPU/job (${OPENAPI_JOBS} jobs)`,
+    );
     runs.baseline.push(b);
     runs.ours.push(o);
   }
@@ -392,9 +415,18 @@ async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
   const ours = { perSecond: rate(runs.ours), cpuMs: cpu(runs.ours) };
   const baseline = { perSecond: rate(runs.baseline), cpuMs: cpu(runs.baseline) };
   const name = `jobs (concurrency ${env.config.workers.concurrency}): openapi.process vs no-op`;
-  const rows: Row[] = [{ benchmark: name, metric: 'jobs/s', ours: ours.perSecond, baseline: baseline.perSecond, digits: 0, higherIsBetter: true }];
+  const rows: Row[] = [
+    { benchmark: name, metric: 'jobs/s', ours: ours.perSecond, baseline: baseline.perSecond, digits: 0, higherIsBetter: true },
+  ];
   if (ours.cpuMs !== null && baseline.cpuMs !== null) {
-    rows.push({ benchmark: name, metric: 'node CPU/job (ms)', ours: ours.cpuMs, baseline: baseline.cpuMs, digits: 2, higherIsBetter: false });
+    rows.push({
+      benchmark: name,
+      metric: 'node CPU/job (ms)',
+      ours: ours.cpuMs,
+      baseline: baseline.cpuMs,
+      digits: 2,
+      higherIsBetter: false,
+    });
   }
   return rows;
 }
@@ -429,8 +461,8 @@ const SECTIONS: Section[] = [
     notes: [
       'Content (bench/content.ts): requests one at a time. Tree-read baseline: bare node:http + pg, token lookup',
       'and one recursive SQL query from the revision root to every page node, no cache, rows as stored. Search',
-      'baseline: token lookup and a ranked websearch_to_tsquery over the space\'s sections, LIMIT 50. Naive copy:',
-      'INSERT ... SELECT of the previous revision\'s page rows (node + markdown) with one page changed.',
+      "baseline: token lookup and a ranked websearch_to_tsquery over the space's sections, LIMIT 50. Naive copy:",
+      "INSERT ... SELECT of the previous revision's page rows (node + markdown) with one page changed.",
     ],
   },
   {
@@ -441,9 +473,7 @@ const SECTIONS: Section[] = [
   {
     name: 'pdf',
     run: benchPdf,
-    notes: [
-      'PDF (bench/pdf.ts): request -> job -> pdf worker -> PDF served vs bare puppeteer setContent + pdf of the same HTML.',
-    ],
+    notes: ['PDF (bench/pdf.ts): request -> job -> pdf worker -> PDF served vs bare puppeteer setContent + pdf of the same HTML.'],
   },
   {
     name: 'git',
@@ -459,7 +489,7 @@ const SECTIONS: Section[] = [
     notes: [
       'Limits (bench/limits.ts): GET /healthz one at a time from a worker thread (sub-ms timing), idle and while clients read copies',
       'of the most hostile page the content limits accept (parsed on the Markdown pool, each copy once), alternately; and that read',
-      'vs the same page as Markdown. On 2 cores the pool\'s threads take the CPU the probes share: latency there is CPU, not a blocked loop.',
+      "vs the same page as Markdown. On 2 cores the pool's threads take the CPU the probes share: latency there is CPU, not a blocked loop.",
     ],
   },
 ];
@@ -468,10 +498,15 @@ const SECTIONS: Section[] = [
 function selectedSections(): Set<string> {
   const raw = process.env.BENCH_ONLY?.trim();
   if (!raw) return new Set(SECTIONS.map((s) => s.name));
-  const names = raw.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((x) => x.trim().toLowerCase())
+    .filter(Boolean);
   const unknown = names.filter((n) => !SECTIONS.some((s) => s.name === n));
   if (unknown.length || !names.length) {
-    throw new Error(`BENCH_ONLY: unknown section(s) ${unknown.join(', ') || '(none given)'}; choose among ${SECTIONS.map((s) => s.name).join(', ')}`);
+    throw new Error(
+      `BENCH_ONLY: unknown section(s) ${unknown.join(', ') || '(none given)'}; choose among ${SECTIONS.map((s) => s.name).join(', ')}`,
+    );
   }
   return new Set(names);
 }

@@ -64,7 +64,13 @@ export const processOpenAPISpec: Processor<'openapi.process'> = async ({ specId 
     processed = await processSpec(text, sourceUrl ?? undefined, async (url) => (await safeFetch(url, fetchOpts)).body);
   } catch (err) {
     const code =
-      err instanceof FetchTimeoutError ? 'FETCH_TIMEOUT' : err instanceof FetchFailedError ? 'FETCH_ERROR' : err instanceof SpecParseError ? 'PARSE_ERROR' : null;
+      err instanceof FetchTimeoutError
+        ? 'FETCH_TIMEOUT'
+        : err instanceof FetchFailedError
+          ? 'FETCH_ERROR'
+          : err instanceof SpecParseError
+            ? 'PARSE_ERROR'
+            : null;
     if (!code) throw scrubError(err, secrets); // unexpected (database, storage): let BullMQ retry
     const message = scrubSecrets((err as Error).message, secrets);
     if (!(await specs.completeSpec(app.db, specId, operation.id, { errorCode: code, error: message }))) {

@@ -32,12 +32,22 @@ export const processPdfRender: Processor<'pdf.render'> = async ({ renderId }, ct
   if (row.change_request_id && !cr) throw new JobSkipped('The change request was deleted');
 
   const scope = parseScope(row.scope);
-  const subtitle = [cr ? `Change request #${cr.number}${cr.subject ? `: ${cr.subject}` : ''}` : 'Main content', `Revision ${row.revision_id}`];
+  const subtitle = [
+    cr ? `Change request #${cr.number}${cr.subject ? `: ${cr.subject}` : ''}` : 'Main content',
+    `Revision ${row.revision_id}`,
+  ];
   let built;
   try {
     built = await buildExport(
       app,
-      { spaceId: row.space_id, revisionId: row.revision_id, organizationId: row.organization_id, scope, title: space.title || 'Untitled space', subtitle },
+      {
+        spaceId: row.space_id,
+        revisionId: row.revision_id,
+        organizationId: row.organization_id,
+        scope,
+        title: space.title || 'Untitled space',
+        subtitle,
+      },
       (f) => ctx.progress(0.1 + 0.4 * f),
     );
   } catch (err) {

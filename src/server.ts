@@ -226,7 +226,11 @@ export function createApiServer(app: AppContext): ApiServer {
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
     const message =
-      status === 431 ? 'Request headers are too large' : status === 408 ? 'The request took too long to arrive' : `Malformed HTTP request (${err.code ?? 'parse error'})`;
+      status === 431
+        ? 'Request headers are too large'
+        : status === 408
+          ? 'The request took too long to arrive'
+          : `Malformed HTTP request (${err.code ?? 'parse error'})`;
     const body = JSON.stringify(errorBody(status, message));
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -17,34 +17,34 @@ const RECONCILE_LOCK = 727_003;
  */
 export async function reconcileOnce(app: AppContext): Promise<{ requeued: number; failed: number } | null> {
   return withTryLock(app.db, RECONCILE_LOCK, async () => {
-  let requeued = 0;
-  let failed = 0;
-  const open = await ops.listOpenOperations(app.db, app.config.workers.reconcileMinAgeMs);
-  for (const op of open) {
-    try {
-      if (!isJobName(op.kind)) {
-        await ops.finishOperation(app.db, op.id, 'failed', { error: `Unknown job kind "${op.kind}"` });
-        failed++;
-        continue;
+    let requeued = 0;
+    let failed = 0;
+    const open = await ops.listOpenOperations(app.db, app.config.workers.reconcileMinAgeMs);
+    for (const op of open) {
+      try {
+        if (!isJobName(op.kind)) {
+          await ops.finishOperation(app.db, op.id, 'failed', { error: `Unknown job kind "${op.kind}"` });
+          failed++;
+          continue;
+        }
+        const job = await app.jobs.queue(op.queue as never).getJob(op.id);
+        const state = job ? await job.getState() : 'missing';
+        if (state === 'failed') {
+          await ops.finishOperation(app.db, op.id, 'failed', { error: job?.failedReason || 'The job failed' });
+          failed++;
+        } else if (state === 'missing' || state === 'completed' || state === 'unknown') {
+          if (job) await job.remove();
+          await app.jobs.enqueue(op);
+          await ops.touchOperation(app.db, op.id);
+          requeued++;
+        }
+        // active: BullMQ's stalled check hands a dead worker's job to another; waiting, delayed: it will run.
+      } catch (err) {
+        app.log.warn({ err: (err as Error).message, operationId: op.id }, 'reconciler could not repair an operation');
       }
-      const job = await app.jobs.queue(op.queue as never).getJob(op.id);
-      const state = job ? await job.getState() : 'missing';
-      if (state === 'failed') {
-        await ops.finishOperation(app.db, op.id, 'failed', { error: job?.failedReason || 'The job failed' });
-        failed++;
-      } else if (state === 'missing' || state === 'completed' || state === 'unknown') {
-        if (job) await job.remove();
-        await app.jobs.enqueue(op);
-        await ops.touchOperation(app.db, op.id);
-        requeued++;
-      }
-      // active: BullMQ's stalled check hands a dead worker's job to another; waiting, delayed: it will run.
-    } catch (err) {
-      app.log.warn({ err: (err as Error).message, operationId: op.id }, 'reconciler could not repair an operation');
     }
-  }
-  if (requeued || failed) app.log.info({ requeued, failed }, 'reconciler repaired operations');
-  return { requeued, failed };
+    if (requeued || failed) app.log.info({ requeued, failed }, 'reconciler repaired operations');
+    return { requeued, failed };
   });
 }
 

@@ -23,7 +23,9 @@ async function retry<T>(fn: () => Promise<T>, delays = [200, 1000, 5000]): Promi
 
 /** Error text as stored on the operation row: first line, bounded, URLs stripped of credentials. */
 export function operationError(err: unknown): string {
-  const msg = String((err as Error)?.message ?? err).split('\n')[0].slice(0, 2000);
+  const msg = String((err as Error)?.message ?? err)
+    .split('\n')[0]
+    .slice(0, 2000);
   return msg.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"']+/gi, (u) => redactUrl(u));
 }
 
@@ -44,7 +46,10 @@ async function claim(app: AppContext, job: Job<JobData>, owner: string, token: s
     if (c.state !== 'leased') return null;
     if (c.remainingMs <= 0) continue;
     const delay = Math.min(leaseMs, Math.ceil(c.remainingMs) + 50);
-    app.log.info({ operationId: job.data.operationId, holder: c.owner, retryInMs: delay }, 'operation is held by another live run; this delivery waits');
+    app.log.info(
+      { operationId: job.data.operationId, holder: c.owner, retryInMs: delay },
+      'operation is held by another live run; this delivery waits',
+    );
     if (token) {
       await job.moveToDelayed(Date.now() + delay, token);
       throw new DelayedError();

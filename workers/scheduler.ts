@@ -32,9 +32,7 @@ interface Schedule<K extends JobName> {
 }
 type AnySchedule = { [K in JobName]: Schedule<K> }[JobName];
 
-const SCHEDULES: readonly AnySchedule[] = [
-  { id: 'spaces.purge', job: 'spaces.purge', every: (c) => c.purge.intervalMs, payload: {} },
-];
+const SCHEDULES: readonly AnySchedule[] = [{ id: 'spaces.purge', job: 'spaces.purge', every: (c) => c.purge.intervalMs, payload: {} }];
 
 function isScheduledJob(job: Job<JobData | ScheduledJobData>): job is Job<ScheduledJobData> {
   return typeof (job.data as Partial<ScheduledJobData>)?.schedule === 'string' && !(job.data as Partial<JobData>).operationId;
@@ -113,7 +111,12 @@ export function startSchedules(app: AppContext, queues: readonly QueueName[]): (
         {
           name: `schedule:${s.id}`,
           data: { schedule: s.id },
-          opts: { attempts: w.attempts, backoff: { type: 'exponential', delay: w.backoffMs }, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+          opts: {
+            attempts: w.attempts,
+            backoff: { type: 'exponential', delay: w.backoffMs },
+            removeOnComplete: { count: 100 },
+            removeOnFail: { count: 100 },
+          },
         },
       );
       app.log.debug({ schedule: s.id, every }, 'job scheduler registered');

@@ -47,12 +47,17 @@ export interface StoredFile {
 }
 
 export class BatchError extends Error {
-  constructor(readonly index: number, readonly field: string, message: string) {
+  constructor(
+    readonly index: number,
+    readonly field: string,
+    message: string,
+  ) {
     super(`Invalid request: body.changes[${index}]${field ? `.${field}` : ''}: ${message}`);
   }
 }
 
-type PageOutcome = { object: 'created_page'; id: string; ref?: string } | { object: 'updated_page'; id: string } | { object: 'deleted_page'; id: string };
+type PageOutcome =
+  { object: 'created_page'; id: string; ref?: string } | { object: 'updated_page'; id: string } | { object: 'deleted_page'; id: string };
 
 /** What checking bodies against the content limits needs (the Markdown pool: off the event loop). */
 interface BodyChecker {
@@ -75,7 +80,8 @@ export async function checkBatchBodies(changes: ContentChange[], checker: BodyCh
         return c;
       }
       const out = await checker.fromDocument(c.document.document, LIMITS.pageChars);
-      if ('violation' in out) throw new BatchError(i, `document.document${out.violation.path ? `.${out.violation.path}` : ''}`, out.violation.message);
+      if ('violation' in out)
+        throw new BatchError(i, `document.document${out.violation.path ? `.${out.violation.path}` : ''}`, out.violation.message);
       return { ...c, document: { markdown: out.markdown } } as ContentChange;
     }),
   );
@@ -124,13 +130,16 @@ function pickMeta(m: Record<string, unknown>): PageFields {
 /** Replace batch-local refs in link destinations: `./<ref>.md` → `/pages/<id>`, `./<fileRef>` → `/files/<id>`. */
 function resolveRefs(markdown: string, pageRefs: Map<string, string>, fileRefs: Map<string, string>): string {
   if (!pageRefs.size && !fileRefs.size) return markdown;
-  return markdown.replace(/(\]\()(<?)(?:\.\/)?([^)\s#>]+?)(\.md)?(#[^)\s>]*)?(>?)(\s+"[^"]*")?\)/g, (whole, open, lt, name, md, hash, gt, title) => {
-    const page = pageRefs.get(name);
-    if (page) return `${open}${lt}/pages/${page}${hash ?? ''}${gt}${title ?? ''})`;
-    const file = !md ? fileRefs.get(name) : undefined;
-    if (file) return `${open}${lt}/files/${file}${gt}${title ?? ''})`;
-    return whole;
-  });
+  return markdown.replace(
+    /(\]\()(<?)(?:\.\/)?([^)\s#>]+?)(\.md)?(#[^)\s>]*)?(>?)(\s+"[^"]*")?\)/g,
+    (whole, open, lt, name, md, hash, gt, title) => {
+      const page = pageRefs.get(name);
+      if (page) return `${open}${lt}/pages/${page}${hash ?? ''}${gt}${title ?? ''})`;
+      const file = !md ? fileRefs.get(name) : undefined;
+      if (file) return `${open}${lt}/files/${file}${gt}${title ?? ''})`;
+      return whole;
+    },
+  );
 }
 
 /**
@@ -165,7 +174,8 @@ export async function applyBatch(
         const id = newId();
         fileIds.push(id);
         if (f.ref) {
-          if (fileRefs.has(f.ref) || pageRefs.has(f.ref)) throw new BatchError(i, `files[${j}].ref`, `"${f.ref}" is used twice in this batch`);
+          if (fileRefs.has(f.ref) || pageRefs.has(f.ref))
+            throw new BatchError(i, `files[${j}].ref`, `"${f.ref}" is used twice in this batch`);
           fileRefs.set(f.ref, id);
         }
       });
@@ -244,7 +254,15 @@ export async function applyBatch(
           for (let j = 0; j < c.files.length; j++) {
             const stored = files[fileCursor];
             const id = fileIds[fileCursor++];
-            draft.insertFile({ id, name: c.files[j].name, contentType: stored.contentType, size: stored.size, blobKey: stored.blobKey, sha256: stored.sha256, dimensions: stored.dimensions });
+            draft.insertFile({
+              id,
+              name: c.files[j].name,
+              contentType: stored.contentType,
+              size: stored.size,
+              blobKey: stored.blobKey,
+              sha256: stored.sha256,
+              dimensions: stored.dimensions,
+            });
           }
           break;
         }

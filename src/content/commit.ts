@@ -52,7 +52,11 @@ export function requireUnlocked(space: Pick<SpaceRow, 'edit_mode'>, message = LO
 }
 
 /** Snapshot of one revision of a space. */
-export async function revisionSnapshot(db: Queryable, spaceId: string, revisionId: string): Promise<{ revision: RevisionRow; snapshot: Snapshot }> {
+export async function revisionSnapshot(
+  db: Queryable,
+  spaceId: string,
+  revisionId: string,
+): Promise<{ revision: RevisionRow; snapshot: Snapshot }> {
   const revision = await getRevision(db, spaceId, revisionId);
   if (!revision) throw new Error(`Revision ${revisionId} of space ${spaceId} not found`);
   return { revision, snapshot: await loadSnapshot(db, spaceId, revision.root_hash) };

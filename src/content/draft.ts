@@ -59,7 +59,10 @@ interface MPage {
 }
 
 export class DraftError extends Error {
-  constructor(message: string, readonly status = 400) {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
     super(message);
   }
 }

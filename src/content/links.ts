@@ -170,7 +170,8 @@ export function createResolver(snap: SnapshotLike, opts: ResolverOptions): Resol
       const g = joinRelative(dirname(gitPath), path);
       if (g !== null) {
         const dir = g ? `${g}/` : '';
-        const hit = (g && (byGitPath.get(g) ?? byGitPath.get(`${g}.md`))) || byGitPath.get(`${dir}README.md`) || byGitPath.get(`${dir}readme.md`);
+        const hit =
+          (g && (byGitPath.get(g) ?? byGitPath.get(`${g}.md`))) || byGitPath.get(`${dir}README.md`) || byGitPath.get(`${dir}readme.md`);
         if (hit) return hit;
       }
     }
@@ -298,7 +299,14 @@ function groupLinks(occurrences: LinkOccurrence[], snap: SnapshotLike, order: Ma
     let g = groups.get(key);
     let sources = seen.get(key);
     if (!g || !sources) {
-      g = { key, sortKey: [targetLabel(o.target, snap), o.relation, key], relation: o.relation, target: o.target, status: linkStatus(o.target), sources: [] };
+      g = {
+        key,
+        sortKey: [targetLabel(o.target, snap), o.relation, key],
+        relation: o.relation,
+        target: o.target,
+        status: linkStatus(o.target),
+        sources: [],
+      };
       groups.set(key, g);
       seen.set(key, (sources = new Set()));
     }
@@ -316,7 +324,11 @@ function groupLinks(occurrences: LinkOccurrence[], snap: SnapshotLike, order: Ma
  * Resolve every link of a revision. `linksOf` returns a page's extracted links (cached by body hash
  * in `loadLinkIndex`); everything else is in memory, so this is pure.
  */
-export function buildLinkIndex(snap: SnapshotLike & { rootHash: Hash }, linksOf: (page: TreePage) => ExtractedLink[], opts: ResolverOptions): LinkIndex {
+export function buildLinkIndex(
+  snap: SnapshotLike & { rootHash: Hash },
+  linksOf: (page: TreePage) => ExtractedLink[],
+  opts: ResolverOptions,
+): LinkIndex {
   const resolver = createResolver(snap, opts);
   const order = new Map(snap.ordered.map((p, i) => [p.node.id, i]));
   const bySource = new Map<string, LinkOccurrence[]>();

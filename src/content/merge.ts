@@ -90,7 +90,11 @@ export async function mergeInto(
         conflict(t.node, 'added under a page that was deleted on the other side');
         continue;
       }
-      draft.insertPage(tPlace.parent, { ...fieldsOf(t.node), id, title: t.node.title, markdown: await loadBody(db, spaceId, t.node) }, anchorIndex(draft, tPlace));
+      draft.insertPage(
+        tPlace.parent,
+        { ...fieldsOf(t.node), id, title: t.node.title, markdown: await loadBody(db, spaceId, t.node) },
+        anchorIndex(draft, tPlace),
+      );
       continue;
     }
     const theirsMoved = !samePlace(place(base, b), tPlace);
@@ -179,7 +183,14 @@ function anchorIndex(draft: Draft, at: { parent: string | null; after: string | 
  * Field-wise merge of one page changed on their side: returns the fields to set, null when ours
  * already has everything, or a conflict reason.
  */
-async function mergePage(db: Queryable, spaceId: string, b: PageNode, o: PageNode, t: PageNode, mergeText: TextMerger): Promise<PageFields | null | string> {
+async function mergePage(
+  db: Queryable,
+  spaceId: string,
+  b: PageNode,
+  o: PageNode,
+  t: PageNode,
+  mergeText: TextMerger,
+): Promise<PageFields | null | string> {
   if (sameContent(o, t)) return null;
   if (sameContent(o, b)) return { ...fieldsOf(t), ...(t.body !== o.body ? { markdown: await loadBody(db, spaceId, t) } : {}) };
   const out: Record<string, unknown> = {};

@@ -78,5 +78,7 @@ export async function processSpec(
 }
 
 function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0].slice(0, 500);
+  return String((err as Error)?.message ?? err)
+    .split('\n')[0]
+    .slice(0, 500);
 }

@@ -15,7 +15,11 @@ export function pageAppUrl(app: AppContext, spaceId: string, page: { id: string 
  * file stays the same for a while (browsers and proxies can cache it) and lives between one and
  * 1.1 lifetimes.
  */
-export function fileDownloadUrl(app: AppContext, f: Pick<FileNode, 'blobKey' | 'name' | 'contentType' | 'sha256'>, nowMs = Date.now()): string {
+export function fileDownloadUrl(
+  app: AppContext,
+  f: Pick<FileNode, 'blobKey' | 'name' | 'contentType' | 'sha256'>,
+  nowMs = Date.now(),
+): string {
   const ttl = app.config.fileUrlTtlSeconds;
   const step = Math.max(1, Math.ceil(ttl / 10));
   const exp = Math.ceil((Math.floor(nowMs / 1000) + ttl) / step) * step;

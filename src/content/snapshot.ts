@@ -47,7 +47,11 @@ export async function loadSnapshot(db: Queryable, spaceId: string, rootHash: Has
   const top: TreePage[] = [];
   let level: { hash: Hash; parent: TreePage | null; list: TreePage[] }[] = root.pages.map((hash) => ({ hash, parent: null, list: top }));
   while (level.length) {
-    const objs = await getObjects(db, spaceId, level.map((l) => l.hash));
+    const objs = await getObjects(
+      db,
+      spaceId,
+      level.map((l) => l.hash),
+    );
     const next: typeof level = [];
     for (const l of level) {
       const node = objs.get(l.hash) as PageNode;

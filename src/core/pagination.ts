@@ -3,7 +3,6 @@ import { badRequest } from './errors.js';
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
 
-
 export interface ListPage<T> {
   items: T[];
   count: number;
@@ -33,13 +32,7 @@ export function decodeCursor(page: string | undefined, arity: number): unknown[]
  * Build the envelope from `limit + 1` fetched rows: the extra row only tells whether there is
  * a next page, and the cursor is the key of the last row actually returned.
  */
-export function buildPage<R, T>(
-  rows: R[],
-  limit: number,
-  count: number,
-  keyOf: (row: R) => unknown[],
-  map: (row: R) => T,
-): ListPage<T> {
+export function buildPage<R, T>(rows: R[], limit: number, count: number, keyOf: (row: R) => unknown[], map: (row: R) => T): ListPage<T> {
   const pageRows = rows.slice(0, limit);
   const out: ListPage<T> = { items: pageRows.map(map), count };
   if (rows.length > limit && pageRows.length > 0) out.next = { page: encodeCursor(keyOf(pageRows[pageRows.length - 1])) };

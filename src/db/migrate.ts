@@ -16,9 +16,7 @@ interface Migration {
 
 async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
   const files = (await readdir(dir)).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
-  return Promise.all(
-    files.map(async (f) => ({ version: Number(f.slice(0, 4)), name: f, sql: await readFile(path.join(dir, f), 'utf8') })),
-  );
+  return Promise.all(files.map(async (f) => ({ version: Number(f.slice(0, 4)), name: f, sql: await readFile(path.join(dir, f), 'utf8') })));
 }
 
 /** Apply pending migrations under a session advisory lock; returns the names applied by this call. */

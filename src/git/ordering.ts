@@ -7,7 +7,13 @@ import { lastGitTimestamp, withGitSyncLock } from '../db/repos/git-sync.js';
  * skip an operation whose `timestamp` is older than the last one applied to the space: it is
  * recorded as `skipped` with the reason. `force` applies it anyway.
  */
-export async function inSpaceOrder<T>(app: AppContext, spaceId: string, timestamp: string | undefined, fn: () => Promise<T>, force = false): Promise<T> {
+export async function inSpaceOrder<T>(
+  app: AppContext,
+  spaceId: string,
+  timestamp: string | undefined,
+  fn: () => Promise<T>,
+  force = false,
+): Promise<T> {
   return withGitSyncLock(app.db, spaceId, async (client) => {
     if (timestamp && !force) {
       const last = await lastGitTimestamp(client, spaceId);

@@ -47,7 +47,10 @@ export async function withRepository<T>(
   cacheId: string | undefined,
   fn: (repo: Repository) => Promise<T>,
 ): Promise<T> {
-  const key = createHash('sha256').update(`${spaceId}\n${cacheId ? `id:${cacheId}` : `url:${remote.url}`}`).digest('hex').slice(0, 40);
+  const key = createHash('sha256')
+    .update(`${spaceId}\n${cacheId ? `id:${cacheId}` : `url:${remote.url}`}`)
+    .digest('hex')
+    .slice(0, 40);
   const gitdir = path.resolve(cacheDir, `${key}.git`);
   return exclusive(gitdir, async () => {
     await fs.promises.mkdir(gitdir, { recursive: true });
@@ -74,7 +77,13 @@ export class Repository {
   async remoteHead(ref: string): Promise<string | null> {
     let refs;
     try {
-      refs = await git.listServerRefs({ http: this.remote.http, url: this.remote.url, onAuth: this.auth(), prefix: ref, onAuthFailure: () => ({ cancel: true }) });
+      refs = await git.listServerRefs({
+        http: this.remote.http,
+        url: this.remote.url,
+        onAuth: this.auth(),
+        prefix: ref,
+        onAuthFailure: () => ({ cancel: true }),
+      });
     } catch (err) {
       throw describeRemoteError(err, this.remote.url);
     }
@@ -175,7 +184,13 @@ export class Repository {
     return git.writeCommit({
       fs,
       gitdir: this.gitdir,
-      commit: { message: o.message.endsWith('\n') ? o.message : `${o.message}\n`, tree: o.tree, parent: o.parents, author: who, committer: who },
+      commit: {
+        message: o.message.endsWith('\n') ? o.message : `${o.message}\n`,
+        tree: o.tree,
+        parent: o.parents,
+        author: who,
+        committer: who,
+      },
     });
   }
 
@@ -184,9 +199,21 @@ export class Repository {
     const local = 'refs/heads/__docsplatform_export';
     await git.writeRef({ fs, gitdir: this.gitdir, ref: local, value: commit, force: true });
     try {
-      const r = await git.push({ fs, http: this.remote.http, gitdir: this.gitdir, url: this.remote.url, ref: local, remoteRef: ref, force, onAuth: this.auth(), onAuthFailure: () => ({ cancel: true }), cache: this.cache });
+      const r = await git.push({
+        fs,
+        http: this.remote.http,
+        gitdir: this.gitdir,
+        url: this.remote.url,
+        ref: local,
+        remoteRef: ref,
+        force,
+        onAuth: this.auth(),
+        onAuthFailure: () => ({ cancel: true }),
+        cache: this.cache,
+      });
       const status = r.refs?.[ref];
-      if (!r.ok || (status && !status.ok)) throw new GitSyncError(`The remote refused the push: ${status?.error ?? r.error ?? 'unknown reason'}`);
+      if (!r.ok || (status && !status.ok))
+        throw new GitSyncError(`The remote refused the push: ${status?.error ?? r.error ?? 'unknown reason'}`);
     } catch (err) {
       if (err instanceof GitSyncError) throw err;
       const e = err as { code?: string; data?: { reason?: string } };
@@ -209,12 +236,14 @@ function describeRemoteError(err: unknown, url: string, branch?: string): Error 
   const host = safeHost(url);
   if (e.code === 'HttpError' || e.code === 'UserCanceledError') {
     const status = e.data?.statusCode;
-    if (status === 401 || status === 403 || e.code === 'UserCanceledError') return new GitSyncError(`Authentication to ${host} failed: check the credentials in the URL`);
+    if (status === 401 || status === 403 || e.code === 'UserCanceledError')
+      return new GitSyncError(`Authentication to ${host} failed: check the credentials in the URL`);
     if (status === 404) return new GitSyncError(`Repository not found at ${host}`);
     return new GitSyncError(`The git server at ${host} answered HTTP ${status ?? '?'}`);
   }
   if (e.code === 'NotFoundError' && branch) return new GitSyncError(`The remote has no branch "${branch}"`);
-  if (e.code === 'SmartHttpError' || e.code === 'EmptyServerResponseError') return new GitSyncError(`${host} is not a git smart-HTTP server`);
+  if (e.code === 'SmartHttpError' || e.code === 'EmptyServerResponseError')
+    return new GitSyncError(`${host} is not a git smart-HTTP server`);
   return new GitSyncError(`Could not reach the repository at ${host}: ${String(e.message ?? err).split('\n')[0]}`);
 }
 

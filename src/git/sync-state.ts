@@ -4,7 +4,10 @@ import type { GitSyncStateRow } from '../db/repos/git-sync.js';
 
 function repoName(url: string): string {
   try {
-    const parts = new URL(url).pathname.replace(/\.git$/, '').split('/').filter(Boolean);
+    const parts = new URL(url).pathname
+      .replace(/\.git$/, '')
+      .split('/')
+      .filter(Boolean);
     return parts.slice(-2).join('/');
   } catch {
     return url;

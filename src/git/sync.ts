@@ -15,7 +15,15 @@ import { gitSyncSummary } from './sync-state.js';
 import { openCredentials } from './credentials.js';
 import { guardedHttp } from './transport.js';
 import { withRepository, GitSyncError, type Repository, type RepoFileEntry } from './repo.js';
-import { parseRepository, generateRepository, RepoFormatError, type ImportedPage, type ExportPage, type ExportFile, type GitBookConfig } from './format.js';
+import {
+  parseRepository,
+  generateRepository,
+  RepoFormatError,
+  type ImportedPage,
+  type ExportPage,
+  type ExportFile,
+  type GitBookConfig,
+} from './format.js';
 
 export { GitSyncError };
 
@@ -23,7 +31,11 @@ function remoteFor(app: AppContext, p: GitJobPayload) {
   return {
     url: p.url,
     credentials: p.credentials ? openCredentials(p.credentials, app.secret) : undefined,
-    http: guardedHttp({ allowPrivate: app.config.fetch.allowPrivate, timeoutMs: app.config.git.timeoutMs, maxBytes: app.config.git.maxFetchBytes }),
+    http: guardedHttp({
+      allowPrivate: app.config.fetch.allowPrivate,
+      timeoutMs: app.config.git.timeoutMs,
+      maxBytes: app.config.git.maxFetchBytes,
+    }),
   };
 }
 
@@ -120,7 +132,11 @@ function importResult(p: GitJobPayload, revision: RevisionRow, operationId: stri
  * committed but could not record its success, or died before): nothing is imported again. The
  * search index is brought up to date, in case the first run died before doing it.
  */
-export async function completedImport(app: AppContext, p: GitJobPayload, run: Pick<ImportRun, 'operationId' | 'afterContentChange'>): Promise<ImportResult | null> {
+export async function completedImport(
+  app: AppContext,
+  p: GitJobPayload,
+  run: Pick<ImportRun, 'operationId' | 'afterContentChange'>,
+): Promise<ImportResult | null> {
   const revision = await getRevision(app.db, p.spaceId, importRevisionId(run.operationId));
   if (!revision) return null;
   if (!p.standalone && (await getSpace(app.db, p.spaceId))) await run.afterContentChange(p.spaceId);
@@ -205,7 +221,11 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
           }
           return null;
         },
-        { id: revisionId, git: { oid: commit, message, url: p.repoCommitURL ?? p.url, ref: p.ref, createdByService: true }, createdBy: null },
+        {
+          id: revisionId,
+          git: { oid: commit, message, url: p.repoCommitURL ?? p.url, ref: p.ref, createdByService: true },
+          createdBy: null,
+        },
         { allowLocked: true, makeCurrent: !p.standalone },
       ).catch((err) => {
         throw err instanceof WriteTargetGoneError ? new GitSyncError('The space no longer exists') : err;
@@ -222,8 +242,26 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
 }
 
 /** Semantic identity of an imported page, to tell an unchanged page from an edited one. */
-function pageKey(x: { type: string; title: string; description?: string; icon?: string; emoji?: string; hidden?: boolean; layout?: Record<string, unknown>; markdown: string }) {
-  return JSON.stringify([x.type, x.title, x.description ?? '', x.icon ?? '', x.emoji ?? '', !!x.hidden, x.layout ?? null, x.markdown.replace(/\s+$/, '')]);
+function pageKey(x: {
+  type: string;
+  title: string;
+  description?: string;
+  icon?: string;
+  emoji?: string;
+  hidden?: boolean;
+  layout?: Record<string, unknown>;
+  markdown: string;
+}) {
+  return JSON.stringify([
+    x.type,
+    x.title,
+    x.description ?? '',
+    x.icon ?? '',
+    x.emoji ?? '',
+    !!x.hidden,
+    x.layout ?? null,
+    x.markdown.replace(/\s+$/, ''),
+  ]);
 }
 
 function structure(pages: { type: string; title: string; path?: string; gitPath?: string; children: unknown[] }[], depth = 0): string[] {
@@ -237,18 +275,29 @@ function structure(pages: { type: string; title: string; path?: string; gitPath?
  * are kept; pages and SUMMARY.md that did not change keep their exact bytes, so exporting an
  * unchanged import produces no diff (and no commit).
  */
-export async function exportRepository(app: AppContext, p: GitJobPayload & { commitMessage: string }, progress: (f: number) => Promise<void>) {
+export async function exportRepository(
+  app: AppContext,
+  p: GitJobPayload & { commitMessage: string },
+  progress: (f: number) => Promise<void>,
+) {
   const projectDir = p.repoProjectDirectory ?? '';
   const space = await getSpace(app.db, p.spaceId);
   if (!space) throw new GitSyncError('The space no longer exists');
   const { snapshot } = await revisionSnapshot(app.db, p.spaceId, space.revision_id);
-  const bodies = await loadBodies(app.db, p.spaceId, snapshot.ordered.map((t) => t.node));
+  const bodies = await loadBodies(
+    app.db,
+    p.spaceId,
+    snapshot.ordered.map((t) => t.node),
+  );
   const state = await getGitSyncState(app.db, p.spaceId);
 
   return withRepository(app.config.git.cacheDir, p.spaceId, remoteFor(app, p), p.repoCacheID, async (repo) => {
     const head = await repo.remoteHead(p.ref);
     if (head) await repo.fetch(p.ref);
-    const synced = state && state.url === p.url && state.ref === p.ref && state.last_commit && (await repo.hasObject(state.last_commit)) ? state.last_commit : null;
+    const synced =
+      state && state.url === p.url && state.ref === p.ref && state.last_commit && (await repo.hasObject(state.last_commit))
+        ? state.last_commit
+        : null;
     const parent = p.force ? head : (synced ?? head);
     await progress(0.3);
 
@@ -261,8 +310,11 @@ export async function exportRepository(app: AppContext, p: GitJobPayload & { com
       parsedParent = null; // not a docs repository (yet): generated from scratch
     }
     const config = parsedParent?.config;
-    const docsPrefix = (projectDir ? `${projectDir}/` : '') + (config?.root && config.root !== './' ? `${config.root.replace(/^\.\//, '').replace(/\/$/, '')}/` : '');
-    const toDocsPath = (repoPathValue?: string) => (repoPathValue && repoPathValue.startsWith(docsPrefix) ? repoPathValue.slice(docsPrefix.length) : undefined);
+    const docsPrefix =
+      (projectDir ? `${projectDir}/` : '') +
+      (config?.root && config.root !== './' ? `${config.root.replace(/^\.\//, '').replace(/\/$/, '')}/` : '');
+    const toDocsPath = (repoPathValue?: string) =>
+      repoPathValue && repoPathValue.startsWith(docsPrefix) ? repoPathValue.slice(docsPrefix.length) : undefined;
 
     const toExport = (tp: TreePage): ExportPage => ({
       id: tp.node.id,
@@ -304,7 +356,11 @@ export async function exportRepository(app: AppContext, p: GitJobPayload & { com
         }
       }
       const summaryRel = (rootDir ? `${rootDir}/` : '') + (config?.summary ?? 'SUMMARY.md');
-      if (generated.has(summaryRel) && parentFiles.contents.has(summaryRel) && structure(parsedParent.pages).join('\n') === structure(pages).join('\n')) {
+      if (
+        generated.has(summaryRel) &&
+        parentFiles.contents.has(summaryRel) &&
+        structure(parsedParent.pages).join('\n') === structure(pages).join('\n')
+      ) {
         generated.set(summaryRel, parentFiles.contents.get(summaryRel)!);
       }
     }

@@ -27,7 +27,12 @@ export function guardedHttp(opts: { allowPrivate: boolean; timeoutMs: number; ma
       return new Promise<GitHttpResponse>((resolve, reject) => {
         const r = mod.request(
           url,
-          { method: req.method ?? 'GET', headers: { ...req.headers, ...(body.length ? { 'content-length': String(body.length) } : {}) }, lookup, timeout: opts.timeoutMs },
+          {
+            method: req.method ?? 'GET',
+            headers: { ...req.headers, ...(body.length ? { 'content-length': String(body.length) } : {}) },
+            lookup,
+            timeout: opts.timeoutMs,
+          },
           (res) => {
             const headers: Record<string, string> = {};
             for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
@@ -42,7 +47,9 @@ export function guardedHttp(opts: { allowPrivate: boolean; timeoutMs: number; ma
           },
         );
         r.on('timeout', () => r.destroy(new GitTransportError(`Timed out talking to ${url.host}`)));
-        r.on('error', (err) => reject(err instanceof GitTransportError ? err : new GitTransportError(`Could not reach ${url.host}: ${err.message}`)));
+        r.on('error', (err) =>
+          reject(err instanceof GitTransportError ? err : new GitTransportError(`Could not reach ${url.host}: ${err.message}`)),
+        );
         r.end(body);
       });
     },
@@ -50,7 +57,11 @@ export function guardedHttp(opts: { allowPrivate: boolean; timeoutMs: number; ma
 }
 
 /** The response body, failing once more than `max` bytes arrived (a repository too big to take in). */
-async function* capped(res: AsyncIterable<Uint8Array> & { destroy(err?: Error): void }, max: number, host: string): AsyncIterableIterator<Uint8Array> {
+async function* capped(
+  res: AsyncIterable<Uint8Array> & { destroy(err?: Error): void },
+  max: number,
+  host: string,
+): AsyncIterableIterator<Uint8Array> {
   let total = 0;
   for await (const chunk of res) {
     total += chunk.length;

@@ -74,9 +74,7 @@ function operationId(r: RouteDef): string {
     .split('/')
     .filter((s) => s && s !== 'v1')
     .map((s) => (s.startsWith(':') ? `by-${s.slice(1)}` : s === '*' ? 'path' : s));
-  const camel = [r.method.toLowerCase(), ...words]
-    .join('-')
-    .replace(/[^a-zA-Z0-9]+(.)/g, (_, c: string) => c.toUpperCase());
+  const camel = [r.method.toLowerCase(), ...words].join('-').replace(/[^a-zA-Z0-9]+(.)/g, (_, c: string) => c.toUpperCase());
   return camel;
 }
 

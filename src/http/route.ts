@@ -38,7 +38,12 @@ type Shape = Record<string, z.ZodType>;
 type Out<S extends Shape | undefined> = S extends Shape ? z.output<z.ZodObject<S>> : Record<string, never>;
 type BodyOut<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface RouteDef<P extends Shape | undefined = any, Q extends Shape | undefined = any, B = any, A extends boolean | undefined = boolean | undefined> {
+export interface RouteDef<
+  P extends Shape | undefined = any,
+  Q extends Shape | undefined = any,
+  B = any,
+  A extends boolean | undefined = boolean | undefined,
+> {
   method: Method;
   path: string;
   /** Label for metrics and logs; defaults to the path pattern. */
@@ -56,7 +61,9 @@ export interface RouteDef<P extends Shape | undefined = any, Q extends Shape | u
   body?: B;
   /** A body is required (400 when absent). Defaults to true when a body schema is given. */
   bodyRequired?: boolean;
-  handler: (ctx: [A] extends [false] ? PublicRequestContext<Out<P>, Out<Q>, BodyOut<B>> : RequestContext<Out<P>, Out<Q>, BodyOut<B>>) => Promise<Reply>;
+  handler: (
+    ctx: [A] extends [false] ? PublicRequestContext<Out<P>, Out<Q>, BodyOut<B>> : RequestContext<Out<P>, Out<Q>, BodyOut<B>>,
+  ) => Promise<Reply>;
 }
 
 /** Identity function that types a route's handler from its schemas (and from `auth: false`). */

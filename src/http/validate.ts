@@ -26,9 +26,17 @@ const qInt = (min: number, max: number) =>
     .string()
     .regex(/^\d+$/, { message: 'expected a whole number' })
     .transform(Number)
-    .pipe(z.number().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }));
+    .pipe(
+      z
+        .number()
+        .min(min, { message: `must be at least ${min}` })
+        .max(max, { message: `must be at most ${max}` }),
+    );
 
-export const entityId = z.string().regex(/^[a-zA-Z0-9_-]+$/, { message: 'must be an identifier' }).max(128);
+export const entityId = z
+  .string()
+  .regex(/^[a-zA-Z0-9_-]+$/, { message: 'must be an identifier' })
+  .max(128);
 
 export const roleSchema = z.enum(ROLES);
 

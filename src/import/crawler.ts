@@ -80,7 +80,10 @@ function decode(res: SafeFetchResult, contentType: string): string {
 }
 
 async function fetchHtml(url: URL, limits: FetchLimits): Promise<{ url: URL; html: string }> {
-  const res = await safeFetch(url.href, { ...limits, headers: { 'user-agent': USER_AGENT, accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1' } });
+  const res = await safeFetch(url.href, {
+    ...limits,
+    headers: { 'user-agent': USER_AGENT, accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1' },
+  });
   const type = String(res.headers['content-type'] ?? '');
   const sniffed = !type && /^\s*</.test(res.body.subarray(0, 512).toString('latin1'));
   if (!HTML_TYPES.test(type) && !sniffed) throw new NotHtmlError(`${url.href} is not an HTML page (content type "${type || 'none'}")`);
@@ -89,7 +92,11 @@ async function fetchHtml(url: URL, limits: FetchLimits): Promise<{ url: URL; htm
 
 async function fetchRobots(scope: CrawlScope, limits: FetchLimits): Promise<RobotsRules> {
   try {
-    const res = await safeFetch(`${scope.origin}/robots.txt`, { ...limits, maxBytes: Math.min(limits.maxBytes, 512 * 1024), headers: { 'user-agent': USER_AGENT } });
+    const res = await safeFetch(`${scope.origin}/robots.txt`, {
+      ...limits,
+      maxBytes: Math.min(limits.maxBytes, 512 * 1024),
+      headers: { 'user-agent': USER_AGENT },
+    });
     return parseRobots(res.body.toString('utf8'));
   } catch {
     return ALLOW_ALL; // no robots.txt (404), or unreachable: nothing is disallowed
@@ -274,11 +281,15 @@ export async function downloadImages(
     batch.forEach((u, j) => {
       const r = results[j];
       if (!r.ok) return void skipped.push({ url: u.href, reason: r.reason });
-      const header = String(r.res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      const header = String(r.res.headers['content-type'] ?? '')
+        .split(';')[0]
+        .trim()
+        .toLowerCase();
       const byExt = IMAGE_TYPES[(/\.([a-z0-9]+)$/i.exec(u.pathname)?.[1] ?? '').toLowerCase()];
       const contentType = header.startsWith('image/') ? header : header === '' || header === 'application/octet-stream' ? byExt : undefined;
       if (!contentType) return void skipped.push({ url: u.href, reason: `not an image (content type "${header}")` });
-      if (total + r.res.body.length > MAX_IMAGE_BYTES_TOTAL) return void skipped.push({ url: u.href, reason: 'image budget of the import exceeded' });
+      if (total + r.res.body.length > MAX_IMAGE_BYTES_TOTAL)
+        return void skipped.push({ url: u.href, reason: 'image budget of the import exceeded' });
       total += r.res.body.length;
       images.set(u.href, { url: u.href, name: imageName(u, contentType), contentType, bytes: r.res.body });
     });

@@ -241,7 +241,11 @@ function createTurndown(): TurndownService {
   td.addRule('listItem', {
     filter: 'li',
     replacement: (content, node, options) => {
-      const parent = node.parentNode as unknown as { nodeName: string; getAttribute(n: string): string | null; children: ArrayLike<unknown> } | null;
+      const parent = node.parentNode as unknown as {
+        nodeName: string;
+        getAttribute(n: string): string | null;
+        children: ArrayLike<unknown>;
+      } | null;
       let prefix = `${options.bulletListMarker} `;
       if (parent?.nodeName === 'OL') {
         const start = Number(parent.getAttribute('start') ?? '1');
@@ -265,7 +269,9 @@ function createTurndown(): TurndownService {
   td.addRule('table', {
     filter: 'table',
     replacement: (_content, node) => {
-      const rows = Array.from((node as unknown as Element).querySelectorAll('tr')).filter((tr) => tr.closest('table') === (node as unknown as Element));
+      const rows = Array.from((node as unknown as Element).querySelectorAll('tr')).filter(
+        (tr) => tr.closest('table') === (node as unknown as Element),
+      );
       const cells = rows.map((tr) =>
         Array.from(tr.children)
           .filter((c) => c.nodeName === 'TH' || c.nodeName === 'TD')

@@ -51,12 +51,18 @@ interface ImportOptions {
 
 function checkEditable(cr: ChangeRequestRow | null): asserts cr is ChangeRequestRow {
   if (!cr) throw new ImportError('The change request no longer exists');
-  if (cr.status === 'merged') throw new ImportError(`Change request #${cr.number} was merged before the import ran: its content can no longer change`);
+  if (cr.status === 'merged')
+    throw new ImportError(`Change request #${cr.number} was merged before the import ran: its content can no longer change`);
   if (cr.status === 'archived') throw new ImportError(`Change request #${cr.number} was archived before the import ran`);
 }
 
 function pageSlug(url: URL, isStart: boolean, title: string): string {
-  const last = url.pathname.replace(/\/+$/, '').replace(/\/index\.html?$/i, '').split('/').pop() ?? '';
+  const last =
+    url.pathname
+      .replace(/\/+$/, '')
+      .replace(/\/index\.html?$/i, '')
+      .split('/')
+      .pop() ?? '';
   let segment = last.replace(/\.html?$/i, '');
   try {
     segment = decodeURIComponent(segment);
@@ -73,7 +79,11 @@ export async function importWebsite(app: AppContext, p: ImportWebsitePayload, o:
   if (p.changeRequestId) checkEditable(await crs.getChangeRequest(app.db, p.spaceId, p.changeRequestId));
 
   const deadline = Date.now() + (o.timeBudgetMs ?? IMPORT_TIME_BUDGET_MS);
-  const limits = { timeoutMs: app.config.fetch.timeoutMs, maxBytes: app.config.fetch.maxBytes, allowPrivate: app.config.fetch.allowPrivate };
+  const limits = {
+    timeoutMs: app.config.fetch.timeoutMs,
+    maxBytes: app.config.fetch.maxBytes,
+    allowPrivate: app.config.fetch.allowPrivate,
+  };
   let result;
   try {
     result = await crawl(p.url, {
@@ -89,7 +99,8 @@ export async function importWebsite(app: AppContext, p: ImportWebsitePayload, o:
   const { scope, pages } = result;
 
   const imageUrls = new Map<string, URL>();
-  for (const page of pages) for (const u of sameOriginImages(page.parsed, scope.origin)) if (!imageUrls.has(u.href)) imageUrls.set(u.href, u);
+  for (const page of pages)
+    for (const u of sameOriginImages(page.parsed, scope.origin)) if (!imageUrls.has(u.href)) imageUrls.set(u.href, u);
   const { images, skipped: skippedImages } = await downloadImages([...imageUrls.values()], {
     deadline,
     fetch: limits,
@@ -117,10 +128,22 @@ export async function importWebsite(app: AppContext, p: ImportWebsitePayload, o:
     markdown.set(page.key, htmlToMarkdown(page.parsed.content.innerHTML));
   }
   const byKey = new Map(pages.map((pg) => [pg.key, pg]));
-  const tree = buildTree(scope, result.startKey, pages.map((pg) => pg.key));
+  const tree = buildTree(
+    scope,
+    result.startKey,
+    pages.map((pg) => pg.key),
+  );
 
   o.log?.info(
-    { pages: pages.length, discovered: result.discovered, skipped: result.skipped.length, disallowed: result.disallowed.length, images: images.size, skippedImages: skippedImages.length, truncated: result.truncated },
+    {
+      pages: pages.length,
+      discovered: result.discovered,
+      skipped: result.skipped.length,
+      disallowed: result.disallowed.length,
+      images: images.size,
+      skippedImages: skippedImages.length,
+      truncated: result.truncated,
+    },
     'website crawled',
   );
 
@@ -157,8 +180,10 @@ export async function importWebsite(app: AppContext, p: ImportWebsitePayload, o:
     }
     return editMainContent(c, p.spaceId, (draft) => fill(c, draft), meta);
   }).catch((err) => {
-    if (err instanceof SpaceLockedError) throw new ImportError('The space was locked before the import ran: its content cannot be edited while editMode is "locked"');
-    if (err instanceof WriteTargetGoneError) throw new ImportError(err.target === 'space' ? 'The space no longer exists' : 'The change request no longer exists');
+    if (err instanceof SpaceLockedError)
+      throw new ImportError('The space was locked before the import ran: its content cannot be edited while editMode is "locked"');
+    if (err instanceof WriteTargetGoneError)
+      throw new ImportError(err.target === 'space' ? 'The space no longer exists' : 'The change request no longer exists');
     throw err;
   });
   if (!p.changeRequestId) await o.afterContentChange(p.spaceId);

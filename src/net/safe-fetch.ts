@@ -9,7 +9,10 @@ export class FetchTimeoutError extends Error {
 }
 export class FetchFailedError extends Error {
   readonly code = 'FETCH_ERROR';
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
   }
 }
@@ -86,7 +89,9 @@ function once(url: URL, o: SafeFetchOptions, signal: AbortSignal): Promise<SafeF
           }
           chunks.push(c);
         });
-        res.on('end', () => resolve({ url: url.toString(), status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({ url: url.toString(), status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
         res.on('error', reject);
       },
     );

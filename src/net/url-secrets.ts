@@ -5,7 +5,21 @@ import { openText, sealText } from '../util/seal.js';
 // `?key=`, `?sig=`, S3/GCS presigned `X-Amz-Signature`, `X-Amz-Credential`, `X-Goog-Signature`,
 // ...). A value under another name (`?x=...`) is not recognised: say so to users (README).
 
-const SECRET_NAMES = new Set(['key', 'sig', 'auth', 'authorization', 'pass', 'pwd', 'passwd', 'code', 'jwt', 'sid', 'session', 'secret', 'token']);
+const SECRET_NAMES = new Set([
+  'key',
+  'sig',
+  'auth',
+  'authorization',
+  'pass',
+  'pwd',
+  'passwd',
+  'code',
+  'jwt',
+  'sid',
+  'session',
+  'secret',
+  'token',
+]);
 const SECRET_PARTS = ['token', 'secret', 'password', 'passwd', 'apikey', 'signature', 'credential', 'sessionid', 'accesskey', 'privatekey'];
 
 /** Whether a query parameter's name says its value is a credential (case, `-` and `_` ignored). */

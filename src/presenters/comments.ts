@@ -29,7 +29,8 @@ type UserCols = { id: string | null; name: string | null; email: string | null; 
 
 function userOf(app: AppContext, u: UserCols) {
   // A deleted account leaves its comments behind (posted_by is set to NULL).
-  if (!u.id) return { object: 'user', id: 'deleted-user', displayName: 'Deleted user', urls: { location: appUrls(app).api('/users/deleted-user') } };
+  if (!u.id)
+    return { object: 'user', id: 'deleted-user', displayName: 'Deleted user', urls: { location: appUrls(app).api('/users/deleted-user') } };
   return toUser(app, { id: u.id, display_name: u.name ?? '', email: u.email ?? '', photo_url: u.photo });
 }
 
@@ -42,7 +43,10 @@ function reactionsOf(app: AppContext, rows: ReactionRow[]) {
     let e = byEmoji.get(r.emoji);
     if (!e) byEmoji.set(r.emoji, (e = { emoji: r.emoji, count: 0, users: [] }));
     e.count++;
-    e.users.push({ user: toUser(app, { id: r.user_id, display_name: r.display_name, email: r.email, photo_url: r.photo_url }), reactedAt: r.reacted_at.toISOString() });
+    e.users.push({
+      user: toUser(app, { id: r.user_id, display_name: r.display_name, email: r.email, photo_url: r.photo_url }),
+      reactedAt: r.reacted_at.toISOString(),
+    });
   }
   return [...byEmoji.values()];
 }
@@ -113,7 +117,12 @@ export function toComment(app: AppContext, base: CommentBaseView, row: CommentRo
   };
 }
 
-export function toReply(app: AppContext, base: CommentBaseView, row: ReplyRow, x: Pick<CommentExtras, 'reactions' | 'permissions' | 'body'>) {
+export function toReply(
+  app: AppContext,
+  base: CommentBaseView,
+  row: ReplyRow,
+  x: Pick<CommentExtras, 'reactions' | 'permissions' | 'body'>,
+) {
   return {
     object: 'comment-reply',
     id: row.id,

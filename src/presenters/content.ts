@@ -41,7 +41,14 @@ export function toTreePage(app: AppContext, spaceId: string, tp: TreePage, o: Re
     return { ...base, kind: 'group', type: 'group', slug: n.slug, path: tp.path, ...(n.hidden ? { hidden: true } : {}), pages: kids() };
   }
   if (n.type === 'link') {
-    return { ...base, kind: 'link', type: 'link', target: n.target ?? { kind: 'url', url: n.href ?? '' }, ...(n.href ? { href: n.href } : {}), ...(n.hidden ? { hidden: true } : {}) };
+    return {
+      ...base,
+      kind: 'link',
+      type: 'link',
+      target: n.target ?? { kind: 'url', url: n.href ?? '' },
+      ...(n.href ? { href: n.href } : {}),
+      ...(n.hidden ? { hidden: true } : {}),
+    };
   }
   if (n.type === 'computed' && !o.computed) {
     return { ...base, type: 'computed', computed: n.computed, ...(n.computedSeed ? { computedSeed: n.computedSeed } : {}) };

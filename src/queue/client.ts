@@ -27,7 +27,10 @@ export class JobClient {
   private readonly queues = new Map<QueueName, Queue<JobData>>();
   readonly connection: Redis;
 
-  constructor(private readonly config: Config, connection?: Redis) {
+  constructor(
+    private readonly config: Config,
+    connection?: Redis,
+  ) {
     this.connection = connection ?? createRedis(config.redisUrl);
   }
 

@@ -65,7 +65,10 @@ interface JobSpec {
 export const JOBS: { readonly [K in JobName]: JobSpec } = {
   'openapi.process': { queue: 'openapi', description: 'Fetch, parse, validate and store an OpenAPI spec version' },
   'pdf.render': { queue: 'pdf', description: 'Render a space or change request export to PDF' },
-  'spaces.purge': { queue: 'maintenance', description: 'Permanently remove spaces deleted more than the retention period ago, and unreferenced blobs' },
+  'spaces.purge': {
+    queue: 'maintenance',
+    description: 'Permanently remove spaces deleted more than the retention period ago, and unreferenced blobs',
+  },
   'git.import': { queue: 'git', description: 'Import a git branch into a space' },
   'git.export': { queue: 'git', description: 'Export a space to a git branch' },
   'import.website': { queue: 'import', description: 'Import a website into a space or a change request' },

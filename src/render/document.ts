@@ -93,7 +93,11 @@ const anchorOf = (pageId: string) => `page-${pageId}`;
 const SIGNED_FILE = /\/files\/([0-9a-f]{64})(?:[?#]|$)/;
 
 /** Build the export's HTML. Throws PageRenderError when a page cannot be rendered. */
-export async function buildExport(app: AppContext, input: ExportInput, onProgress?: (fraction: number) => Promise<void>): Promise<BuiltExport> {
+export async function buildExport(
+  app: AppContext,
+  input: ExportInput,
+  onProgress?: (fraction: number) => Promise<void>,
+): Promise<BuiltExport> {
   const { snapshot } = await revisionSnapshot(app.db, input.spaceId, input.revisionId);
   const selected = selectPages(snapshot, input.scope);
   const inExport = new Set(selected.map((s) => s.page.node.id));
@@ -146,7 +150,10 @@ export async function buildExport(app: AppContext, input: ExportInput, onProgres
     for (const url of plan.images) {
       const file = imageFile(resolver, filesBySha, snapshot, url, page);
       if (!file) {
-        images.push([url, { placeholder: /^[a-z][a-z0-9+.-]*:|^\/\//i.test(url) ? `external image not embedded: ${url}` : `image not found: ${url}` }]);
+        images.push([
+          url,
+          { placeholder: /^[a-z][a-z0-9+.-]*:|^\/\//i.test(url) ? `external image not embedded: ${url}` : `image not found: ${url}` },
+        ]);
         continue;
       }
       const bytes = await bytesOf(file);
@@ -177,7 +184,13 @@ export async function buildExport(app: AppContext, input: ExportInput, onProgres
 }
 
 /** The revision file an image URL points at, if any. */
-function imageFile(resolver: Resolver, filesBySha: Map<string, FileNode>, snapshot: Snapshot, url: string, from: TreePage): FileNode | undefined {
+function imageFile(
+  resolver: Resolver,
+  filesBySha: Map<string, FileNode>,
+  snapshot: Snapshot,
+  url: string,
+  from: TreePage,
+): FileNode | undefined {
   const target = resolver.resolve(url, from);
   if (target?.kind === 'file') return snapshot.filesById.get(target.file);
   if (target?.kind === 'url' && target.inApp) {
@@ -193,7 +206,15 @@ function pageHref(app: AppContext, snapshot: Snapshot, inExport: Set<string>, pa
   return `${pageAppUrl(app, snapshot.spaceId, { id: pageId })}${anchor ? `#${encodeURIComponent(anchor)}` : ''}`;
 }
 
-function linkHref(app: AppContext, resolver: Resolver, snapshot: Snapshot, inExport: Set<string>, url: string, from: TreePage, anchor: string): string | null {
+function linkHref(
+  app: AppContext,
+  resolver: Resolver,
+  snapshot: Snapshot,
+  inExport: Set<string>,
+  url: string,
+  from: TreePage,
+  anchor: string,
+): string | null {
   const trimmed = url.trim();
   if (trimmed.startsWith('#') && trimmed.length > 1) return `#${anchor}--${trimmed.slice(1)}`;
   const t = resolver.resolve(trimmed, from);
@@ -208,7 +229,13 @@ function linkHref(app: AppContext, resolver: Resolver, snapshot: Snapshot, inExp
   }
 }
 
-function linkPageHref(app: AppContext, snapshot: Snapshot, inExport: Set<string>, href: string | undefined, target: { kind: string; [k: string]: unknown } | undefined): string | null {
+function linkPageHref(
+  app: AppContext,
+  snapshot: Snapshot,
+  inExport: Set<string>,
+  href: string | undefined,
+  target: { kind: string; [k: string]: unknown } | undefined,
+): string | null {
   if (target?.kind === 'page' && typeof target.page === 'string' && snapshot.byId.has(target.page)) {
     return pageHref(app, snapshot, inExport, target.page);
   }

@@ -37,7 +37,8 @@ export async function printPdf(html: string, o: PrintOptions): Promise<Buffer> {
       const bytes = await page.pdf(pdfOptions(o.timeoutMs));
       return Buffer.from(bytes);
     } catch (err) {
-      if ((err as Error)?.name === 'TimeoutError') throw new RenderTimeoutError(`Chromium did not finish rendering within ${o.timeoutMs} ms`);
+      if ((err as Error)?.name === 'TimeoutError')
+        throw new RenderTimeoutError(`Chromium did not finish rendering within ${o.timeoutMs} ms`);
       throw err;
     }
   });

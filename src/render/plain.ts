@@ -11,7 +11,9 @@ import { escapeHtml } from './html.js';
 const MAX_LINES = 10_000;
 
 function cut(md: string): { text: string; omitted: number } {
-  return md.length > LIMITS.pageChars ? { text: md.slice(0, LIMITS.pageChars), omitted: md.length - LIMITS.pageChars } : { text: md, omitted: 0 };
+  return md.length > LIMITS.pageChars
+    ? { text: md.slice(0, LIMITS.pageChars), omitted: md.length - LIMITS.pageChars }
+    : { text: md, omitted: 0 };
 }
 
 const omittedNote = (chars: number) => `… ${chars.toLocaleString('en-US')} more characters not shown (read the page as Markdown)`;

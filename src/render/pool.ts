@@ -18,7 +18,18 @@ import type { Logger } from '../log.js';
 import { checkDocument, type LimitViolation } from '../content/limits.js';
 import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/markdown.js';
 import type { RenderPlan } from './html.js';
-import { plainValue, runTask, type BodyOp, type BodyOutput, type BodyValues, type FromDocumentOutput, type HtmlLookups, type MarkdownTask, type MergeOutput, type TaskOutput } from './tasks.js';
+import {
+  plainValue,
+  runTask,
+  type BodyOp,
+  type BodyOutput,
+  type BodyValues,
+  type FromDocumentOutput,
+  type HtmlLookups,
+  type MarkdownTask,
+  type MergeOutput,
+  type TaskOutput,
+} from './tasks.js';
 
 /** Inputs up to this many characters are handled on the calling thread. */
 const INLINE_CHARS = 512;
@@ -45,10 +56,15 @@ export class MarkdownPool {
     maxSize: CACHE_BYTES,
     // About the heap each entry takes: its key (the body) and its value (JSON text exactly; a
     // document's objects take an order of magnitude more than its Markdown; the rest is smaller).
-    sizeCalculation: (v, k) => k.length * 2 + (typeof v.value === 'string' ? v.value.length * 2 : k.startsWith('document\n') ? k.length * 16 : k.length * 2) + 256,
+    sizeCalculation: (v, k) =>
+      k.length * 2 + (typeof v.value === 'string' ? v.value.length * 2 : k.startsWith('document\n') ? k.length * 16 : k.length * 2) + 256,
   });
   /** Bodies whose processing ran out of time lately: every op on them goes straight to plain text. */
-  private readonly slow = new LRUCache<string, true>({ maxSize: CACHE_BYTES, sizeCalculation: (_v, k) => k.length * 2 + 64, ttl: PLAIN_AFTER_TIMEOUT_TTL_MS });
+  private readonly slow = new LRUCache<string, true>({
+    maxSize: CACHE_BYTES,
+    sizeCalculation: (_v, k) => k.length * 2 + 64,
+    ttl: PLAIN_AFTER_TIMEOUT_TTL_MS,
+  });
   private readonly pending = new Map<string, Promise<BodyOutput>>();
   private closed = false;
 
@@ -117,7 +133,10 @@ export class MarkdownPool {
 
   /** The first limit a Markdown body breaks, or null (src/content/limits.ts). */
   async scan(md: string, maxChars: number): Promise<LimitViolation | null> {
-    return (await this.run({ op: 'scan', md, maxChars }, md.length, () => ({ limit: 'size', message: `too large to check within ${this.o.timeoutMs} ms` }))) as LimitViolation | null;
+    return (await this.run({ op: 'scan', md, maxChars }, md.length, () => ({
+      limit: 'size',
+      message: `too large to check within ${this.o.timeoutMs} ms`,
+    }))) as LimitViolation | null;
   }
 
   async close(): Promise<void> {
@@ -225,7 +244,10 @@ export class MarkdownPool {
     } catch (err) {
       const e = err as Error & { code?: string };
       if (e.name !== 'AbortError' && e.code !== 'ERR_WORKER_OUT_OF_MEMORY') throw err;
-      this.o.log?.warn({ op: task.op, chars: size, ms: Math.round(performance.now() - started), reason: e.code ?? 'timeout' }, 'markdown task stopped; handled as plain text');
+      this.o.log?.warn(
+        { op: task.op, chars: size, ms: Math.round(performance.now() - started), reason: e.code ?? 'timeout' },
+        'markdown task stopped; handled as plain text',
+      );
       // The stopped thread is replaced; its slot is given back once the new one is up, so that
       // its start-up is not counted in the next task's time limit.
       await pool.run({ op: 'ping' }).catch(() => {});

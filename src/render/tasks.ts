@@ -105,7 +105,12 @@ function parsedValue(task: Extract<MarkdownTask, { op: BodyOp }>): BodyValues[Bo
     case 'plan':
       return renderPlan(task.md);
     case 'html':
-      return pageBodyHtml(task.md, { anchor: task.anchor, images: new Map(task.images), links: new Map(task.links), files: new Map(task.files) });
+      return pageBodyHtml(task.md, {
+        anchor: task.anchor,
+        images: new Map(task.images),
+        links: new Map(task.links),
+        files: new Map(task.files),
+      });
   }
 }
 

@@ -10,7 +10,11 @@ const subject = z.string().max(100, { message: 'must be at most 100 characters' 
 
 const documentInput = z.union([
   z.object({ markdown: z.string().max(2_000_000) }).strict(),
-  z.object({ document: z.object({ object: z.literal('document'), data: z.record(z.string(), z.unknown()), nodes: z.array(z.any()) }).passthrough() }).strict(),
+  z
+    .object({
+      document: z.object({ object: z.literal('document'), data: z.record(z.string(), z.unknown()), nodes: z.array(z.any()) }).passthrough(),
+    })
+    .strict(),
 ]);
 const pageMeta = {
   title: z.string().min(1).max(500).optional(),
@@ -23,10 +27,30 @@ const pageMeta = {
   noRobotsIndex: z.boolean().optional(),
 };
 const change = z.discriminatedUnion('operation', [
-  z.object({ operation: z.literal('insert_page'), into: entityId.optional(), at: z.number().int().min(0).optional(), ref: z.string().min(1).max(200).optional(), document: documentInput, ...pageMeta }).strict(),
-  z.object({ operation: z.literal('update_page'), page: entityId, into: entityId.nullable().optional(), at: z.number().int().min(0).optional(), document: documentInput.optional(), ...pageMeta }).strict(),
+  z
+    .object({
+      operation: z.literal('insert_page'),
+      into: entityId.optional(),
+      at: z.number().int().min(0).optional(),
+      ref: z.string().min(1).max(200).optional(),
+      document: documentInput,
+      ...pageMeta,
+    })
+    .strict(),
+  z
+    .object({
+      operation: z.literal('update_page'),
+      page: entityId,
+      into: entityId.nullable().optional(),
+      at: z.number().int().min(0).optional(),
+      document: documentInput.optional(),
+      ...pageMeta,
+    })
+    .strict(),
   z.object({ operation: z.literal('delete_page'), page: entityId }).strict(),
-  z.object({ operation: z.literal('revert_page'), page: entityId, revision: entityId.optional(), block: z.array(z.string()).optional() }).strict(),
+  z
+    .object({ operation: z.literal('revert_page'), page: entityId, revision: entityId.optional(), block: z.array(z.string()).optional() })
+    .strict(),
   z
     .object({
       operation: z.literal('insert_files'),
@@ -37,7 +61,10 @@ const change = z.discriminatedUnion('operation', [
               ref: z.string().min(1).max(200).optional(),
               name: z.string().min(1).max(256),
               contentType: z.string().max(200).optional(),
-              url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+              url: z
+                .url({ protocol: /^https?$/ })
+                .max(2048)
+                .optional(),
               base64: z.string().optional(),
             })
             .strict()
@@ -63,13 +90,15 @@ export const changeRequestRoutes = [
     params: { spaceId: entityId },
     body: z.object({ subject: subject.optional(), agentTaskId: z.string().max(200).optional() }).strict(),
     bodyRequired: false,
-    handler: async ({ app, principal, params, body }) => created(await service.createChangeRequest(app, principal, params.spaceId, body?.subject ?? '')),
+    handler: async ({ app, principal, params, body }) =>
+      created(await service.createChangeRequest(app, principal, params.spaceId, body?.subject ?? '')),
   }),
   route({
     method: 'GET',
     path: '/v1/spaces/:spaceId/change-requests/:changeRequestId',
     params: crParams,
-    handler: async ({ app, principal, params }) => ok(await service.getChangeRequest(app, principal, params.spaceId, params.changeRequestId)),
+    handler: async ({ app, principal, params }) =>
+      ok(await service.getChangeRequest(app, principal, params.spaceId, params.changeRequestId)),
   }),
   route({
     method: 'PATCH',
@@ -83,7 +112,8 @@ export const changeRequestRoutes = [
     method: 'POST',
     path: '/v1/spaces/:spaceId/change-requests/:changeRequestId/merge',
     params: crParams,
-    handler: async ({ app, principal, params }) => ok(await service.mergeChangeRequest(app, principal, params.spaceId, params.changeRequestId)),
+    handler: async ({ app, principal, params }) =>
+      ok(await service.mergeChangeRequest(app, principal, params.spaceId, params.changeRequestId)),
   }),
   route({
     method: 'POST',
@@ -108,7 +138,13 @@ export const changeRequestRoutes = [
     params: crParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      okJson(await content.readRevisionJson(app, await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), query)),
+      okJson(
+        await content.readRevisionJson(
+          app,
+          await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId),
+          query,
+        ),
+      ),
   }),
   route({
     method: 'GET',
@@ -116,7 +152,9 @@ export const changeRequestRoutes = [
     params: crParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      okJson(await content.readPagesJson(app, await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), query)),
+      okJson(
+        await content.readPagesJson(app, await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), query),
+      ),
   }),
   route({
     method: 'GET',
@@ -132,7 +170,14 @@ export const changeRequestRoutes = [
     params: { ...crParams, fileId: entityId },
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      ok(await content.readFile(app, await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), params.fileId, query)),
+      ok(
+        await content.readFile(
+          app,
+          await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId),
+          params.fileId,
+          query,
+        ),
+      ),
   }),
   route({
     method: 'GET',
@@ -140,6 +185,13 @@ export const changeRequestRoutes = [
     params: { ...crParams, pageId: entityId },
     query: pageFlags,
     handler: async ({ app, principal, params, query }) =>
-      okJson(await content.readPageJson(app, await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), params.pageId, query)),
+      okJson(
+        await content.readPageJson(
+          app,
+          await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId),
+          params.pageId,
+          query,
+        ),
+      ),
   }),
 ];

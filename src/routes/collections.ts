@@ -17,7 +17,8 @@ export const collectionRoutes: RouteDef[] = [
     params: { organizationId: entityId },
     // nested=true (default): every visible collection at any depth, in tree order; false: top level only.
     query: { ...listQuery, nested: qBool(true) },
-    handler: async ({ app, principal, params, query }) => ok(await service.listOrgCollections(app, principal, params.organizationId, query)),
+    handler: async ({ app, principal, params, query }) =>
+      ok(await service.listOrgCollections(app, principal, params.organizationId, query)),
   }),
   route({
     method: 'POST',
@@ -64,7 +65,8 @@ export const collectionRoutes: RouteDef[] = [
     path: '/v1/collections/:collectionId/spaces',
     params: collectionParams,
     query: listQuery,
-    handler: async ({ app, principal, params, query }) => ok(await service.listCollectionSpaces(app, principal, params.collectionId, query)),
+    handler: async ({ app, principal, params, query }) =>
+      ok(await service.listCollectionSpaces(app, principal, params.collectionId, query)),
   }),
   route({
     method: 'POST',
@@ -81,6 +83,7 @@ export const collectionRoutes: RouteDef[] = [
     path: '/v1/collections/:collectionId/transfer',
     params: collectionParams,
     body: z.object({ organization: entityId }).strict(),
-    handler: async ({ app, principal, params, body }) => ok(await service.transferCollection(app, principal, params.collectionId, body.organization)),
+    handler: async ({ app, principal, params, body }) =>
+      ok(await service.transferCollection(app, principal, params.collectionId, body.organization)),
   }),
 ];

@@ -9,7 +9,9 @@ import type { BaseRef } from '../services/comments.js';
 
 const format = z.enum(['markdown', 'document']).default('markdown');
 
-const jsonDocument = z.object({ object: z.literal('document'), data: z.record(z.string(), z.unknown()), nodes: z.array(z.any()) }).passthrough();
+const jsonDocument = z
+  .object({ object: z.literal('document'), data: z.record(z.string(), z.unknown()), nodes: z.array(z.any()) })
+  .passthrough();
 
 // A comment body: `{markdown}`, `{document}`, or the document itself (the public description's
 // `body: Document`, which the official client sends); the last is read as `{document}`.
@@ -25,7 +27,14 @@ const emojis = z.array(z.string().min(1).max(64)).max(50);
 const authors = z
   .union([z.string(), z.array(z.string())])
   .optional()
-  .transform((v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)))
+  .transform((v) =>
+    v === undefined
+      ? undefined
+      : (Array.isArray(v) ? v : [v])
+          .flatMap((s) => s.split(','))
+          .map((s) => s.trim())
+          .filter(Boolean),
+  )
   .pipe(z.array(entityId).max(100, { message: 'at most 100 authors' }).optional());
 
 const postComment = z
@@ -33,7 +42,10 @@ const postComment = z
     node: z.string().min(1).max(200).optional(),
     page: entityId.optional(),
     body: document,
-    tableCell: z.object({ record: z.string().min(1).max(200), definition: z.string().min(1).max(200) }).strict().optional(),
+    tableCell: z
+      .object({ record: z.string().min(1).max(200), definition: z.string().min(1).max(200) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -52,7 +64,10 @@ const replyId = { commentId: entityId, commentReplyId: entityId };
 type BaseParams = { spaceId: typeof entityId; changeRequestId: z.ZodType<string | undefined> };
 
 function routesFor(prefix: string, params: BaseParams, kind: 'space' | 'change-request'): RouteDef[] {
-  const ref = (params: { spaceId: string; changeRequestId?: string }): BaseRef => ({ spaceId: params.spaceId, changeRequestId: params.changeRequestId });
+  const ref = (params: { spaceId: string; changeRequestId?: string }): BaseRef => ({
+    spaceId: params.spaceId,
+    changeRequestId: params.changeRequestId,
+  });
   return [
     route({
       method: 'GET',
@@ -74,14 +89,16 @@ function routesFor(prefix: string, params: BaseParams, kind: 'space' | 'change-r
       params,
       query: { format },
       body: postComment,
-      handler: async ({ app, principal, params, query, body }) => ok(await service.postComment(app, principal, ref(params), body, query.format)),
+      handler: async ({ app, principal, params, query, body }) =>
+        ok(await service.postComment(app, principal, ref(params), body, query.format)),
     }),
     route({
       method: 'GET',
       path: `${prefix}/comments/:commentId`,
       params: { ...params, ...commentId },
       query: { format },
-      handler: async ({ app, principal, params, query }) => ok(await service.getComment(app, principal, ref(params), params.commentId, query.format)),
+      handler: async ({ app, principal, params, query }) =>
+        ok(await service.getComment(app, principal, ref(params), params.commentId, query.format)),
     }),
     route({
       method: 'PUT',
@@ -108,7 +125,8 @@ function routesFor(prefix: string, params: BaseParams, kind: 'space' | 'change-r
       path: `${prefix}/comments/:commentId/replies`,
       params: { ...params, ...commentId },
       query: { ...listQuery, format },
-      handler: async ({ app, principal, params, query }) => ok(await service.listReplies(app, principal, ref(params), params.commentId, query)),
+      handler: async ({ app, principal, params, query }) =>
+        ok(await service.listReplies(app, principal, ref(params), params.commentId, query)),
     }),
     route({
       method: 'POST',

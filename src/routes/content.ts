@@ -62,7 +62,11 @@ export const contentRoutes = [
       name: z.string().max(500),
       type: z.string().max(200),
       // Optional here so that a link from before links expired gets a 410 saying so, not a 400.
-      exp: z.string().regex(/^\d{1,12}$/, { message: 'expected a whole number' }).transform(Number).optional(),
+      exp: z
+        .string()
+        .regex(/^\d{1,12}$/, { message: 'expected a whole number' })
+        .transform(Number)
+        .optional(),
       sig: z.string().max(100),
     },
     handler: async ({ app, params, query }): Promise<Reply> => {

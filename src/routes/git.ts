@@ -11,14 +11,24 @@ const publicUrl = z
   .refine((u) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(u), { message: 'must not contain credentials' });
 const gitBody = {
   url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL of a git repository' }).max(2048),
-  ref: z.string().max(255).regex(/^refs\/heads\/(?!.*\.\.)(?!\/)[^\s~^:?*[\\]+(?<!\/|\.lock)$/, { message: 'must be refs/heads/<branch>' }),
-  repoCacheID: z.string().max(200).regex(/^[\w.-]+$/, { message: 'letters, digits, dots, dashes and underscores only' }).optional(),
+  ref: z
+    .string()
+    .max(255)
+    .regex(/^refs\/heads\/(?!.*\.\.)(?!\/)[^\s~^:?*[\\]+(?<!\/|\.lock)$/, { message: 'must be refs/heads/<branch>' }),
+  repoCacheID: z
+    .string()
+    .max(200)
+    .regex(/^[\w.-]+$/, { message: 'letters, digits, dots, dashes and underscores only' })
+    .optional(),
   repoTreeURL: publicUrl.optional(),
   repoCommitURL: publicUrl.optional(),
   repoProjectDirectory: z.string().max(500).optional(),
   timestamp: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
   force: z.boolean().optional(),
-  gitInfo: z.object({ provider: z.string().max(50).optional(), url: publicUrl.optional() }).strict().optional(),
+  gitInfo: z
+    .object({ provider: z.string().max(50).optional(), url: publicUrl.optional() })
+    .strict()
+    .optional(),
 };
 
 export const gitRoutes = [

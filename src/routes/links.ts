@@ -45,7 +45,15 @@ export const linkRoutes: RouteDef[] = [
     params: { ...spaceParams, changeRequestId: entityId, pageId: entityId },
     query: linkQuery,
     handler: async ({ app, principal, params, query }) =>
-      ok(await links.listPageLinks(app, principal, await links.changeRequestLinkScope(app, principal, params.spaceId, params.changeRequestId), params.pageId, query)),
+      ok(
+        await links.listPageLinks(
+          app,
+          principal,
+          await links.changeRequestLinkScope(app, principal, params.spaceId, params.changeRequestId),
+          params.pageId,
+          query,
+        ),
+      ),
   }),
   route({
     method: 'GET',
@@ -53,6 +61,14 @@ export const linkRoutes: RouteDef[] = [
     params: { ...spaceParams, changeRequestId: entityId, fileId: entityId },
     query: listQuery,
     handler: async ({ app, principal, params, query }) =>
-      ok(await links.listFileBacklinks(app, principal, await links.changeRequestLinkScope(app, principal, params.spaceId, params.changeRequestId), params.fileId, query)),
+      ok(
+        await links.listFileBacklinks(
+          app,
+          principal,
+          await links.changeRequestLinkScope(app, principal, params.spaceId, params.changeRequestId),
+          params.fileId,
+          query,
+        ),
+      ),
   }),
 ];

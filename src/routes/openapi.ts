@@ -13,7 +13,11 @@ const slug = z
 const specParams = { ...orgParams, specSlug: slug };
 const source = z.union(
   [
-    z.object({ url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048, { message: 'must be at most 2048 characters' }) }).strict(),
+    z
+      .object({
+        url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048, { message: 'must be at most 2048 characters' }),
+      })
+      .strict(),
     z.object({ text: z.string().min(1, { message: 'must not be empty' }) }).strict(),
   ],
   { message: 'must be {"url": "<http(s) URL, at most 2048 characters>"} or {"text": "<OpenAPI document>"}' },
@@ -87,7 +91,8 @@ export const openapiRoutes = [
     method: 'GET',
     path: '/v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content/raw',
     params: specParams,
-    handler: async ({ app, principal, params }) => ok(await service.getSpecVersionRaw(app, principal, params.organizationId, params.specSlug)),
+    handler: async ({ app, principal, params }) =>
+      ok(await service.getSpecVersionRaw(app, principal, params.organizationId, params.specSlug)),
   }),
   route({
     method: 'GET',

@@ -8,7 +8,9 @@ const orgParams = { organizationId: entityId };
 const domain = z
   .string()
   .max(253)
-  .regex(/^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/, { message: 'must be a domain name such as example.com' });
+  .regex(/^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/, {
+    message: 'must be a domain name such as example.com',
+  });
 
 const orgPatch = z
   .object({
@@ -24,8 +26,14 @@ const orgPatch = z
       .max(32)
       .regex(/^[a-z0-9][a-z0-9-]*[a-z0-9]$/, { message: 'must be lowercase letters, digits and hyphens' }),
     defaultRole: roleSchema.nullable(),
-    defaultContent: z.object({ type: z.literal('site'), site: entityId }).strict().nullable(),
-    logo: z.url({ protocol: /^https?$/ }).max(2048).nullable(),
+    defaultContent: z
+      .object({ type: z.literal('site'), site: entityId })
+      .strict()
+      .nullable(),
+    logo: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .nullable(),
     sso: z.boolean(),
     ai: z.boolean(),
     inviteLinks: z.boolean(),
@@ -51,8 +59,7 @@ export const orgRoutes = [
     path: '/v1/orgs/:organizationId',
     params: orgParams,
     body: orgPatch,
-    handler: async ({ app, principal, params, body }) =>
-      ok(await service.updateOrganization(app, principal, params.organizationId, body)),
+    handler: async ({ app, principal, params, body }) => ok(await service.updateOrganization(app, principal, params.organizationId, body)),
   }),
   route({
     method: 'GET',

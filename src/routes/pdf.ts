@@ -34,7 +34,10 @@ export const pdfRoutes: RouteDef[] = [
     auth: false,
     params: { renderId: entityId },
     query: {
-      exp: z.string().regex(/^\d{1,12}$/, { message: 'expected a whole number' }).transform(Number),
+      exp: z
+        .string()
+        .regex(/^\d{1,12}$/, { message: 'expected a whole number' })
+        .transform(Number),
       sig: z.string().max(100),
     },
     handler: async ({ app, params, query }): Promise<Reply> => {

@@ -51,7 +51,8 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
 
 export function referenceRoutes(allRoutes: () => RouteDef[]): RouteDef[] {
   let described: string | null = null;
@@ -64,7 +65,9 @@ export function referenceRoutes(allRoutes: () => RouteDef[]): RouteDef[] {
       tag: 'System',
       summary: 'This server’s OpenAPI 3.1 description',
       handler: async ({ app }) => {
-        described ??= JSON.stringify(describeRoutes(allRoutes(), { title: 'Docs platform API', version: '1', serverUrl: app.config.publicUrl }));
+        described ??= JSON.stringify(
+          describeRoutes(allRoutes(), { title: 'Docs platform API', version: '1', serverUrl: app.config.publicUrl }),
+        );
         return okJson(described);
       },
     }),
@@ -89,7 +92,8 @@ export function referenceRoutes(allRoutes: () => RouteDef[]): RouteDef[] {
       params: { file: z.string().regex(/^[\w.-]{1,64}$/) },
       handler: async ({ params }): Promise<Reply> => {
         const headers = { 'cache-control': 'public, max-age=3600' };
-        if (params.file === 'init.js') return { status: 200, body: INIT_JS, headers: { ...headers, 'content-type': ASSETS['swagger-ui-bundle.js'] } };
+        if (params.file === 'init.js')
+          return { status: 200, body: INIT_JS, headers: { ...headers, 'content-type': ASSETS['swagger-ui-bundle.js'] } };
         const type = ASSETS[params.file];
         if (!type) throw notFound(`No asset "${params.file}"`);
         let bytes = assets.get(params.file);

@@ -5,7 +5,47 @@ import * as service from '../services/spaces.js';
 import { listOrgSpaces } from '../services/space-lists.js';
 
 const spaceParams = { spaceId: entityId };
-const LANGUAGES = ['en', 'fr', 'de', 'es', 'it', 'pt', 'pt-br', 'ru', 'ja', 'zh', 'zh-tw', 'yue', 'ko', 'ar', 'hi', 'nl', 'pl', 'tr', 'sv', 'no', 'da', 'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr', 'lt', 'lv', 'et', 'sl'] as const;
+const LANGUAGES = [
+  'en',
+  'fr',
+  'de',
+  'es',
+  'it',
+  'pt',
+  'pt-br',
+  'ru',
+  'ja',
+  'zh',
+  'zh-tw',
+  'yue',
+  'ko',
+  'ar',
+  'hi',
+  'nl',
+  'pl',
+  'tr',
+  'sv',
+  'no',
+  'da',
+  'fi',
+  'el',
+  'cs',
+  'hu',
+  'ro',
+  'th',
+  'vi',
+  'id',
+  'ms',
+  'he',
+  'uk',
+  'sk',
+  'bg',
+  'hr',
+  'lt',
+  'lv',
+  'et',
+  'sl',
+] as const;
 const VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
 const title = z.string().max(50, { message: 'must be at most 50 characters' });
 const emoji = z.string().max(50, { message: 'must be at most 50 characters' });
@@ -32,14 +72,17 @@ export const spaceRoutes = [
         template: z
           .object({
             id: z.string().min(1).max(100),
-            params: z.object({ contentRefs: z.record(z.string(), z.object({ kind: z.literal('file'), file: entityId })).optional() }).optional(),
+            params: z
+              .object({ contentRefs: z.record(z.string(), z.object({ kind: z.literal('file'), file: entityId })).optional() })
+              .optional(),
           })
           .strict(),
       })
       .partial()
       .strict(),
     bodyRequired: false,
-    handler: async ({ app, principal, params, body }) => created(await service.createSpace(app, principal, params.organizationId, body ?? {})),
+    handler: async ({ app, principal, params, body }) =>
+      created(await service.createSpace(app, principal, params.organizationId, body ?? {})),
   }),
   route({
     method: 'GET',

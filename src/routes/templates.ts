@@ -13,7 +13,10 @@ export const templateRoutes = [
     body: z
       .object({
         id: z.string().min(1).max(100),
-        params: z.object({ contentRefs: z.record(z.string().max(100), contentRef).optional() }).strict().optional(),
+        params: z
+          .object({ contentRefs: z.record(z.string().max(100), contentRef).optional() })
+          .strict()
+          .optional(),
         changeRequestId: entityId.optional(),
       })
       .strict(),

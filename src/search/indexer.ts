@@ -46,7 +46,14 @@ export async function reindexSpace(app: AppContext, spaceId: string): Promise<vo
   });
 }
 
-async function syncPages(c: Queryable, markdown: MarkdownPool, spaceId: string, rootHash: string, config: string, indexed: Map<string, repo.IndexedPage>) {
+async function syncPages(
+  c: Queryable,
+  markdown: MarkdownPool,
+  spaceId: string,
+  rootHash: string,
+  config: string,
+  indexed: Map<string, repo.IndexedPage>,
+) {
   const snapshot = await loadSnapshot(c, spaceId, rootHash);
   const wanted = snapshot.ordered.filter(isIndexable);
   const toParse: TreePage[] = [];
@@ -66,7 +73,11 @@ async function syncPages(c: Queryable, markdown: MarkdownPool, spaceId: string, 
 
   for (let i = 0; i < toParse.length; i += BATCH_PAGES) {
     const batch = toParse.slice(i, i + BATCH_PAGES);
-    const bodies = await loadBodies(c, spaceId, batch.map((tp) => tp.node));
+    const bodies = await loadBodies(
+      c,
+      spaceId,
+      batch.map((tp) => tp.node),
+    );
     // Parsed on the Markdown pool (off the event loop); a body beyond the content limits is indexed
     // as its plain text.
     const sections = await markdown.sections(batch.map((tp) => bodies.get(tp.node.id) ?? ''));

@@ -44,7 +44,12 @@ export interface PageMatch {
 }
 
 /** Matching pages of `spaceIds`, best first: `limit` of them after `offset`, and how many match in all. */
-export async function searchPages(app: AppContext, spaceIds: string[], text: string, at: { offset: number; limit: number }): Promise<{ total: number; pages: PageMatch[] }> {
+export async function searchPages(
+  app: AppContext,
+  spaceIds: string[],
+  text: string,
+  at: { offset: number; limit: number },
+): Promise<{ total: number; pages: PageMatch[] }> {
   const prepared = prepareQuery(text);
   const groups = await queryGroups(app, spaceIds, prepared);
   if (!groups.length) return { total: 0, pages: [] };
@@ -128,7 +133,9 @@ async function withSections(app: AppContext, groups: QueryGroup[], pages: Ranked
     const results = await Promise.all(
       groups.map((g) => {
         const inGroup = pages.filter((p) => g.spaceIds.includes(p.space_id));
-        return inGroup.length ? query.matchingSections(app.db, g, inGroup, { perPage: MAX_SECTIONS_PER_PAGE, headlineOptions: HEADLINE_OPTIONS }) : [];
+        return inGroup.length
+          ? query.matchingSections(app.db, g, inGroup, { perPage: MAX_SECTIONS_PER_PAGE, headlineOptions: HEADLINE_OPTIONS })
+          : [];
       }),
     );
     for (const row of results.flat()) {

@@ -22,7 +22,12 @@ import { afterContentChange } from './content-hooks.js';
 import type { ContentTarget } from './content.js';
 
 /** Where a change request's content is read from (its latest revision). */
-export async function changeRequestTarget(app: AppContext, p: Principal, spaceId: string, ref: string): Promise<ContentTarget & { cr: ChangeRequestRow }> {
+export async function changeRequestTarget(
+  app: AppContext,
+  p: Principal,
+  spaceId: string,
+  ref: string,
+): Promise<ContentTarget & { cr: ChangeRequestRow }> {
   const { space, cr } = await requireChangeRequest(app, p, spaceId, ref);
   return { spaceId, revisionId: cr.revision, organizationId: space.organization_id, cr };
 }
@@ -36,8 +41,19 @@ export async function listChangeRequests(
   const { space } = await requireSpace(app.db, p, spaceId, 'read');
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(q.page, 1) as [number] | undefined;
-  const { rows, count } = await crs.listChangeRequests(app.db, spaceId, { status: q.status, creator: q.creator, limit, afterNumber: after?.[0] });
-  return buildPage(rows, limit, count, (r) => [r.number], (r) => toChangeRequest(app, r, space.revision_id));
+  const { rows, count } = await crs.listChangeRequests(app.db, spaceId, {
+    status: q.status,
+    creator: q.creator,
+    limit,
+    afterNumber: after?.[0],
+  });
+  return buildPage(
+    rows,
+    limit,
+    count,
+    (r) => [r.number],
+    (r) => toChangeRequest(app, r, space.revision_id),
+  );
 }
 
 export async function createChangeRequest(app: AppContext, p: Principal, spaceId: string, subject: string) {
@@ -58,7 +74,13 @@ export async function getChangeRequest(app: AppContext, p: Principal, spaceId: s
   return toChangeRequest(app, cr, space.revision_id);
 }
 
-export async function updateChangeRequest(app: AppContext, p: Principal, spaceId: string, ref: string, patch: { subject?: string; status?: 'draft' | 'open' | 'archived' }) {
+export async function updateChangeRequest(
+  app: AppContext,
+  p: Principal,
+  spaceId: string,
+  ref: string,
+  patch: { subject?: string; status?: 'draft' | 'open' | 'archived' },
+) {
   const { cr } = await requireChangeRequest(app, p, spaceId, ref, 'edit');
   if (cr.status === 'merged' && patch.status) throw conflict('A merged change request cannot change status');
   // Re-checked in the UPDATE itself: a merge committing meanwhile wins.
@@ -77,7 +99,10 @@ function conflictError(what: string, conflicts: MergeConflict[]): ApiError {
 const MAX_INLINE_FILE = 1024 * 1024;
 
 /** Fetch or decode the bytes of every insert_files entry before any transaction opens. */
-async function gatherFiles(app: AppContext, changes: ContentChange[]): Promise<{ bytes: Buffer; contentType: string; input: StoredFile['input'] }[]> {
+async function gatherFiles(
+  app: AppContext,
+  changes: ContentChange[],
+): Promise<{ bytes: Buffer; contentType: string; input: StoredFile['input'] }[]> {
   const out: { bytes: Buffer; contentType: string; input: StoredFile['input'] }[] = [];
   for (let i = 0; i < changes.length; i++) {
     const c = changes[i];
@@ -92,11 +117,20 @@ async function gatherFiles(app: AppContext, changes: ContentChange[]): Promise<{
         out.push({ bytes, contentType: f.contentType, input: f });
       } else if (f.url) {
         try {
-          const r = await safeFetch(f.url, { timeoutMs: app.config.fetch.timeoutMs, maxBytes: app.config.fetch.maxBytes, allowPrivate: app.config.fetch.allowPrivate });
-          const type = f.contentType ?? String(r.headers['content-type'] ?? 'application/octet-stream').split(';')[0].trim();
+          const r = await safeFetch(f.url, {
+            timeoutMs: app.config.fetch.timeoutMs,
+            maxBytes: app.config.fetch.maxBytes,
+            allowPrivate: app.config.fetch.allowPrivate,
+          });
+          const type =
+            f.contentType ??
+            String(r.headers['content-type'] ?? 'application/octet-stream')
+              .split(';')[0]
+              .trim();
           out.push({ bytes: r.body, contentType: type, input: f });
         } catch (err) {
-          if (err instanceof FetchFailedError || err instanceof FetchTimeoutError) throw badRequest(`Invalid request: ${field}.url: ${err.message}`);
+          if (err instanceof FetchFailedError || err instanceof FetchTimeoutError)
+            throw badRequest(`Invalid request: ${field}.url: ${err.message}`);
           throw err;
         }
       } else {
@@ -131,7 +165,8 @@ export async function applyContentChanges(app: AppContext, p: Principal, spaceId
       found.id,
       async (draft, { cr }) => {
         const stored: StoredFile[] = [];
-        for (const f of files) stored.push({ ...(await storeFileBytes(app, c, spaceId, f.bytes, f.contentType)), input: f.input, contentType: f.contentType });
+        for (const f of files)
+          stored.push({ ...(await storeFileBytes(app, c, spaceId, f.bytes, f.contentType)), input: f.input, contentType: f.contentType });
         try {
           return await applyBatch(c, spaceId, draft, changes, stored, async (revision) => {
             const rev = revision ?? cr.revision_merged_ancestor ?? cr.revision_initial;
@@ -158,10 +193,17 @@ export async function applyContentChanges(app: AppContext, p: Principal, spaceId
         : {
             object: o.object,
             ...(o.object === 'created_page' && o.ref ? { ref: o.ref } : {}),
-            page: { object: 'page', id: o.id, urls: { location: appUrls(app).api(`/spaces/${spaceId}/change-requests/${cr.id}/content/page/${o.id}`) } },
+            page: {
+              object: 'page',
+              id: o.id,
+              urls: { location: appUrls(app).api(`/spaces/${spaceId}/change-requests/${cr.id}/content/page/${o.id}`) },
+            },
           },
     ),
-    insertedFiles: result.insertedFiles.map((id) => snapshot.filesById.get(id)).filter(Boolean).map((f) => ({ id: f!.id, name: f!.name, contentType: f!.contentType, size: f!.size })),
+    insertedFiles: result.insertedFiles
+      .map((id) => snapshot.filesById.get(id))
+      .filter(Boolean)
+      .map((f) => ({ id: f!.id, name: f!.name, contentType: f!.contentType, size: f!.size })),
   };
 }
 
@@ -177,7 +219,9 @@ export async function updateFromMain(app: AppContext, p: Principal, spaceId: str
         const baseId = cr.revision_merged_ancestor ?? cr.revision_initial;
         if (space.revision_id === baseId) return null; // already up to date: nothing to commit
         const [base, main] = await Promise.all([revisionSnapshot(c, spaceId, baseId), revisionSnapshot(c, spaceId, space.revision_id)]);
-        const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, main.snapshot, draft, (b, o, t) => app.markdown.mergeText(b, o, t));
+        const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, main.snapshot, draft, (b, o, t) =>
+          app.markdown.mergeText(b, o, t),
+        );
         if (conflicts.length) throw conflictError(`Updating change request #${cr.number} from main`, conflicts);
         return space.revision_id;
       },
@@ -212,7 +256,9 @@ export async function mergeChangeRequest(app: AppContext, p: Principal, spaceId:
           draft.reset(theirs.snapshot);
         } else {
           const base = await revisionSnapshot(c, spaceId, baseId);
-          const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, theirs.snapshot, draft, (b, o, t) => app.markdown.mergeText(b, o, t));
+          const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, theirs.snapshot, draft, (b, o, t) =>
+            app.markdown.mergeText(b, o, t),
+          );
           if (conflicts.length) throw conflictError(`Merging change request #${cr.number}`, conflicts);
         }
         return cr;

@@ -130,7 +130,12 @@ function treeKeys(rows: CollectionListRow[]): Map<string, string> {
   return keys;
 }
 
-export async function listOrgCollections(app: AppContext, p: Principal, orgId: string, q: { page?: string; limit?: number; nested: boolean }) {
+export async function listOrgCollections(
+  app: AppContext,
+  p: Principal,
+  orgId: string,
+  q: { page?: string; limit?: number; nested: boolean },
+) {
   await requireOrg(app.db, p, orgId, 'view');
   const [ctx, rows] = await Promise.all([accessContext(app.db, orgId, p.userId), repo.listOrgCollections(app.db, orgId)]);
   const keys = treeKeys(rows);
@@ -138,10 +143,20 @@ export async function listOrgCollections(app: AppContext, p: Principal, orgId: s
     .filter((r) => q.nested || r.parent_id === null)
     .map((collection) => ({ collection, role: collectionRole(ctx, collection) }))
     .filter((x): x is { collection: CollectionListRow; role: Role } => x.role !== null);
-  return pageInMemory(visible, q, (x) => [keys.get(x.collection.id)!], (x) => toCollection(app, x.collection, collectionPermissions(x.role)));
+  return pageInMemory(
+    visible,
+    q,
+    (x) => [keys.get(x.collection.id)!],
+    (x) => toCollection(app, x.collection, collectionPermissions(x.role)),
+  );
 }
 
-export async function moveCollection(app: AppContext, p: Principal, collectionId: string, body: { parent?: string | null; position?: Position }) {
+export async function moveCollection(
+  app: AppContext,
+  p: Principal,
+  collectionId: string,
+  body: { parent?: string | null; position?: Position },
+) {
   const { collection, ctx } = await requireCollection(app.db, p, collectionId, 'admin');
   const orgId = collection.organization_id;
   const target = body.parent === undefined ? collection.parent_id : body.parent;
@@ -155,7 +170,8 @@ export async function moveCollection(app: AppContext, p: Principal, collectionId
         throw badRequest('Invalid request: body.parent: a collection cannot be moved into itself or one of its descendants');
       }
       const parent = await repo.getCollection(c, target);
-      if (!parent || parent.organization_id !== orgId) throw badRequest(`Invalid request: body.parent: collection "${target}" does not exist in this organization`);
+      if (!parent || parent.organization_id !== orgId)
+        throw badRequest(`Invalid request: body.parent: collection "${target}" does not exist in this organization`);
     }
     const position = await placeAmongSiblings(c, orgId, target, { type: 'collection', id: collectionId }, body.position);
     await repo.setCollectionPlace(c, collectionId, target, position);
@@ -204,12 +220,18 @@ export async function deleteCollection(app: AppContext, p: Principal, collection
     const live = { ...ctx, collections: chain };
     const spaces = await spacesRepo.spacesInCollections(c, subtree);
     if (ctx.orgRole !== 'admin') {
-      const explicit = await spacesRepo.explicitSpaceRoles(c, p.userId, spaces.map((s) => s.id));
+      const explicit = await spacesRepo.explicitSpaceRoles(
+        c,
+        p.userId,
+        spaces.map((s) => s.id),
+      );
       const blocked =
         spaces.filter((s) => !s.deleted_at && !atLeast(spaceRole(live, s, explicit.get(s.id) as Role | undefined), 'admin')).length +
         tree.filter((r) => subtree.includes(r.id) && !atLeast(collectionRole(live, r), 'admin')).length;
       if (blocked) {
-        throw forbidden(`Deleting collection "${collectionId}" would delete ${blocked} space(s) or collection(s) inside it that you do not administer`);
+        throw forbidden(
+          `Deleting collection "${collectionId}" would delete ${blocked} space(s) or collection(s) inside it that you do not administer`,
+        );
       }
     }
     let position = await nextPosition(c, orgId, null);

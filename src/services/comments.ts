@@ -92,34 +92,41 @@ async function presentComments(app: AppContext, base: Base, p: Principal, rows: 
   const previewPages = snapshot
     ? rows.filter((r) => r.node_id && r.page_id && snapshot.byId.has(r.page_id)).map((r) => snapshot.byId.get(r.page_id!)!.node)
     : [];
-  const bodies = previewPages.length ? await loadBodies(app.db, base.view.spaceId, [...new Map(previewPages.map((n) => [n.id, n])).values()]) : new Map<string, string>();
+  const bodies = previewPages.length
+    ? await loadBodies(app.db, base.view.spaceId, [...new Map(previewPages.map((n) => [n.id, n])).values()])
+    : new Map<string, string>();
   const headingTexts = new Map<string, Map<string, string>>();
   for (const [pageId, md] of bodies) headingTexts.set(pageId, new Map((await app.markdown.headings(md)).map((x) => [x.id, x.title])));
   const preview = (pageId: string, nodeId: string): string | undefined => headingTexts.get(pageId)?.get(nodeId);
   const commentBodies = await bodiesOf(app, rows, format);
 
   return rows.map((row, k) =>
-    toComment(
-      app,
-      base.view,
-      row,
-      {
-        reactions: reactionsBy.get(row.id) ?? [],
-        repliers: repliersBy.get(row.id) ?? [],
-        page: row.page_id ? snapshot?.byId.get(row.page_id) : undefined,
-        preview: row.node_id && row.page_id ? preview(row.page_id, row.node_id) : undefined,
-        permissions: commentPermissions(base, p, row.posted_by),
-        body: commentBodies[k],
-      },
-    ),
+    toComment(app, base.view, row, {
+      reactions: reactionsBy.get(row.id) ?? [],
+      repliers: repliersBy.get(row.id) ?? [],
+      page: row.page_id ? snapshot?.byId.get(row.page_id) : undefined,
+      preview: row.node_id && row.page_id ? preview(row.page_id, row.node_id) : undefined,
+      permissions: commentPermissions(base, p, row.posted_by),
+      body: commentBodies[k],
+    }),
   );
 }
 
 async function presentReplies(app: AppContext, base: Base, p: Principal, rows: ReplyRow[], format: OutputFormat) {
-  const reactionsBy = groupBy(await repo.listReactions(app.db, rows.map((r) => r.id)), (r) => r.target_id);
+  const reactionsBy = groupBy(
+    await repo.listReactions(
+      app.db,
+      rows.map((r) => r.id),
+    ),
+    (r) => r.target_id,
+  );
   const replyBodies = await bodiesOf(app, rows, format);
   return rows.map((row, k) =>
-    toReply(app, base.view, row, { reactions: reactionsBy.get(row.id) ?? [], permissions: commentPermissions(base, p, row.posted_by), body: replyBodies[k] }),
+    toReply(app, base.view, row, {
+      reactions: reactionsBy.get(row.id) ?? [],
+      permissions: commentPermissions(base, p, row.posted_by),
+      body: replyBodies[k],
+    }),
   );
 }
 
@@ -144,7 +151,8 @@ async function markdownOf(app: AppContext, input: DocumentInput, field: string):
     if (v) throw badRequest(`Invalid request: ${field}.markdown: ${v.message}`);
   } else {
     const out = await app.markdown.fromDocument(input.document, LIMITS.commentChars);
-    if ('violation' in out) throw badRequest(`Invalid request: ${field}.document${out.violation.path ? `.${out.violation.path}` : ''}: ${out.violation.message}`);
+    if ('violation' in out)
+      throw badRequest(`Invalid request: ${field}.document${out.violation.path ? `.${out.violation.path}` : ''}: ${out.violation.message}`);
     md = out.markdown;
   }
   if (!md.trim()) throw badRequest(`Invalid request: ${field}: a comment cannot be empty`);
@@ -187,7 +195,13 @@ export async function listComments(app: AppContext, p: Principal, ref: BaseRef, 
     limit,
     after,
   });
-  const page = buildPage(rows, limit, count, (r) => [r.sort_key, r.id], (r) => r);
+  const page = buildPage(
+    rows,
+    limit,
+    count,
+    (r) => [r.sort_key, r.id],
+    (r) => r,
+  );
   return { ...page, items: await presentComments(app, base, p, page.items, q.format) };
 }
 
@@ -210,7 +224,9 @@ export async function postComment(app: AppContext, p: Principal, ref: BaseRef, i
   if (input.page !== undefined) {
     const { snapshot } = await revisionSnapshot(app.db, base.view.spaceId, base.view.revisionId);
     if (!snapshot.byId.has(input.page)) {
-      throw badRequest(`Invalid request: body.page: no page "${input.page}" in ${base.cr ? `change request #${base.cr.number}` : 'this space'}'s content`);
+      throw badRequest(
+        `Invalid request: body.page: no page "${input.page}" in ${base.cr ? `change request #${base.cr.number}` : 'this space'}'s content`,
+      );
     }
   }
   const id = newId();
@@ -244,7 +260,14 @@ function checkUpdate(base: Base, p: Principal, postedBy: string | null, u: Updat
   }
 }
 
-async function applyUpdate(app: AppContext, p: Principal, table: 'comments' | 'comment_replies', id: string, u: UpdateInput, body: string | undefined) {
+async function applyUpdate(
+  app: AppContext,
+  p: Principal,
+  table: 'comments' | 'comment_replies',
+  id: string,
+  u: UpdateInput,
+  body: string | undefined,
+) {
   await withTx(app.db, async (c) => {
     if (body !== undefined) await repo.updateCommentBody(c, table, id, body);
     if (u.resolved !== undefined) await repo.setResolved(c, table, id, u.resolved, p.userId);
@@ -253,7 +276,14 @@ async function applyUpdate(app: AppContext, p: Principal, table: 'comments' | 'c
   });
 }
 
-export async function updateComment(app: AppContext, p: Principal, ref: BaseRef, commentId: string, u: UpdateInput, format: OutputFormat = 'markdown') {
+export async function updateComment(
+  app: AppContext,
+  p: Principal,
+  ref: BaseRef,
+  commentId: string,
+  u: UpdateInput,
+  format: OutputFormat = 'markdown',
+) {
   const base = await openBase(app, p, ref, 'comment');
   const row = await loadComment(app, base, commentId);
   checkUpdate(base, p, row.posted_by, u, 'comment');
@@ -272,13 +302,25 @@ export async function deleteComment(app: AppContext, p: Principal, ref: BaseRef,
 
 // ---- replies ----
 
-export async function listReplies(app: AppContext, p: Principal, ref: BaseRef, commentId: string, q: { page?: string; limit?: number; format: OutputFormat }) {
+export async function listReplies(
+  app: AppContext,
+  p: Principal,
+  ref: BaseRef,
+  commentId: string,
+  q: { page?: string; limit?: number; format: OutputFormat },
+) {
   const base = await openBase(app, p, ref, 'read');
   const comment = await loadComment(app, base, commentId);
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
   const { rows, count } = await repo.listReplies(app.db, comment.id, { limit, after });
-  const page = buildPage(rows, limit, count, (r) => [r.sort_key, r.id], (r) => r);
+  const page = buildPage(
+    rows,
+    limit,
+    count,
+    (r) => [r.sort_key, r.id],
+    (r) => r,
+  );
   return { ...page, items: await presentReplies(app, base, p, page.items, q.format) };
 }
 
@@ -289,7 +331,14 @@ export async function getReply(app: AppContext, p: Principal, ref: BaseRef, comm
   return out;
 }
 
-export async function postReply(app: AppContext, p: Principal, ref: BaseRef, commentId: string, input: { body: DocumentInput }, format: OutputFormat = 'markdown') {
+export async function postReply(
+  app: AppContext,
+  p: Principal,
+  ref: BaseRef,
+  commentId: string,
+  input: { body: DocumentInput },
+  format: OutputFormat = 'markdown',
+) {
   const base = await openBase(app, p, ref, 'comment');
   const comment = await loadComment(app, base, commentId);
   const body = await markdownOf(app, input.body, 'body.body');
@@ -333,5 +382,11 @@ export async function listCommenters(app: AppContext, p: Principal, ref: BaseRef
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
   const { rows, count } = await repo.listCommenters(app.db, base.space.organization_id, base.view, { limit, after });
-  return buildPage(rows, limit, count, (r) => [r.sort_key, r.user_id], (r) => toMember(app, r));
+  return buildPage(
+    rows,
+    limit,
+    count,
+    (r) => [r.sort_key, r.user_id],
+    (r) => toMember(app, r),
+  );
 }

@@ -61,7 +61,12 @@ export function readPagesJson(app: AppContext, t: ContentTarget, o: ReadOptions)
 /** Files ordered by (name, id); the cursor is that key, so it survives files added in between. */
 export async function listFiles(app: AppContext, t: ContentTarget, q: { page?: string; limit?: number } & ReadOptions) {
   const { snapshot } = await targetSnapshot(app.db, t);
-  return pageInMemory(snapshot.files, q, (f) => [f.name, f.id], (f) => toFile(app, f, q));
+  return pageInMemory(
+    snapshot.files,
+    q,
+    (f) => [f.name, f.id],
+    (f) => toFile(app, f, q),
+  );
 }
 
 export async function readFile(app: AppContext, t: ContentTarget, fileId: string, o: ReadOptions) {

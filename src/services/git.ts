@@ -52,7 +52,13 @@ function payloadFor(app: AppContext, spaceId: string, body: GitRequest): GitJobP
  * Start an import or export: validate, record the operation (credentials sealed in its payload,
  * never in Redis or in clear), enqueue, and answer at once with the operation's location.
  */
-export async function startGitOperation(app: AppContext, p: Principal, spaceId: string, kind: 'git.import' | 'git.export', body: GitRequest) {
+export async function startGitOperation(
+  app: AppContext,
+  p: Principal,
+  spaceId: string,
+  kind: 'git.import' | 'git.export',
+  body: GitRequest,
+) {
   const { space } = await requireSpace(app.db, p, spaceId, 'edit');
   const payload = payloadFor(app, spaceId, body);
   const op = await withTx(app.db, (c) =>
@@ -64,7 +70,13 @@ export async function startGitOperation(app: AppContext, p: Principal, spaceId: 
           targetId: spaceId,
           createdBy: p.userId,
         })
-      : createOperation(c, 'git.import', { organizationId: space.organization_id, payload, targetType: 'space', targetId: spaceId, createdBy: p.userId }),
+      : createOperation(c, 'git.import', {
+          organizationId: space.organization_id,
+          payload,
+          targetType: 'space',
+          targetId: spaceId,
+          createdBy: p.userId,
+        }),
   );
   await enqueue(app, op);
   return operationLocation(app, op.id);
@@ -75,7 +87,13 @@ async function gitSyncInfo(app: AppContext, spaceId: string) {
   const summary = gitSyncSummary(spaceId, await getGitSyncState(app.db, spaceId));
   if (!summary) return null;
   const op = await latestGitOperation(app.db, spaceId);
-  const state = !op ? undefined : op.status === 'succeeded' || op.status === 'skipped' ? 'success' : op.status === 'failed' ? 'failure' : 'running';
+  const state = !op
+    ? undefined
+    : op.status === 'succeeded' || op.status === 'skipped'
+      ? 'success'
+      : op.status === 'failed'
+        ? 'failure'
+        : 'running';
   const { updatedAt, ...rest } = summary;
   return {
     ...rest,

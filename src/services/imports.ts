@@ -41,7 +41,13 @@ function checkUrl(app: AppContext, raw: string): string {
   return u.href;
 }
 
-export async function startImport(app: AppContext, p: Principal, spaceId: string, body: ImportRequest, changeRequestRef?: string): Promise<ImportAccepted> {
+export async function startImport(
+  app: AppContext,
+  p: Principal,
+  spaceId: string,
+  body: ImportRequest,
+  changeRequestRef?: string,
+): Promise<ImportAccepted> {
   let organizationId: string;
   let changeRequestId: string | undefined;
   if (changeRequestRef !== undefined) {

@@ -8,7 +8,15 @@ import type { SpaceRow } from '../db/repos/spaces.js';
 import { getOrgForUser } from '../db/repos/organizations.js';
 import { notFound } from '../core/errors.js';
 import { pageInMemory, type ListPage } from '../core/pagination.js';
-import { loadLinkIndex, linkStats, type LinkGroup, type LinkIndex, type LinkStats, type LinkStatus, type LinkTarget } from '../content/links.js';
+import {
+  loadLinkIndex,
+  linkStats,
+  type LinkGroup,
+  type LinkIndex,
+  type LinkStats,
+  type LinkStatus,
+  type LinkTarget,
+} from '../content/links.js';
 import type { Snapshot, TreePage } from '../content/snapshot.js';
 import { toFile, toTreePage } from '../presenters/content.js';
 import type { FileNode } from '../content/types.js';
@@ -161,7 +169,12 @@ async function linkList(
 ): Promise<LinkList> {
   const refs = await References.create(app, p, scope, snapshot);
   const selected = q.status ? groups.filter((g) => g.status === q.status) : groups;
-  const page = pageInMemory(selected, q, (g) => g.sortKey, (g) => refs.item(g));
+  const page = pageInMemory(
+    selected,
+    q,
+    (g) => g.sortKey,
+    (g) => refs.item(g),
+  );
   return { ...page, stats: linkStats(groups, baseline) };
 }
 
@@ -173,7 +186,13 @@ export async function listSpaceLinks(app: AppContext, p: Principal, scope: LinkS
 }
 
 /** Links of one page. */
-export async function listPageLinks(app: AppContext, p: Principal, scope: LinkScope, pageId: string, q: ListQuery & { status?: LinkStatus }) {
+export async function listPageLinks(
+  app: AppContext,
+  p: Principal,
+  scope: LinkScope,
+  pageId: string,
+  q: ListQuery & { status?: LinkStatus },
+) {
   const { snapshot, index } = await load(app, scope);
   findPage(snapshot, pageId);
   const baseline = await baselineGroups(app, scope, (i) => i.pageGroups(pageId));
@@ -184,7 +203,12 @@ export async function listPageLinks(app: AppContext, p: Principal, scope: LinkSc
 async function backlinkList(app: AppContext, p: Principal, scope: LinkScope, snapshot: Snapshot, sources: string[], q: ListQuery) {
   const refs = await References.create(app, p, scope, snapshot);
   const pages = sources.map((id) => snapshot.byId.get(id)!);
-  return pageInMemory(pages, q, (tp) => [tp.path, tp.node.id], (tp) => refs.page(tp));
+  return pageInMemory(
+    pages,
+    q,
+    (tp) => [tp.path, tp.node.id],
+    (tp) => refs.page(tp),
+  );
 }
 
 /** Pages that link to a page (other than itself). */

@@ -30,7 +30,13 @@ export async function listMembers(app: AppContext, p: Principal, orgId: string, 
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
   const { rows, count } = await members.listMembers(app.db, orgId, { ...q, limit, after });
-  return buildPage(rows, limit, count, (r) => [r.sort_key, r.user_id], (r) => toMember(app, r));
+  return buildPage(
+    rows,
+    limit,
+    count,
+    (r) => [r.sort_key, r.user_id],
+    (r) => toMember(app, r),
+  );
 }
 
 export async function getMember(app: AppContext, p: Principal, orgId: string, userId: string) {
@@ -109,11 +115,17 @@ export async function listMemberTeams(
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
   const { rows, count } = await listTeamsOfMember(app.db, orgId, userId, { title: q.title, limit, after });
-  return buildPage(rows, limit, count, (r) => [r.sort_key, r.id], (r) => ({
-    // A team's owners administer it, besides the organization's admins.
-    team: toTeam(app, orgId, r, { admin: isAdmin || (p.userId === userId && r.role === 'owner'), view: true }),
-    member: { role: r.role },
-  }));
+  return buildPage(
+    rows,
+    limit,
+    count,
+    (r) => [r.sort_key, r.id],
+    (r) => ({
+      // A team's owners administer it, besides the organization's admins.
+      team: toTeam(app, orgId, r, { admin: isAdmin || (p.userId === userId && r.role === 'owner'), view: true }),
+      member: { role: r.role },
+    }),
+  );
 }
 
 /** Every space of the organization the member can access, with their real permission on it. */

@@ -41,7 +41,13 @@ export async function listSpecs(app: AppContext, p: Principal, orgId: string, q:
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
   const { rows, count } = await specs.listSpecs(app.db, orgId, limit, after);
-  return buildPage(rows, limit, count, (r) => [r.sort_key, r.id], (r) => toSpec(app, r, permissions));
+  return buildPage(
+    rows,
+    limit,
+    count,
+    (r) => [r.sort_key, r.id],
+    (r) => toSpec(app, r, permissions),
+  );
 }
 
 export async function getSpec(app: AppContext, p: Principal, orgId: string, slug: string) {
@@ -64,7 +70,15 @@ export async function createSpec(app: AppContext, p: Principal, orgId: string, s
       targetId: id,
       createdBy: p.userId,
     });
-    const spec = await specs.insertSpec(c, { id, orgId, slug, sourceUrl: columns.url, sourceUrlSealed: columns.urlSealed, sourceText: columns.text, operationId: op.id });
+    const spec = await specs.insertSpec(c, {
+      id,
+      orgId,
+      slug,
+      sourceUrl: columns.url,
+      sourceUrlSealed: columns.urlSealed,
+      sourceText: columns.text,
+      operationId: op.id,
+    });
     if (!spec) throw conflict(`An OpenAPI spec with slug "${slug}" already exists in this organization`);
     return { spec, op };
   });
@@ -90,7 +104,15 @@ export async function upsertSpec(app: AppContext, p: Principal, orgId: string, s
       await specs.resetSpecSource(c, id, columns, op.id);
       return { created: false, op, spec: (await specs.getSpec(c, id))! };
     }
-    const spec = await specs.insertSpec(c, { id, orgId, slug, sourceUrl: columns.url, sourceUrlSealed: columns.urlSealed, sourceText: columns.text, operationId: op.id });
+    const spec = await specs.insertSpec(c, {
+      id,
+      orgId,
+      slug,
+      sourceUrl: columns.url,
+      sourceUrlSealed: columns.urlSealed,
+      sourceText: columns.text,
+      operationId: op.id,
+    });
     // A concurrent PUT created it between our read and insert: the caller may simply retry.
     if (!spec) throw conflict(`OpenAPI spec "${slug}" was created concurrently; retry the request`);
     return { created: true, op, spec };
@@ -136,7 +158,13 @@ async function latestVersion(app: AppContext, p: Principal, orgId: string, slug:
 export async function getSpecVersion(app: AppContext, p: Principal, orgId: string, slug: string, versionId?: string) {
   const { v } = await latestVersion(app, p, orgId, slug, versionId);
   const base = appUrls(app).api(`${specPath(orgId, slug)}/versions/${v.id}`);
-  return { object: 'openapi-spec-version', id: v.id, createdAt: v.created_at.toISOString(), url: `${base}/content`, urls: { location: base } };
+  return {
+    object: 'openapi-spec-version',
+    id: v.id,
+    createdAt: v.created_at.toISOString(),
+    url: `${base}/content`,
+    urls: { location: base },
+  };
 }
 
 /** The processed (bundled, validated) document of a version, read back from the BlobStore. */
@@ -147,7 +175,10 @@ export async function getSpecVersionContent(app: AppContext, p: Principal, orgId
   const published = `${app.config.publicUrl}/public/openapi/${orgId}/${slug}`;
   return {
     filesystem: JSON.parse(bytes.toString('utf8')),
-    urls: { source: s.source_url ? redactUrl(s.source_url) : appUrls(app).api(`${specPath(orgId, slug)}/versions/${v.id}/content`), public: s.visibility === 'public' ? published : null },
+    urls: {
+      source: s.source_url ? redactUrl(s.source_url) : appUrls(app).api(`${specPath(orgId, slug)}/versions/${v.id}/content`),
+      public: s.visibility === 'public' ? published : null,
+    },
   };
 }
 

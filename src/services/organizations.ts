@@ -17,7 +17,13 @@ export async function listOrganizations(app: AppContext, p: Principal, q: { page
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
   const { rows, count } = await orgs.listOrgsForUser(app.db, p.userId, limit, after);
-  return buildPage(rows, limit, count, (r) => [r.sort_key, r.id], (r) => presentOrganization(app, r));
+  return buildPage(
+    rows,
+    limit,
+    count,
+    (r) => [r.sort_key, r.id],
+    (r) => presentOrganization(app, r),
+  );
 }
 
 export async function getOrganization(app: AppContext, p: Principal, orgId: string) {

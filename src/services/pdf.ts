@@ -93,7 +93,13 @@ export async function requestChangeRequestPdf(app: AppContext, p: Principal, spa
 /** PDF of a space's main content (its current revision). */
 export async function requestSpacePdf(app: AppContext, p: Principal, spaceId: string, q: PdfQuery): Promise<PdfLink> {
   const { space } = await requireSpace(app.db, p, spaceId, 'read');
-  const target = { spaceId, spaceTitle: space.title, organizationId: space.organization_id, revisionId: space.revision_id, changeRequest: null };
+  const target = {
+    spaceId,
+    spaceTitle: space.title,
+    organizationId: space.organization_id,
+    revisionId: space.revision_id,
+    changeRequest: null,
+  };
   return requestPdf(app, p, target, q);
 }
 
@@ -116,14 +122,23 @@ async function requestPdf(app: AppContext, p: Principal, t: ExportTarget, q: Pdf
     page = (await revisionSnapshot(app.db, t.spaceId, t.revisionId)).snapshot.byId.get(scope.pageId) ?? null;
     if (!page) throw notFound(`Page "${scope.pageId}" not found`);
   }
-  const key: renders.RenderKey = { spaceId: t.spaceId, revisionId: t.revisionId, changeRequestId: t.changeRequest?.id ?? null, scope: scopeKey(scope) };
+  const key: renders.RenderKey = {
+    spaceId: t.spaceId,
+    revisionId: t.revisionId,
+    changeRequestId: t.changeRequest?.id ?? null,
+    scope: scopeKey(scope),
+  };
 
   const existing = await renders.findRender(app.db, key);
   if (existing && (await reusable(app, existing))) {
     return { url: pdfUrl(app, existing.id), location: operationLocation(app, existing.operation_id) };
   }
 
-  const fileName = [slugify(t.spaceTitle) || 'space', t.changeRequest ? `cr-${t.changeRequest.number}` : null, page ? slugify(page.node.title) || page.node.id : null]
+  const fileName = [
+    slugify(t.spaceTitle) || 'space',
+    t.changeRequest ? `cr-${t.changeRequest.number}` : null,
+    page ? slugify(page.node.title) || page.node.id : null,
+  ]
     .filter(Boolean)
     .join('-');
   const { renderId, operationId, op } = await withTx(app.db, async (c) => {
@@ -160,7 +175,12 @@ export type PdfDownload =
   | { kind: 'ready'; stream: Readable; size: number; fileName: string; maxAgeSeconds: number };
 
 /** GET /pdf/{renderId}?exp&sig: the PDF, or why not (see the table at the top of this file). */
-export async function openPdf(app: AppContext, renderId: string, q: { exp: number; sig: string }, nowMs = Date.now()): Promise<PdfDownload> {
+export async function openPdf(
+  app: AppContext,
+  renderId: string,
+  q: { exp: number; sig: string },
+  nowMs = Date.now(),
+): Promise<PdfDownload> {
   const expected = Buffer.from(sign(app.secret, renderId, q.exp));
   const given = Buffer.from(q.sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
@@ -185,5 +205,11 @@ export async function openPdf(app: AppContext, renderId: string, q: { exp: numbe
   }
   const stored = await app.blobs.getStream(r.blob_key!);
   if (!stored) throw notFound('The PDF is no longer stored; request a new link to render it again');
-  return { kind: 'ready', stream: stored.stream, size: stored.size, fileName: r.file_name, maxAgeSeconds: Math.max(0, q.exp - Math.floor(nowMs / 1000)) };
+  return {
+    kind: 'ready',
+    stream: stored.stream,
+    size: stored.size,
+    fileName: r.file_name,
+    maxAgeSeconds: Math.max(0, q.exp - Math.floor(nowMs / 1000)),
+  };
 }

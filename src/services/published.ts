@@ -34,8 +34,12 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
 
   const base = `${app.config.publicUrl}/s/${spaceId}`;
   const suffix = space.visibility === 'share-link' ? `?share=${encodeURIComponent(shareKey!)}` : '';
-  const pageUrl = (p: TreePage, anchor?: string) => `${base}/${p.path.split('/').map(encodeURIComponent).join('/')}${suffix}${anchor ? `#${anchor}` : ''}`;
-  const markdown = page.node.type === 'computed' ? await evaluateComputedPage(app, space.organization_id, page.node) : await loadBody(app.db, spaceId, page.node);
+  const pageUrl = (p: TreePage, anchor?: string) =>
+    `${base}/${p.path.split('/').map(encodeURIComponent).join('/')}${suffix}${anchor ? `#${anchor}` : ''}`;
+  const markdown =
+    page.node.type === 'computed'
+      ? await evaluateComputedPage(app, space.organization_id, page.node)
+      : await loadBody(app.db, spaceId, page.node);
   const resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl });
   // Parsing and rendering run off the event loop (src/render/pool.ts): first what the body links
   // to, resolved here against the revision, then the HTML.
@@ -73,7 +77,10 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
           .filter((p) => !p.node.hidden)
           .map((p) => {
             const label = escapeHtml(p.node.title);
-            const link = p.node.type === 'group' ? `<strong>${label}</strong>` : `<a href="${escapeHtml(pageUrl(p))}"${p === page ? ' aria-current="page"' : ''}>${label}</a>`;
+            const link =
+              p.node.type === 'group'
+                ? `<strong>${label}</strong>`
+                : `<a href="${escapeHtml(pageUrl(p))}"${p === page ? ' aria-current="page"' : ''}>${label}</a>`;
             return `<li>${link}${nav(p.children)}</li>`;
           })
           .join('')}</ul>`

@@ -40,7 +40,13 @@ export async function searchOrganization(app: AppContext, p: Principal, orgId: s
     q.query,
     { offset, limit: q.limit ?? DEFAULT_LIMIT, pagesPerSpace: MAX_PAGES_PER_SPACE },
   );
-  const items = spaces.map((s) => ({ type: 'space' as const, id: s.id, title: s.title, score: s.score, pages: s.pages.map((m) => pageResult(app, m)) }));
+  const items = spaces.map((s) => ({
+    type: 'space' as const,
+    id: s.id,
+    title: s.title,
+    score: s.score,
+    pages: s.pages.map((m) => pageResult(app, m)),
+  }));
   const out: ListPage<unknown> = { items, count: total };
   if (items.length && offset + items.length < total) out.next = { page: encodeOffset(offset + items.length, q, `org:${orgId}`) };
   return out;

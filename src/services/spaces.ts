@@ -38,11 +38,11 @@ interface CreateSpaceInput {
   template?: { id: string; params?: { contentRefs?: Record<string, { kind: 'file'; file: string }> } };
 }
 
-
 export async function createSpace(app: AppContext, p: Principal, orgId: string, input: CreateSpaceInput) {
   await requireOrg(app.db, p, orgId, 'createContent');
   if (input.parent) await requireParent(app.db, await accessContext(app.db, orgId, p.userId), orgId, input.parent, 'body.parent');
-  if (input.visibility === 'in-collection' && !input.parent) throw badRequest('Invalid request: body.visibility: in-collection needs a parent collection');
+  if (input.visibility === 'in-collection' && !input.parent)
+    throw badRequest('Invalid request: body.visibility: in-collection needs a parent collection');
   const id = await withTx(app.db, async (c) => {
     const id = newId();
     await spaces.insertSpace(c, {
@@ -88,7 +88,8 @@ interface SpacePatch {
 export async function updateSpace(app: AppContext, p: Principal, spaceId: string, patch: SpacePatch) {
   const adminOnly = patch.editMode !== undefined || patch.defaultLevel !== undefined || patch.visibility !== undefined;
   const { space } = await requireSpace(app.db, p, spaceId, adminOnly ? 'admin' : 'edit');
-  if (patch.visibility === 'in-collection' && !space.parent_id) throw badRequest('Invalid request: body.visibility: in-collection needs a parent collection');
+  if (patch.visibility === 'in-collection' && !space.parent_id)
+    throw badRequest('Invalid request: body.visibility: in-collection needs a parent collection');
   await spaces.updateSpace(app.db, spaceId, patch);
   return getSpace(app, p, spaceId);
 }

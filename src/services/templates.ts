@@ -64,10 +64,13 @@ export async function applyTemplate(
     const slot = template.slots[name];
     if (!slot) {
       const accepted = Object.keys(template.slots);
-      throw badRequest(`Invalid request: ${where}: template "${templateId}" has no content ref "${name}" (accepted: ${accepted.join(', ') || 'none'})`);
+      throw badRequest(
+        `Invalid request: ${where}: template "${templateId}" has no content ref "${name}" (accepted: ${accepted.join(', ') || 'none'})`,
+      );
     }
     if (ref.kind !== 'file') throw badRequest(`Invalid request: ${where}.kind: must be "file"`);
-    if (ref.space !== undefined && ref.space !== spaceId) throw badRequest(`Invalid request: ${where}.space: only files of this space can be used`);
+    if (ref.space !== undefined && ref.space !== spaceId)
+      throw badRequest(`Invalid request: ${where}.space: only files of this space can be used`);
     const file = draft.base?.filesById.get(ref.file);
     if (!file || !draft.hasFile(ref.file)) throw badRequest(`Invalid request: ${where}: file "${ref.file}" does not exist in the space`);
     if (!file.contentType.startsWith('image/')) {

@@ -23,7 +23,13 @@ export interface BlobStore {
 export class InvalidBlobKey extends Error {}
 
 export function checkKey(key: string): string {
-  if (!key || key.length > 1024 || key.startsWith('/') || key.split('/').some((p) => p === '' || p === '.' || p === '..') || /[\0\\]/.test(key)) {
+  if (
+    !key ||
+    key.length > 1024 ||
+    key.startsWith('/') ||
+    key.split('/').some((p) => p === '' || p === '.' || p === '..') ||
+    /[\0\\]/.test(key)
+  ) {
     throw new InvalidBlobKey(`Invalid blob key "${key}"`);
   }
   return key;

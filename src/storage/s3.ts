@@ -37,9 +37,7 @@ export class S3BlobStore implements BlobStore {
       region: opts.region,
       forcePathStyle: opts.forcePathStyle,
       credentials:
-        opts.accessKeyId && opts.secretAccessKey
-          ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey }
-          : undefined,
+        opts.accessKeyId && opts.secretAccessKey ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey } : undefined,
     });
   }
 
@@ -95,9 +93,7 @@ export class S3BlobStore implements BlobStore {
     const keys: string[] = [];
     let token: string | undefined;
     do {
-      const r = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: prefix, ContinuationToken: token }),
-      );
+      const r = await this.client.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: prefix, ContinuationToken: token }));
       for (const o of r.Contents ?? []) if (o.Key) keys.push(o.Key);
       token = r.IsTruncated ? r.NextContinuationToken : undefined;
     } while (token);
@@ -114,7 +110,9 @@ export class S3BlobStore implements BlobStore {
       // DeleteObjects answers 200 even when some keys failed; those are listed in Errors.
       if (r.Errors?.length) {
         const e = r.Errors[0];
-        throw new Error(`S3 DeleteObjects failed for ${r.Errors.length} key(s) under "${prefix}", e.g. "${e.Key}": ${e.Code} ${e.Message ?? ''}`.trim());
+        throw new Error(
+          `S3 DeleteObjects failed for ${r.Errors.length} key(s) under "${prefix}", e.g. "${e.Key}": ${e.Code} ${e.Message ?? ''}`.trim(),
+        );
       }
     }
     return keys.length;

@@ -70,7 +70,12 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     BOOTSTRAP: 'false',
     RATE_LIMIT_PER_MINUTE: '0', // tests that poll would trip it; test/integration/http/http-front.test.ts enables it
     ...(typeof opts.storage === 'object'
-      ? { S3_BUCKET: opts.storage.s3.bucket, S3_ENDPOINT: opts.storage.s3.endpoint, S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER' }
+      ? {
+          S3_BUCKET: opts.storage.s3.bucket,
+          S3_ENDPOINT: opts.storage.s3.endpoint,
+          S3_ACCESS_KEY_ID: 'S3RVER',
+          S3_SECRET_ACCESS_KEY: 'S3RVER',
+        }
       : {}),
     ...opts.env,
   };

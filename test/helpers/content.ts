@@ -19,7 +19,15 @@ export async function addFile(t: TestApp, spaceId: string, name: string, content
   await withTx(t.app.db, async (c) => {
     const stored = await storeFileBytes(t.app, c, spaceId, bytes, contentType);
     await editMainContent(c, spaceId, (d) => {
-      fileId = d.insertFile({ id, name, contentType, size: stored.size, blobKey: stored.blobKey, sha256: stored.sha256, dimensions: stored.dimensions });
+      fileId = d.insertFile({
+        id,
+        name,
+        contentType,
+        size: stored.size,
+        blobKey: stored.blobKey,
+        sha256: stored.sha256,
+        dimensions: stored.dimensions,
+      });
     });
   });
   await afterContentChange(t.app, spaceId);

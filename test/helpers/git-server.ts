@@ -11,7 +11,15 @@ const exec = promisify(execFile);
 export async function gitCli(args: string[], cwd: string): Promise<string> {
   const { stdout } = await exec('git', args, {
     cwd,
-    env: { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com', GIT_CONFIG_NOSYSTEM: '1', HOME: cwd },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'Test',
+      GIT_AUTHOR_EMAIL: 'test@example.com',
+      GIT_COMMITTER_NAME: 'Test',
+      GIT_COMMITTER_EMAIL: 'test@example.com',
+      GIT_CONFIG_NOSYSTEM: '1',
+      HOME: cwd,
+    },
     maxBuffer: 64 * 1024 * 1024,
   });
   return stdout;
@@ -24,7 +32,10 @@ export interface GitServer {
   /** Every request: method, path and whether an Authorization header came with it. */
   requests: { method: string; path: string; authorization?: string }[];
   /** A new bare repository (optionally seeded from a folder of files, committed on `branch`). */
-  createRepo(name: string, seed?: { dir?: string; files?: Record<string, string | Buffer>; branch?: string; message?: string }): Promise<string>;
+  createRepo(
+    name: string,
+    seed?: { dir?: string; files?: Record<string, string | Buffer>; branch?: string; message?: string },
+  ): Promise<string>;
   /** Clone a repository into a fresh working folder. */
   clone(name: string, branch?: string): Promise<string>;
   close(): Promise<void>;

@@ -59,7 +59,10 @@ export async function serve(handler: http.RequestListener): Promise<{ url: strin
   };
 }
 
-export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function waitFor<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   let last: unknown;
   for (;;) {
@@ -69,7 +72,8 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`Timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }
 }

@@ -78,6 +78,7 @@ export function memoryObjects(): MemoryObjects {
  * e.g. `intro guide(install setup) faq`.
  */
 export function outline(snapshot: Snapshot): string {
-  const show = (list: TreePage[]): string => list.map((p) => (p.children.length ? `${p.node.id}(${show(p.children)})` : p.node.id)).join(' ');
+  const show = (list: TreePage[]): string =>
+    list.map((p) => (p.children.length ? `${p.node.id}(${show(p.children)})` : p.node.id)).join(' ');
   return show(snapshot.pages);
 }

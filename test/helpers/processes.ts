@@ -14,7 +14,11 @@ export function spawnTs(entry: string, args: string[], env: Record<string, strin
   });
 }
 
-export function runTs(entry: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runTs(
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawnTs(entry, args, env);
   let stdout = '';
   let stderr = '';
@@ -26,7 +30,9 @@ export function runTs(entry: string, args: string[], env: Record<string, string>
 /** A private redis-server for tests that must FLUSHALL without touching other test files' queues. */
 export async function startRedisServer(): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   const { Redis } = await import('ioredis');
   const deadline = Date.now() + 10_000;
   for (;;) {

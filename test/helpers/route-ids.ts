@@ -7,7 +7,10 @@ import { editContent } from './content.js';
  * route's path with valid ids and tamper with one segment only. Names without a seeded resource get
  * well-formed ids of nothing.
  */
-export async function seedRouteIds(t: TestApp, org: { orgId: string; adminId: string; adminToken: string }): Promise<Record<string, string>> {
+export async function seedRouteIds(
+  t: TestApp,
+  org: { orgId: string; adminId: string; adminToken: string },
+): Promise<Record<string, string>> {
   const as = { token: org.adminToken };
   const space = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { ...as, body: { title: 'Routes' } });
   if (space.status !== 201) throw new Error(`seed space: ${space.status} ${space.text}`);
@@ -16,7 +19,10 @@ export async function seedRouteIds(t: TestApp, org: { orgId: string; adminId: st
     pageId = d.insertPage(null, { title: 'Guide', markdown: '# Guide\n\nText and a [link](https://example.com).\n' });
   });
   const comment = await t.api('POST', `/v1/spaces/${space.body.id}/comments`, { ...as, body: { body: { markdown: 'Hello' } } });
-  const reply = await t.api('POST', `/v1/spaces/${space.body.id}/comments/${comment.body.id}/replies`, { ...as, body: { body: { markdown: 'Hi' } } });
+  const reply = await t.api('POST', `/v1/spaces/${space.body.id}/comments/${comment.body.id}/replies`, {
+    ...as,
+    body: { body: { markdown: 'Hi' } },
+  });
   const cr = await t.api('POST', `/v1/spaces/${space.body.id}/change-requests`, { ...as, body: { subject: 'CR' } });
   const collection = await t.api('POST', `/v1/orgs/${org.orgId}/collections`, { ...as, body: { title: 'Coll' } });
   for (const r of [comment, reply, cr, collection]) if (r.status >= 300) throw new Error(`seed: ${r.status} ${r.text}`);

@@ -17,7 +17,8 @@ function rebase(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(rebase);
   if (schema && typeof schema === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(schema)) out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${ID}${v}` : rebase(v);
+    for (const [k, v] of Object.entries(schema))
+      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${ID}${v}` : rebase(v);
     return out;
   }
   return schema;

@@ -39,14 +39,16 @@ export function checkDocument(doc: unknown): LimitViolation | null {
   const root: Frame = { node: doc, parent: null, key: '', depth: 0, kind: 'node' };
   const todo: Frame[] = [];
   const pushAll = (parent: Frame, field: string, list: unknown[], kind: Frame['kind']) => {
-    for (let i = list.length - 1; i >= 0; i--) todo.push({ node: list[i], parent, key: `${field}[${i}]`, depth: parent.depth + (kind === 'leaf' ? 0 : 1), kind });
+    for (let i = list.length - 1; i >= 0; i--)
+      todo.push({ node: list[i], parent, key: `${field}[${i}]`, depth: parent.depth + (kind === 'leaf' ? 0 : 1), kind });
   };
   pushAll(root, 'nodes', doc.nodes, 'node');
   while (todo.length) {
     const f = todo.pop()!;
     const bad = (message: string, limit: LimitName = 'shape'): LimitViolation => ({ limit, path: pathOf(f), message });
     if (++count > LIMITS.nodes) return { limit: 'nodes', path: '', message: `more than ${fmt(LIMITS.nodes)} nodes and leaves` };
-    if (f.depth > LIMITS.documentDepth) return { limit: 'depth', path: pathOf(f), message: `nesting deeper than ${LIMITS.documentDepth} levels` };
+    if (f.depth > LIMITS.documentDepth)
+      return { limit: 'depth', path: pathOf(f), message: `nesting deeper than ${LIMITS.documentDepth} levels` };
     const n = f.node;
     if (f.kind === 'leaf') {
       if (!isObject(n)) return bad(`must be a leaf object, not ${describe(n)}`);
@@ -55,7 +57,8 @@ export function checkDocument(doc: unknown): LimitViolation | null {
         if (!Array.isArray(n.marks)) return bad('"marks" must be an array');
         for (let m = 0; m < n.marks.length; m++) {
           const mark = n.marks[m];
-          if (!isObject(mark) || typeof mark.type !== 'string') return { limit: 'shape', path: `${pathOf(f)}.marks[${m}]`, message: 'must be a mark object with a "type"' };
+          if (!isObject(mark) || typeof mark.type !== 'string')
+            return { limit: 'shape', path: `${pathOf(f)}.marks[${m}]`, message: 'must be a mark object with a "type"' };
         }
       }
       continue;

@@ -46,7 +46,12 @@ const DELIMITER_ROW = /^\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
  * The first limit a Markdown body breaks, or null. `maxChars` is the size limit of the kind of
  * body (LIMITS.pageChars or LIMITS.commentChars). Linear in the length, no recursion.
  */
-export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, maxDepth: number = LIMITS.depth, stats?: { closeWork: number; lazyWork: number; markerWork: number; nodes?: number }): LimitViolation | null {
+export function scanMarkdown(
+  md: string,
+  maxChars: number = LIMITS.pageChars,
+  maxDepth: number = LIMITS.depth,
+  stats?: { closeWork: number; lazyWork: number; markerWork: number; nodes?: number },
+): LimitViolation | null {
   if (md.length > maxChars) return { limit: 'size', message: `longer than ${fmt(maxChars)} characters (${fmt(md.length)})` };
   const stack: Container[] = [];
   let nodes = 0;
@@ -76,7 +81,7 @@ export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, ma
     message: `too complex to parse: too many nested lists and quotes ending, lazy continuation lines or emphasis and link markers for a page this long (line ${fmt(line)})`,
   });
 
-  for (let start = 0; start <= md.length; ) {
+  for (let start = 0; start <= md.length;) {
     let end = md.indexOf('\n', start);
     if (end < 0) end = md.length;
     const line = md.charCodeAt(end - 1) === 0x0d ? md.slice(start, end - 1) : md.slice(start, end);
@@ -285,7 +290,12 @@ export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, ma
     } else if (table) {
       markers = brackets = 0; // each row of a table is inline content of its own
       nodes += cellCount(line, rest) + 1;
-    } else if (paraLines === 1 && line.indexOf('|', rest) >= 0 && DELIMITER_ROW.test(line.slice(rest)) && cellCount(line, rest) === paraStartCells) {
+    } else if (
+      paraLines === 1 &&
+      line.indexOf('|', rest) >= 0 &&
+      DELIMITER_ROW.test(line.slice(rest)) &&
+      cellCount(line, rest) === paraStartCells
+    ) {
       table = true; // the previous line was the header row of a table
       markers = brackets = 0;
       nodes += paraStartCells;
@@ -312,7 +322,10 @@ export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, ma
         // A run can nest only if it may open or close (text on at least one side of it).
         const flanking = (j + n < len && !isWs(line.charCodeAt(j + n))) || (j > 0 && !isWs(line.charCodeAt(j - 1)));
         if (ch !== 0x7e && flanking && n > 2 * maxDepth) {
-          return { limit: 'depth', message: `emphasis nested deeper than ${maxDepth} levels (a run of ${fmt(n)} '${String.fromCharCode(ch)}' on line ${fmt(lineNo)})` };
+          return {
+            limit: 'depth',
+            message: `emphasis nested deeper than ${maxDepth} levels (a run of ${fmt(n)} '${String.fromCharCode(ch)}' on line ${fmt(lineNo)})`,
+          };
         }
         j += n - 1;
         markerWork += 2 * markers++ + 1;
@@ -326,7 +339,10 @@ export function scanMarkdown(md: string, maxChars: number = LIMITS.pageChars, ma
         if (brackets > 0) brackets--;
       } else continue;
       if (markers > LIMITS.inlineMarkers) {
-        return { limit: 'inline', message: `more than ${fmt(LIMITS.inlineMarkers)} emphasis and link markers in one paragraph (line ${fmt(lineNo)})` };
+        return {
+          limit: 'inline',
+          message: `more than ${fmt(LIMITS.inlineMarkers)} emphasis and link markers in one paragraph (line ${fmt(lineNo)})`,
+        };
       }
     }
     if (nodes > LIMITS.nodes) return tooManyNodes();
@@ -365,9 +381,11 @@ function startsContainer(line: string, i: number, col: number, base: number): bo
 }
 
 const HTML_BLOCK_NAMES = new Set(
-  ('address article aside base basefont blockquote body caption center col colgroup dd details dialog dir div dl dt fieldset ' +
+  (
+    'address article aside base basefont blockquote body caption center col colgroup dd details dialog dir div dl dt fieldset ' +
     'figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 head header hr html iframe legend li link main menu ' +
-    'menuitem nav noframes ol optgroup option p param search section summary table tbody td tfoot th thead title tr track ul').split(' '),
+    'menuitem nav noframes ol optgroup option p param search section summary table tbody td tfoot th thead title tr track ul'
+  ).split(' '),
 );
 const HTML_RAW = /^<(?:script|pre|style|textarea)(?:[ \t>]|$)/i;
 const HTML_NAMED = /^<\/?([A-Za-z][A-Za-z0-9]*)(?:[ \t>]|\/>|$)/;

@@ -70,7 +70,9 @@ function markTree(runs: readonly Run[]): PhrasingContent[] {
     }
     const inner = runs.slice(i, bestEnd).map((r) => ({ text: r.text, marks: new Set([...r.marks].filter((m) => m !== best)) }));
     const children = markTree(inner);
-    out.push(best === 'bold' ? { type: 'strong', children } : best === 'italic' ? { type: 'emphasis', children } : { type: 'delete', children });
+    out.push(
+      best === 'bold' ? { type: 'strong', children } : best === 'italic' ? { type: 'emphasis', children } : { type: 'delete', children },
+    );
     i = bestEnd;
   }
   return out;
@@ -89,7 +91,8 @@ class Writer {
     for (const raw of nodes) {
       const node = raw as DocumentInlineContent;
       if (node.object === 'text') {
-        for (const l of node.leaves as DocumentTextLeaf[]) if (l.text !== '') runs.push({ text: l.text, marks: new Set((l.marks ?? []).map((m) => m.type)) });
+        for (const l of node.leaves as DocumentTextLeaf[])
+          if (l.text !== '') runs.push({ text: l.text, marks: new Set((l.marks ?? []).map((m) => m.type)) });
         continue;
       }
       flush();
@@ -116,7 +119,13 @@ class Writer {
       case 'heading-1':
       case 'heading-2':
       case 'heading-3':
-        return [{ type: 'heading', depth: node.type === 'heading-1' ? 1 : node.type === 'heading-2' ? 2 : 3, children: this.phrasing(node.nodes ?? []) }];
+        return [
+          {
+            type: 'heading',
+            depth: node.type === 'heading-1' ? 1 : node.type === 'heading-2' ? 2 : 3,
+            children: this.phrasing(node.nodes ?? []),
+          },
+        ];
       case 'code': {
         const value = (node.nodes ?? []).map((line) => lineText(line?.nodes ?? [])).join('\n');
         return [{ type: 'code', lang: node.data?.syntax || null, meta: null, value }];
@@ -127,9 +136,12 @@ class Writer {
       case 'list-unordered':
       case 'list-tasks': {
         const tasks = node.type === 'list-tasks';
-        const children = (node.nodes ?? []).map(
-          (item): ListItem => ({ type: 'listItem', spread: false, checked: tasks ? item.data?.checked === true : null, children: this.blocks(item.nodes) as BlockContent[] }),
-        );
+        const children = (node.nodes ?? []).map((item): ListItem => ({
+          type: 'listItem',
+          spread: false,
+          checked: tasks ? item.data?.checked === true : null,
+          children: this.blocks(item.nodes) as BlockContent[],
+        }));
         const start = node.type === 'list-ordered' ? (node.data?.start ?? 1) : null;
         return [{ type: 'list', ordered: node.type === 'list-ordered', start, spread: false, children }];
       }
@@ -171,9 +183,17 @@ class Writer {
     const columns = (view.columns?.length ? view.columns : Object.keys(definition)).filter((c) => definition[c]);
     const fragments = new Map(node.fragments.map((f) => [f.fragment, f]));
     const cell = (children: PhrasingContent[]): TableCell => ({ type: 'tableCell', children });
-    const header: TableRow = { type: 'tableRow', children: columns.map((c) => cell(view.type === 'grid' && view.hideHeader ? [] : textOf(definition[c].title))) };
-    const ordered = Object.entries(records).sort(([ia, a], [ib, b]) => (a.orderIndex < b.orderIndex ? -1 : a.orderIndex > b.orderIndex ? 1 : ia < ib ? -1 : ia > ib ? 1 : 0));
-    const rows = ordered.map(([, record]): TableRow => ({ type: 'tableRow', children: columns.map((c) => cell(this.cellValue(record.values[c], fragments))) }));
+    const header: TableRow = {
+      type: 'tableRow',
+      children: columns.map((c) => cell(view.type === 'grid' && view.hideHeader ? [] : textOf(definition[c].title))),
+    };
+    const ordered = Object.entries(records).sort(([ia, a], [ib, b]) =>
+      a.orderIndex < b.orderIndex ? -1 : a.orderIndex > b.orderIndex ? 1 : ia < ib ? -1 : ia > ib ? 1 : 0,
+    );
+    const rows = ordered.map(([, record]): TableRow => ({
+      type: 'tableRow',
+      children: columns.map((c) => cell(this.cellValue(record.values[c], fragments))),
+    }));
     const align = columns.map((c) => {
       const a = (definition[c] as { textAlignment?: string }).textAlignment;
       return a === 'center' || a === 'right' ? a : null;
@@ -205,7 +225,13 @@ function textOf(value: string): PhrasingContent[] {
 }
 
 function lineText(nodes: readonly unknown[]): string {
-  return nodes.map((n) => ((n as { object?: string })?.object === 'text' ? ((n as { leaves?: DocumentTextLeaf[] }).leaves ?? []).map((l) => l?.text ?? '').join('') : '')).join('');
+  return nodes
+    .map((n) =>
+      (n as { object?: string })?.object === 'text'
+        ? ((n as { leaves?: DocumentTextLeaf[] }).leaves ?? []).map((l) => l?.text ?? '').join('')
+        : '',
+    )
+    .join('');
 }
 
 function blockInlines(block: DocumentBlock): DocumentInlineContent[] {

@@ -54,7 +54,8 @@ const FILE_OPEN = /^\{%\s*file\s+src\s*=\s*"([^"]*)"\s*%\}\s*$/;
 const FILE_CLOSE = /^\{%\s*endfile\s*%\}\s*$/;
 const HINT_STYLES: readonly HintStyle[] = ['info', 'warning', 'danger', 'success'];
 
-type Segment = { kind: 'md'; text: string } | { kind: 'hint'; style: HintStyle; text: string } | { kind: 'file'; src: string; caption: string };
+type Segment =
+  { kind: 'md'; text: string } | { kind: 'hint'; style: HintStyle; text: string } | { kind: 'file'; src: string; caption: string };
 
 /** Every node of a tree, iteratively (no recursion, whatever the nesting). */
 function eachNode(root: Nodes, visit: (node: Nodes) => void): void {

@@ -1,7 +1,26 @@
 /** Letters NFKD does not decompose into an ASCII base. */
 const FOLD: Record<string, string> = {
-  ß: 'ss', ẞ: 'ss', æ: 'ae', Æ: 'ae', œ: 'oe', Œ: 'oe', ø: 'o', Ø: 'o', đ: 'd', Đ: 'd', ð: 'd', Ð: 'd',
-  þ: 'th', Þ: 'th', ł: 'l', Ł: 'l', ı: 'i', ħ: 'h', Ħ: 'h', ŋ: 'n', Ŋ: 'n',
+  ß: 'ss',
+  ẞ: 'ss',
+  æ: 'ae',
+  Æ: 'ae',
+  œ: 'oe',
+  Œ: 'oe',
+  ø: 'o',
+  Ø: 'o',
+  đ: 'd',
+  Đ: 'd',
+  ð: 'd',
+  Ð: 'd',
+  þ: 'th',
+  Þ: 'th',
+  ł: 'l',
+  Ł: 'l',
+  ı: 'i',
+  ħ: 'h',
+  Ħ: 'h',
+  ŋ: 'n',
+  Ŋ: 'n',
 };
 const FOLD_RE = new RegExp(`[${Object.keys(FOLD).join('')}]`, 'g');
 /** Word separators become hyphens; every other character outside the allowed set is dropped. */

@@ -117,7 +117,8 @@ export function extractLinks(md: string): MarkdownLink[] {
     else if (node.type === 'image') out.push({ url: node.url, text: node.alt ?? '', kind: 'image' });
     else if (node.type === 'linkReference' || node.type === 'imageReference') {
       const def = definitions.get(node.identifier);
-      if (def && node.type === 'linkReference') out.push({ url: def.url, text: collapse(phrasingText(node.children, false)), kind: 'link' });
+      if (def && node.type === 'linkReference')
+        out.push({ url: def.url, text: collapse(phrasingText(node.children, false)), kind: 'link' });
       if (def && node.type === 'imageReference') out.push({ url: def.url, text: node.alt ?? '', kind: 'image' });
     }
     if ('children' in node) for (const child of node.children) walk(child);
@@ -142,7 +143,8 @@ export function pageLinks(md: string): PageLink[] {
   if (/\{%\s*file\s/.test(md)) {
     for (const n of parseExtended(md).root.children) {
       if (n.type === 'gitbookFile') out.push({ url: n.src, relation: 'link' });
-      else if (n.type === 'gitbookHint') for (const c of n.children as Block[]) if (c.type === 'gitbookFile') out.push({ url: c.src, relation: 'link' });
+      else if (n.type === 'gitbookHint')
+        for (const c of n.children as Block[]) if (c.type === 'gitbookFile') out.push({ url: c.src, relation: 'link' });
     }
   }
   return out;

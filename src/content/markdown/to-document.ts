@@ -168,7 +168,14 @@ class Converter {
       else if (child.type === 'text' && child.value.trim() === '') continue;
       if (url === undefined) return undefined;
       const alt = (child as { alt?: string | null }).alt;
-      images.push({ object: 'block', type: 'image', key: '', data: { ref: this.imageRef(url), ...(alt ? { alt } : {}) }, fragments: [], isVoid: true });
+      images.push({
+        object: 'block',
+        type: 'image',
+        key: '',
+        data: { ref: this.imageRef(url), ...(alt ? { alt } : {}) },
+        fragments: [],
+        isVoid: true,
+      });
     }
     return images.length ? images : undefined;
   }
@@ -197,7 +204,13 @@ class Converter {
         if (ctx === 'quote' || ctx === 'hint') {
           return lines.filter((l) => l.trim() !== '').map((l) => ({ ...emptyParagraph(), nodes: [textNode([leaf(l, ['code'])])] }));
         }
-        const nodes = lines.map((l) => ({ object: 'block' as const, type: 'code-line' as const, key: '', data: {}, nodes: [textNode(l ? [leaf(l, [])] : [])] }));
+        const nodes = lines.map((l) => ({
+          object: 'block' as const,
+          type: 'code-line' as const,
+          key: '',
+          data: {},
+          nodes: [textNode(l ? [leaf(l, [])] : [])],
+        }));
         return [{ object: 'block', type: 'code', key: '', data: node.lang ? { syntax: node.lang } : {}, nodes }];
       }
       case 'blockquote':
@@ -246,7 +259,13 @@ class Converter {
     const type = tasks ? 'list-tasks' : node.ordered ? 'list-ordered' : 'list-unordered';
     const items = node.children.map((item): DocumentBlockListItem => {
       const nodes = this.blocks(item.children, 'item');
-      return { object: 'block', type: 'list-item', key: '', data: tasks ? { checked: item.checked === true } : {}, nodes: nodes.length ? nodes : [emptyParagraph()] };
+      return {
+        object: 'block',
+        type: 'list-item',
+        key: '',
+        data: tasks ? { checked: item.checked === true } : {},
+        nodes: nodes.length ? nodes : [emptyParagraph()],
+      };
     });
     const data = type === 'list-ordered' && node.start != null && node.start !== 1 ? { start: node.start } : {};
     return { object: 'block', type, key: '', data, nodes: items };
@@ -283,7 +302,14 @@ class Converter {
       records[`r${r}`] = { orderIndex: `a${r.toString(36).padStart(4, '0')}`, values };
     });
     const hideHeader = columns.every((c) => definition[c].title === '');
-    return { object: 'block', type: 'table', key: '', data: { view: { type: 'grid', columns, hideHeader }, records, definition }, fragments, isVoid: true };
+    return {
+      object: 'block',
+      type: 'table',
+      key: '',
+      data: { view: { type: 'grid', columns, hideHeader }, records, definition },
+      fragments,
+      isVoid: true,
+    };
   }
 }
 

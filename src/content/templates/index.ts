@@ -57,7 +57,8 @@ export function loadTemplate(def: TemplateDef): LoadedTemplate {
     if (keys.has(p.key)) fail(`duplicate page key "${p.key}"`);
     keys.add(p.key);
     bodies.set(p.key, p.file ? readFileSync(new URL(p.file, def.dir), 'utf8') : '');
-    if (p.cover !== undefined && def.slots[p.cover]?.usage !== 'cover') fail(`page "${p.key}" uses "${p.cover}" as a cover, which is not a cover slot`);
+    if (p.cover !== undefined && def.slots[p.cover]?.usage !== 'cover')
+      fail(`page "${p.key}" uses "${p.cover}" as a cover, which is not a cover slot`);
   });
   const anchors = new Map([...bodies].map(([k, md]) => [k, new Set(headings(md).map((h) => h.id))]));
   const usedSlots = new Set<string>();

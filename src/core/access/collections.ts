@@ -35,7 +35,12 @@ interface CollectionAccess {
 }
 
 /** Load a collection and require `needed` on it: 404 when missing or hidden, 403 when too weak. */
-export async function requireCollection(db: Queryable, p: Principal, collectionId: string, needed: Role = 'read'): Promise<CollectionAccess> {
+export async function requireCollection(
+  db: Queryable,
+  p: Principal,
+  collectionId: string,
+  needed: Role = 'read',
+): Promise<CollectionAccess> {
   const collection = await getCollection(db, collectionId);
   if (!collection) throw notFound(`Collection "${collectionId}" not found`);
   const ctx = await accessContext(db, collection.organization_id, p.userId);
@@ -50,7 +55,13 @@ export async function requireCollection(db: Queryable, p: Principal, collectionI
  * exist in `orgId` and be visible to the caller (400 naming the field otherwise), and the caller
  * needs `create` on it (403).
  */
-export async function requireParent(db: Queryable, ctx: AccessContext, orgId: string, parentId: string, field: string): Promise<CollectionRow> {
+export async function requireParent(
+  db: Queryable,
+  ctx: AccessContext,
+  orgId: string,
+  parentId: string,
+  field: string,
+): Promise<CollectionRow> {
   const parent = await getCollection(db, parentId);
   const role = parent && parent.organization_id === orgId ? collectionRole(ctx, parent) : null;
   if (!parent || !role) throw badRequest(`Invalid request: ${field}: collection "${parentId}" does not exist in this organization`);

@@ -31,5 +31,7 @@ export function commentPermissions(base: CommentBaseAccess, p: Principal, posted
 }
 
 export function canResolve(base: CommentBaseAccess, p: Principal, postedBy: string | null) {
-  return canTakePart(base) && (isAuthor(p, postedBy) || atLeast(base.role, 'review') || (base.cr !== null && base.cr.created_by === p.userId));
+  return (
+    canTakePart(base) && (isAuthor(p, postedBy) || atLeast(base.role, 'review') || (base.cr !== null && base.cr.created_by === p.userId))
+  );
 }

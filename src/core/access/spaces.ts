@@ -30,7 +30,12 @@ export async function accessContext(db: Queryable, orgId: string, userId: string
  * collection's delete keeps that level on the spaces it detaches).
  */
 export function inheritedLevel(ctx: AccessContext, level: string | null, parentId: string | null): Role | null;
-export function inheritedLevel<T>(ctx: Pick<AccessContext, 'collections'>, level: string | null, parentId: string | null, top: T): Role | null | T;
+export function inheritedLevel<T>(
+  ctx: Pick<AccessContext, 'collections'>,
+  level: string | null,
+  parentId: string | null,
+  top: T,
+): Role | null | T;
 export function inheritedLevel(
   ctx: Pick<AccessContext, 'collections'> & { orgRole?: Role | null },
   level: string | null,
@@ -125,7 +130,11 @@ export async function requireSpace(
 export async function visibleSpaces(app: { db: Queryable }, orgId: string, userId: string, parentId?: string | null) {
   const ctx = await accessContext(app.db, orgId, userId);
   const { rows } = await listSpaces(app.db, { orgId, parentId }, 100_000);
-  const explicit = await explicitSpaceRoles(app.db, userId, rows.map((r) => r.id));
+  const explicit = await explicitSpaceRoles(
+    app.db,
+    userId,
+    rows.map((r) => r.id),
+  );
   return rows
     .map((space) => ({ space, role: spaceRole(ctx, space, explicit.get(space.id) as Role | undefined) }))
     .filter((x): x is { space: SpaceRow & { created_key: string }; role: Role } => x.role !== null);

@@ -64,7 +64,10 @@ export async function changeRequestSpaceId(db: Queryable, id: string): Promise<s
 export async function getChangeRequest(db: Queryable, spaceId: string, ref: string, forUpdate = false): Promise<ChangeRequestRow | null> {
   const byNumber = /^\d{1,9}$/.test(ref);
   if (forUpdate) {
-    await db.query(`SELECT 1 FROM change_requests WHERE space_id = $1 AND ${byNumber ? 'number = $2::int' : 'id = $2'} FOR UPDATE`, [spaceId, ref]);
+    await db.query(`SELECT 1 FROM change_requests WHERE space_id = $1 AND ${byNumber ? 'number = $2::int' : 'id = $2'} FOR UPDATE`, [
+      spaceId,
+      ref,
+    ]);
   }
   const { rows } = await db.query<ChangeRequestRow>(
     `${SELECT} WHERE cr.space_id = $1 AND ${byNumber ? 'cr.number = $2::int' : 'cr.id = $2'}`,
@@ -95,7 +98,10 @@ export async function listChangeRequests(
     where.push(`cr.number < $${params.length}`);
   }
   params.push(o.limit + 1);
-  const { rows } = await db.query<ChangeRequestRow>(`${SELECT} WHERE ${where.join(' AND ')} ORDER BY cr.number DESC LIMIT $${params.length}`, params);
+  const { rows } = await db.query<ChangeRequestRow>(
+    `${SELECT} WHERE ${where.join(' AND ')} ORDER BY cr.number DESC LIMIT $${params.length}`,
+    params,
+  );
   const { rows: c } = await db.query(countSql, countParams);
   return { rows, count: c[0].n as number };
 }
@@ -103,7 +109,14 @@ export async function listChangeRequests(
 export async function updateChangeRequest(
   db: Queryable,
   id: string,
-  patch: Partial<{ subject: string; status: ChangeRequestStatus; revision: string; revision_merged_ancestor: string; revision_merged: string; merged_by: string }>,
+  patch: Partial<{
+    subject: string;
+    status: ChangeRequestStatus;
+    revision: string;
+    revision_merged_ancestor: string;
+    revision_merged: string;
+    merged_by: string;
+  }>,
   opts: { unlessMerged?: boolean } = {},
 ): Promise<boolean> {
   const sets: string[] = [];

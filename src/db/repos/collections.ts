@@ -19,8 +19,15 @@ export async function getCollection(db: Queryable, id: string, forUpdate = false
 }
 
 /** Every collection of an organization with its parent and default level: enough to resolve inheritance. */
-export async function collectionChainInfo(db: Queryable, orgId: string): Promise<Map<string, { parent: string | null; level: string | null }>> {
-  const { rows } = await db.query({ name: 'collection_chain', text: 'SELECT id, parent_id, default_level FROM collections WHERE organization_id = $1', values: [orgId] });
+export async function collectionChainInfo(
+  db: Queryable,
+  orgId: string,
+): Promise<Map<string, { parent: string | null; level: string | null }>> {
+  const { rows } = await db.query({
+    name: 'collection_chain',
+    text: 'SELECT id, parent_id, default_level FROM collections WHERE organization_id = $1',
+    values: [orgId],
+  });
   return new Map(rows.map((r) => [r.id, { parent: r.parent_id, level: r.default_level }]));
 }
 
@@ -87,7 +94,11 @@ export async function lockCollectionRows(db: Queryable, ids: string[]): Promise<
 }
 
 export async function setCollectionPlace(db: Queryable, id: string, parentId: string | null, position: number): Promise<void> {
-  await db.query('UPDATE collections SET parent_id = $2, position = $3, updated_at = clock_timestamp() WHERE id = $1', [id, parentId, position]);
+  await db.query('UPDATE collections SET parent_id = $2, position = $3, updated_at = clock_timestamp() WHERE id = $1', [
+    id,
+    parentId,
+    position,
+  ]);
 }
 
 export async function setCollectionsOrganization(db: Queryable, ids: string[], orgId: string): Promise<void> {

@@ -76,12 +76,29 @@ function baseWhere(alias: string, base: CommentBase, params: unknown[]): string 
 
 export async function insertComment(
   db: Queryable,
-  c: { id: string; base: CommentBase; pageId: string | null; nodeId: string | null; tableCell: { record: string; definition: string } | null; body: string; postedBy: string },
+  c: {
+    id: string;
+    base: CommentBase;
+    pageId: string | null;
+    nodeId: string | null;
+    tableCell: { record: string; definition: string } | null;
+    body: string;
+    postedBy: string;
+  },
 ) {
   await db.query(
     `INSERT INTO comments (id, space_id, change_request_id, page_id, node_id, table_cell, body, posted_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [c.id, c.base.spaceId, c.base.changeRequestId, c.pageId, c.nodeId, c.tableCell ? JSON.stringify(c.tableCell) : null, c.body, c.postedBy],
+    [
+      c.id,
+      c.base.spaceId,
+      c.base.changeRequestId,
+      c.pageId,
+      c.nodeId,
+      c.tableCell ? JSON.stringify(c.tableCell) : null,
+      c.body,
+      c.postedBy,
+    ],
   );
 }
 
@@ -166,7 +183,12 @@ export async function deleteComment(db: Queryable, id: string) {
 // ---- replies ----
 
 export async function insertReply(db: Queryable, r: { id: string; commentId: string; body: string; postedBy: string }) {
-  await db.query('INSERT INTO comment_replies (id, comment_id, body, posted_by) VALUES ($1, $2, $3, $4)', [r.id, r.commentId, r.body, r.postedBy]);
+  await db.query('INSERT INTO comment_replies (id, comment_id, body, posted_by) VALUES ($1, $2, $3, $4)', [
+    r.id,
+    r.commentId,
+    r.body,
+    r.postedBy,
+  ]);
 }
 
 export async function getReply(db: Queryable, commentId: string, id: string): Promise<ReplyRow | null> {
@@ -183,7 +205,10 @@ export async function listReplies(db: Queryable, commentId: string, o: { limit: 
     where.push(`(x.posted_at, x.id) > ($2::timestamptz, $3)`);
   }
   params.push(o.limit + 1);
-  const { rows } = await db.query<ReplyRow>(`${SELECT_REPLY} WHERE ${where.join(' AND ')} ORDER BY x.posted_at, x.id LIMIT $${params.length}`, params);
+  const { rows } = await db.query<ReplyRow>(
+    `${SELECT_REPLY} WHERE ${where.join(' AND ')} ORDER BY x.posted_at, x.id LIMIT $${params.length}`,
+    params,
+  );
   const { rows: c } = await db.query('SELECT count(*) AS n FROM comment_replies WHERE comment_id = $1', [commentId]);
   return { rows, count: c[0].n as number };
 }
@@ -256,7 +281,11 @@ export async function addReactions(db: Queryable, targetId: string, userId: stri
 /** Removes only the caller's own reactions; removing one never added is harmless. */
 export async function removeReactions(db: Queryable, targetId: string, userId: string, emojis: string[]) {
   if (!emojis.length) return;
-  await db.query('DELETE FROM comment_reactions WHERE target_id = $1 AND user_id = $2 AND emoji = ANY($3::text[])', [targetId, userId, emojis]);
+  await db.query('DELETE FROM comment_reactions WHERE target_id = $1 AND user_id = $2 AND emoji = ANY($3::text[])', [
+    targetId,
+    userId,
+    emojis,
+  ]);
 }
 
 // ---- commenters ----

@@ -2,7 +2,10 @@
 import type { Queryable } from '../pool.js';
 
 export async function selectObjects<T>(db: Queryable, spaceId: string, hashes: string[]): Promise<{ hash: string; data: T }[]> {
-  const { rows } = await db.query<{ hash: string; data: T }>('SELECT hash, data FROM content_objects WHERE space_id = $1 AND hash = ANY($2)', [spaceId, hashes]);
+  const { rows } = await db.query<{ hash: string; data: T }>(
+    'SELECT hash, data FROM content_objects WHERE space_id = $1 AND hash = ANY($2)',
+    [spaceId, hashes],
+  );
   return rows;
 }
 

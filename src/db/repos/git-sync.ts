@@ -25,7 +25,15 @@ export async function getGitSyncState(db: Queryable, spaceId: string): Promise<G
  */
 export async function recordGitSync(
   db: Queryable,
-  s: { spaceId: string; url: string; ref: string; commit: string | null; timestamp: string | null; provider: string | null; treeUrl: string | null },
+  s: {
+    spaceId: string;
+    url: string;
+    ref: string;
+    commit: string | null;
+    timestamp: string | null;
+    provider: string | null;
+    treeUrl: string | null;
+  },
 ): Promise<void> {
   await db.query(
     `INSERT INTO git_sync_state (space_id, url, ref, last_commit, last_timestamp, provider, tree_url, updated_at)
@@ -90,6 +98,8 @@ export async function withGitSyncLock<T>(db: Db, spaceId: string, fn: (client: Q
 
 /** Timestamp of the last git operation applied to the space (null: none recorded). */
 export async function lastGitTimestamp(db: Queryable, spaceId: string): Promise<Date | null> {
-  const { rows } = await db.query<{ last_timestamp: Date | null }>('SELECT last_timestamp FROM git_sync_state WHERE space_id = $1', [spaceId]);
+  const { rows } = await db.query<{ last_timestamp: Date | null }>('SELECT last_timestamp FROM git_sync_state WHERE space_id = $1', [
+    spaceId,
+  ]);
   return rows[0]?.last_timestamp ?? null;
 }

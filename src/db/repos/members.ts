@@ -92,11 +92,7 @@ export async function listMembers(db: Queryable, orgId: string, o: MemberListOpt
 }
 
 export async function updateMemberRole(db: Queryable, orgId: string, userId: string, role: string | null) {
-  const { rowCount } = await db.query('UPDATE members SET role = $3 WHERE organization_id = $1 AND user_id = $2', [
-    orgId,
-    userId,
-    role,
-  ]);
+  const { rowCount } = await db.query('UPDATE members SET role = $3 WHERE organization_id = $1 AND user_id = $2', [orgId, userId, role]);
   return (rowCount ?? 0) > 0;
 }
 
@@ -115,16 +111,10 @@ export async function countOtherAdmins(db: Queryable, orgId: string, exceptUserI
 }
 
 export async function touchLastSeen(db: Queryable, orgId: string, userId: string) {
-  await db.query('UPDATE members SET last_seen_at = clock_timestamp() WHERE organization_id = $1 AND user_id = $2', [
-    orgId,
-    userId,
-  ]);
+  await db.query('UPDATE members SET last_seen_at = clock_timestamp() WHERE organization_id = $1 AND user_id = $2', [orgId, userId]);
 }
 
 export async function setMemberSso(db: Queryable, orgId: string, userId: string) {
-  const { rowCount } = await db.query('UPDATE members SET sso = true WHERE organization_id = $1 AND user_id = $2', [
-    orgId,
-    userId,
-  ]);
+  const { rowCount } = await db.query('UPDATE members SET sso = true WHERE organization_id = $1 AND user_id = $2', [orgId, userId]);
   return (rowCount ?? 0) > 0;
 }

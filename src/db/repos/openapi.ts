@@ -59,7 +59,15 @@ export async function getSpec(db: Queryable, id: string, forUpdate = false): Pro
 /** Insert, or return null when the slug is already taken in the organization. */
 export async function insertSpec(
   db: Queryable,
-  s: { id: string; orgId: string; slug: string; sourceUrl: string | null; sourceUrlSealed?: string | null; sourceText: string | null; operationId: string },
+  s: {
+    id: string;
+    orgId: string;
+    slug: string;
+    sourceUrl: string | null;
+    sourceUrlSealed?: string | null;
+    sourceText: string | null;
+    operationId: string;
+  },
 ): Promise<SpecRow | null> {
   const { rows } = await db.query<SpecRow>(
     `INSERT INTO openapi_specs (id, organization_id, slug, source_url, source_url_sealed, source_text, processing_operation_id)

@@ -106,7 +106,10 @@ export async function releaseLease(db: Queryable, id: string, owner: string) {
  * the same operation before the commit (a claimer waits for the row lock, then sees the effect).
  */
 export async function lockLease(c: Queryable, id: string, owner: string): Promise<boolean> {
-  const { rows } = await c.query(`SELECT 1 FROM operations WHERE id = $1 AND lease_owner = $2 AND status = 'running' FOR UPDATE`, [id, owner]);
+  const { rows } = await c.query(`SELECT 1 FROM operations WHERE id = $1 AND lease_owner = $2 AND status = 'running' FOR UPDATE`, [
+    id,
+    owner,
+  ]);
   return rows.length > 0;
 }
 

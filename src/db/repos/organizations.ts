@@ -95,7 +95,9 @@ const COLUMNS: Record<string, string> = {
 };
 
 export async function updateOrg(db: Queryable, id: string, patch: Record<string, unknown>): Promise<void> {
-  await updateColumns(db, 'organizations', id, patch, COLUMNS, (col, v) => (col === 'default_content' && v !== null ? JSON.stringify(v) : v));
+  await updateColumns(db, 'organizations', id, patch, COLUMNS, (col, v) =>
+    col === 'default_content' && v !== null ? JSON.stringify(v) : v,
+  );
 }
 
 export async function deleteLinkInvite(db: Queryable, orgId: string, inviteId: string): Promise<boolean> {

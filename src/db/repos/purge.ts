@@ -16,7 +16,10 @@ import type { Queryable } from '../pool.js';
  * ON DELETE CASCADE (space_blobs, space_members, search, git state, PDF renders whose trigger
  * queues their bytes too, ...).
  */
-export async function purgeNextSpace(c: pg.PoolClient, before: Date): Promise<{ id: string; organizationId: string; blobKeys: number } | null> {
+export async function purgeNextSpace(
+  c: pg.PoolClient,
+  before: Date,
+): Promise<{ id: string; organizationId: string; blobKeys: number } | null> {
   const { rows } = await c.query<{ id: string; organization_id: string }>(
     `SELECT id, organization_id FROM spaces
       WHERE deleted_at IS NOT NULL AND deleted_at < $1

@@ -14,12 +14,30 @@ export interface RevisionRow {
 
 export async function insertRevision(
   db: Queryable,
-  r: { id: string; spaceId: string; rootHash: string; parents: string[]; type?: string; git?: unknown; changeRequestId?: string | null; createdBy?: string | null },
+  r: {
+    id: string;
+    spaceId: string;
+    rootHash: string;
+    parents: string[];
+    type?: string;
+    git?: unknown;
+    changeRequestId?: string | null;
+    createdBy?: string | null;
+  },
 ): Promise<RevisionRow> {
   const { rows } = await db.query<RevisionRow>(
     `INSERT INTO revisions (id, space_id, root_hash, parents, type, git, change_request_id, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-    [r.id, r.spaceId, r.rootHash, r.parents, r.type ?? 'edits', r.git ? JSON.stringify(r.git) : null, r.changeRequestId ?? null, r.createdBy ?? null],
+    [
+      r.id,
+      r.spaceId,
+      r.rootHash,
+      r.parents,
+      r.type ?? 'edits',
+      r.git ? JSON.stringify(r.git) : null,
+      r.changeRequestId ?? null,
+      r.createdBy ?? null,
+    ],
   );
   return rows[0];
 }

@@ -76,7 +76,12 @@ function rankedSql(groups: QueryGroup[], params: unknown[]): string {
 }
 
 /** Matching pages in rank order: `limit` of them after `offset`, with how many match in all. */
-export async function rankedPages(db: Queryable, groups: QueryGroup[], offset: number, limit: number): Promise<{ total: number; pages: RankedPageRow[] }> {
+export async function rankedPages(
+  db: Queryable,
+  groups: QueryGroup[],
+  offset: number,
+  limit: number,
+): Promise<{ total: number; pages: RankedPageRow[] }> {
   const params: unknown[] = [];
   const ranked = rankedSql(groups, params);
   params.push(offset, limit);

@@ -164,7 +164,13 @@ export async function insertSections(db: Queryable, spaceId: string, config: str
 /** Live spaces among `spaceIds` with what decides whether their index is current. */
 export async function freshness(db: Queryable, spaceIds: string[]) {
   if (!spaceIds.length) return [];
-  const { rows } = await db.query<{ id: string; revision_id: string; language: string | null; indexed_revision: string | null; config: string | null }>(
+  const { rows } = await db.query<{
+    id: string;
+    revision_id: string;
+    language: string | null;
+    indexed_revision: string | null;
+    config: string | null;
+  }>(
     `SELECT s.id, s.revision_id, s.language, ss.revision_id AS indexed_revision, ss.config
        FROM spaces s LEFT JOIN search_spaces ss ON ss.space_id = s.id
       WHERE s.id = ANY($1::text[]) AND s.deleted_at IS NULL`,

@@ -4,5 +4,8 @@ import type { Queryable } from '../pool.js';
 
 /** Make `toSpaceId` reference every blob `fromSpaceId` references (a copied space shares the bytes). */
 export async function copySpaceBlobs(db: Queryable, fromSpaceId: string, toSpaceId: string): Promise<void> {
-  await db.query('INSERT INTO space_blobs (space_id, blob_key) SELECT $2, blob_key FROM space_blobs WHERE space_id = $1', [fromSpaceId, toSpaceId]);
+  await db.query('INSERT INTO space_blobs (space_id, blob_key) SELECT $2, blob_key FROM space_blobs WHERE space_id = $1', [
+    fromSpaceId,
+    toSpaceId,
+  ]);
 }

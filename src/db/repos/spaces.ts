@@ -55,7 +55,21 @@ export async function insertSpace(
     `INSERT INTO spaces (id, organization_id, parent_id, title, emoji, visibility, edit_mode, default_level, language, position,
                          revision_id, share_key, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-    [s.id, s.orgId, s.parentId, s.title, s.emoji, s.visibility, s.editMode, s.defaultLevel, s.language, s.position, s.revisionId, s.shareKey, s.createdBy],
+    [
+      s.id,
+      s.orgId,
+      s.parentId,
+      s.title,
+      s.emoji,
+      s.visibility,
+      s.editMode,
+      s.defaultLevel,
+      s.language,
+      s.position,
+      s.revisionId,
+      s.shareKey,
+      s.createdBy,
+    ],
   );
 }
 
@@ -68,7 +82,10 @@ export async function getSpace(
   id: string,
   opts: { includeDeleted?: boolean; forUpdate?: boolean; counters?: boolean } = {},
 ): Promise<SpaceRow | null> {
-  const columns = opts.counters === false ? 's.*, 0 AS comments, 0 AS change_requests, 0 AS change_requests_open, 0 AS change_requests_draft' : SPACE_COLUMNS;
+  const columns =
+    opts.counters === false
+      ? 's.*, 0 AS comments, 0 AS change_requests, 0 AS change_requests_open, 0 AS change_requests_draft'
+      : SPACE_COLUMNS;
   const { rows } = await db.query<SpaceRow>(
     `SELECT ${columns} FROM spaces s WHERE s.id = $1 ${opts.includeDeleted ? '' : 'AND s.deleted_at IS NULL'}
      ${opts.forUpdate ? 'FOR UPDATE OF s' : ''}`,
@@ -144,19 +161,24 @@ export async function setSpacePlace(db: Queryable, id: string, parentId: string 
 }
 
 export async function setSpaceOrganization(db: Queryable, id: string, orgId: string, position: number) {
-  await db.query(
-    'UPDATE spaces SET organization_id = $2, parent_id = NULL, position = $3, updated_at = clock_timestamp() WHERE id = $1',
-    [id, orgId, position],
-  );
-  await db.query('DELETE FROM space_members WHERE space_id = $1 AND user_id NOT IN (SELECT user_id FROM members WHERE organization_id = $2)', [
+  await db.query('UPDATE spaces SET organization_id = $2, parent_id = NULL, position = $3, updated_at = clock_timestamp() WHERE id = $1', [
     id,
     orgId,
+    position,
   ]);
+  await db.query(
+    'DELETE FROM space_members WHERE space_id = $1 AND user_id NOT IN (SELECT user_id FROM members WHERE organization_id = $2)',
+    [id, orgId],
+  );
 }
 
 export async function explicitSpaceRoles(db: Queryable, userId: string, spaceIds: string[]): Promise<Map<string, string>> {
   if (!spaceIds.length) return new Map();
-  const { rows } = await db.query({ name: 'space_roles', text: 'SELECT space_id, role FROM space_members WHERE user_id = $1 AND space_id = ANY($2)', values: [userId, spaceIds] });
+  const { rows } = await db.query({
+    name: 'space_roles',
+    text: 'SELECT space_id, role FROM space_members WHERE user_id = $1 AND space_id = ANY($2)',
+    values: [userId, spaceIds],
+  });
   return new Map(rows.map((r) => [r.space_id, r.role]));
 }
 
@@ -217,5 +239,8 @@ export async function setSpacesOrganizationKeepingParent(db: Queryable, ids: str
 
 /** Drop every explicit space grant `userId` holds in the organization's spaces (they leave with the membership). */
 export async function deleteSpaceGrantsInOrganization(db: Queryable, orgId: string, userId: string): Promise<void> {
-  await db.query('DELETE FROM space_members sm USING spaces s WHERE s.id = sm.space_id AND s.organization_id = $1 AND sm.user_id = $2', [orgId, userId]);
+  await db.query('DELETE FROM space_members sm USING spaces s WHERE s.id = sm.space_id AND s.organization_id = $1 AND sm.user_id = $2', [
+    orgId,
+    userId,
+  ]);
 }

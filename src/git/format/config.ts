@@ -67,12 +67,14 @@ export function parseConfig(text: string | undefined): GitBookConfig {
     const summary = stringField(data.structure.summary, 'structure.summary');
     if (readme) config.readme = markdownFile(readme, 'structure.readme');
     if (summary) config.summary = markdownFile(summary, 'structure.summary');
-    if (config.readme === config.summary) throw new RepoFormatError(`${CONFIG_FILE}: structure.readme and structure.summary are the same file '${config.readme}'`);
+    if (config.readme === config.summary)
+      throw new RepoFormatError(`${CONFIG_FILE}: structure.readme and structure.summary are the same file '${config.readme}'`);
   }
   if (data.redirects !== undefined && data.redirects !== null) {
     if (!isObject(data.redirects)) throw new RepoFormatError(`${CONFIG_FILE}: redirects must be a mapping of old path to new file`);
     for (const [from, to] of Object.entries(data.redirects)) {
-      if (typeof to !== 'string' || to.trim() === '') throw new RepoFormatError(`${CONFIG_FILE} redirects: the target of '${from}' must be a path`);
+      if (typeof to !== 'string' || to.trim() === '')
+        throw new RepoFormatError(`${CONFIG_FILE} redirects: the target of '${from}' must be a path`);
       if (!resolvePath(from, `${CONFIG_FILE} redirects`)) throw new RepoFormatError(`${CONFIG_FILE} redirects: '${from}' is not a path`);
       resolvePath(to.trim(), `${CONFIG_FILE} redirects (target of '${from}')`);
       config.redirects[from] = to.trim();

@@ -144,7 +144,9 @@ function fromFolders(ctx: Context): ImportedPage[] {
       ...folder.files.filter((f) => f !== exclude).map((f) => ({ name: basename(f).replace(/\.(md|markdown)$/i, ''), file: f })),
       ...[...folder.folders.entries()].map(([name, f]) => ({ name, folder: f })),
     ];
-    list.sort((a, b) => collator.compare(a.name, b.name) || (a.file ? 0 : 1) - (b.file ? 0 : 1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    list.sort(
+      (a, b) => collator.compare(a.name, b.name) || (a.file ? 0 : 1) - (b.file ? 0 : 1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
     return list.map((e) => (e.file ? loadPage(ctx, e.file, defaultTitle(ctx, e.file)) : folderPage(e.folder!)));
   };
   const folderPage = (folder: Folder): ImportedPage => {

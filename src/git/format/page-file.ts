@@ -29,20 +29,52 @@ import { dumpYaml } from './yaml.js';
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Layout keys in the order GitBook writes them; others follow alphabetically. */
-const LAYOUT_ORDER = ['width', 'cover', 'title', 'description', 'tableOfContents', 'outline', 'pagination', 'metadata', 'tags', 'actions', 'anchors'];
+const LAYOUT_ORDER = [
+  'width',
+  'cover',
+  'title',
+  'description',
+  'tableOfContents',
+  'outline',
+  'pagination',
+  'metadata',
+  'tags',
+  'actions',
+  'anchors',
+];
 /** API layout keys in their canonical order (cover options beside the cover). */
-const API_LAYOUT_ORDER = ['width', 'cover', 'coverSize', 'coverMask', 'title', 'description', 'tableOfContents', 'outline', 'pagination', 'metadata', 'tags', 'actions', 'anchors'];
+const API_LAYOUT_ORDER = [
+  'width',
+  'cover',
+  'coverSize',
+  'coverMask',
+  'title',
+  'description',
+  'tableOfContents',
+  'outline',
+  'pagination',
+  'metadata',
+  'tags',
+  'actions',
+  'anchors',
+];
 
 function ordered(obj: Record<string, unknown>, order: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of order) if (obj[k] !== undefined) out[k] = obj[k];
-  for (const k of Object.keys(obj).filter((k) => !order.includes(k)).sort()) if (obj[k] !== undefined) out[k] = obj[k];
+  for (const k of Object.keys(obj)
+    .filter((k) => !order.includes(k))
+    .sort())
+    if (obj[k] !== undefined) out[k] = obj[k];
   return out;
 }
 
 /** Text as the format layer reads it: UTF-8, no byte order mark, LF line endings. */
 export function decodeText(content: Buffer): string {
-  return content.toString('utf8').replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  return content
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n');
 }
 
 /** Collapses whitespace runs to single spaces and trims: how titles are compared and stored. */

@@ -54,7 +54,8 @@ interface SummaryContext {
   caseInsensitiveMatch(path: string): string | undefined;
 }
 
-const FORMAT_HINT = "SUMMARY.md holds an optional '# Table of contents' title, '## Group' headings and lists of links such as '* [Title](page.md)'";
+const FORMAT_HINT =
+  "SUMMARY.md holds an optional '# Table of contents' title, '## Group' headings and lists of links such as '* [Title](page.md)'";
 
 function describe(node: RootContent): string {
   switch (node.type) {
@@ -94,7 +95,8 @@ export function parseSummary(source: string, ctx: SummaryContext): SummaryNode[]
     const url = link.url.trim();
     const where = at(line);
     if (!url) throw new RepoFormatError(`${where}: the link '${lineText(line)}' has no target`);
-    if (hasScheme(url)) throw new RepoFormatError(`${where}: '${url}' is an external link; only markdown files of the repository can be pages`);
+    if (hasScheme(url))
+      throw new RepoFormatError(`${where}: '${url}' is an external link; only markdown files of the repository can be pages`);
     const candidates = [...new Set([url, safeDecode(url)])];
     let first: string | undefined;
     for (const candidate of candidates) {
@@ -109,7 +111,9 @@ export function parseSummary(source: string, ctx: SummaryContext): SummaryNode[]
     if (url.includes('#')) throw new RepoFormatError(`${where}: '${url}' links to an anchor; a page must link to a whole markdown file`);
     if (!first) throw new RepoFormatError(`${where}: '${url}' is not a markdown file (.md)`);
     const other = ctx.caseInsensitiveMatch(first);
-    throw new RepoFormatError(`${where}: '${url}' links to a file that does not exist${other ? ` (did you mean '${relativePath(ctx.dir, other)}'? paths are case-sensitive)` : ''}`);
+    throw new RepoFormatError(
+      `${where}: '${url}' links to a file that does not exist${other ? ` (did you mean '${relativePath(ctx.dir, other)}'? paths are case-sensitive)` : ''}`,
+    );
   };
 
   const item = (node: ListItem): SummaryPage => {
@@ -134,13 +138,16 @@ export function parseSummary(source: string, ctx: SummaryContext): SummaryNode[]
     const link = links[0];
     const path = target(link, line);
     const previous = seen.get(path);
-    if (previous !== undefined) throw new RepoFormatError(`${at(line)}: '${path}' is already linked on line ${previous}; a file can be only one page`);
+    if (previous !== undefined)
+      throw new RepoFormatError(`${at(line)}: '${path}' is already linked on line ${previous}; a file can be only one page`);
     seen.set(path, line);
     const children: SummaryPage[] = [];
     for (const child of rest) {
       if (child.type !== 'list') {
         const l = lineOf(child);
-        throw new RepoFormatError(`${at(l)}: unexpected ${describe(child as RootContent)} inside a list item ('${lineText(l)}'); child pages are list items indented under their parent`);
+        throw new RepoFormatError(
+          `${at(l)}: unexpected ${describe(child as RootContent)} inside a list item ('${lineText(l)}'); child pages are list items indented under their parent`,
+        );
       }
       for (const sub of (child as List).children) children.push(item(sub));
     }
@@ -200,7 +207,10 @@ function linkUrl(path: string): string {
 }
 
 function linkMarkdown(title: string, url: string): string {
-  const para: Paragraph = { type: 'paragraph', children: [{ type: 'link', url, children: [{ type: 'text', value: cleanTitle(title) || 'Untitled' }] }] };
+  const para: Paragraph = {
+    type: 'paragraph',
+    children: [{ type: 'link', url, children: [{ type: 'text', value: cleanTitle(title) || 'Untitled' }] }],
+  };
   return toMarkdown(para).trimEnd();
 }
 

@@ -39,9 +39,15 @@ async function onMain(spaceId: string, changes: unknown[]) {
 }
 
 const pages = async (spaceId: string, crId?: string) =>
-  (await api('GET', crId ? `/v1/spaces/${spaceId}/change-requests/${crId}/content/pages` : `/v1/spaces/${spaceId}/content/pages`)).body.pages;
+  (await api('GET', crId ? `/v1/spaces/${spaceId}/change-requests/${crId}/content/pages` : `/v1/spaces/${spaceId}/content/pages`)).body
+    .pages;
 const page = async (spaceId: string, pageId: string, crId?: string) =>
-  (await api('GET', crId ? `/v1/spaces/${spaceId}/change-requests/${crId}/content/page/${pageId}` : `/v1/spaces/${spaceId}/content/page/${pageId}`)).body;
+  (
+    await api(
+      'GET',
+      crId ? `/v1/spaces/${spaceId}/change-requests/${crId}/content/page/${pageId}` : `/v1/spaces/${spaceId}/content/page/${pageId}`,
+    )
+  ).body;
 
 describe('change requests', () => {
   it('creates, gets by id and by number, lists with status and creator filters, patches', async () => {
@@ -81,7 +87,9 @@ describe('change requests', () => {
 
   it('numbers change requests created concurrently without gap or duplicate', async () => {
     const s = await space();
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => api('POST', `/v1/spaces/${s}/change-requests`, { subject: `cr ${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => api('POST', `/v1/spaces/${s}/change-requests`, { subject: `cr ${i}` })),
+    );
     expect(results.every((r) => r.status === 201)).toBe(true);
     const numbers = results.map((r) => r.body.number).sort((x, y) => x - y);
     expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
@@ -95,8 +103,16 @@ describe('change requests', () => {
       c.id,
       [
         { operation: 'insert_page', ref: 'guide', document: { markdown: '# Guide\n\nSee [install](./install.md) and ![logo](./logo).' } },
-        { operation: 'insert_page', ref: 'install', title: 'Install', document: { markdown: '---\ndescription: How to install\n---\nRun `npm i`.' } },
-        { operation: 'insert_files', files: [{ ref: 'logo', name: 'logo.png', contentType: 'image/png', base64: PNG_2x1.toString('base64') }] },
+        {
+          operation: 'insert_page',
+          ref: 'install',
+          title: 'Install',
+          document: { markdown: '---\ndescription: How to install\n---\nRun `npm i`.' },
+        },
+        {
+          operation: 'insert_files',
+          files: [{ ref: 'logo', name: 'logo.png', contentType: 'image/png', base64: PNG_2x1.toString('base64') }],
+        },
       ],
       '?compat=false',
     );
@@ -112,7 +128,12 @@ describe('change requests', () => {
     const i = await page(s, install.page.id, c.id);
     expect(i).toMatchObject({ title: 'Install', description: 'How to install', markdown: 'Run `npm i`.' });
     const file = await api('GET', `/v1/spaces/${s}/change-requests/${c.id}/content/files/${fileId}`);
-    expect(file.body).toMatchObject({ name: 'logo.png', contentType: 'image/png', size: PNG_2x1.length, dimensions: { width: 2, height: 1 } });
+    expect(file.body).toMatchObject({
+      name: 'logo.png',
+      contentType: 'image/png',
+      size: PNG_2x1.length,
+      dimensions: { width: 2, height: 1 },
+    });
     const bytes = Buffer.from(await (await fetch(file.body.downloadURL)).arrayBuffer());
     expect(bytes.equals(PNG_2x1)).toBe(true);
     // Main content is untouched until merge.
@@ -121,12 +142,21 @@ describe('change requests', () => {
     expect(rev.body.parents).toEqual([c.revisionInitial]);
     // update_page: move, rename, new body; delete_page.
     const more = await batch(s, c.id, [
-      { operation: 'update_page', page: install.page.id, into: guide.page.id, title: 'Installation', document: { markdown: 'Run `npm ci`.' } },
+      {
+        operation: 'update_page',
+        page: install.page.id,
+        into: guide.page.id,
+        title: 'Installation',
+        document: { markdown: 'Run `npm ci`.' },
+      },
       { operation: 'insert_page', title: 'Scratch', document: { markdown: 'temp' } },
     ]);
     expect(more.status).toBe(200);
     const tree = await pages(s, c.id);
-    expect(tree.map((p: any) => [p.title, p.pages.map((x: any) => x.title)])).toEqual([['Guide', ['Installation']], ['Scratch', []]]);
+    expect(tree.map((p: any) => [p.title, p.pages.map((x: any) => x.title)])).toEqual([
+      ['Guide', ['Installation']],
+      ['Scratch', []],
+    ]);
     const scratch = tree[1].id;
     expect((await batch(s, c.id, [{ operation: 'delete_page', page: scratch }])).status).toBe(200);
     expect((await pages(s, c.id)).map((p: any) => p.title)).toEqual(['Guide']);
@@ -262,7 +292,18 @@ describe('change requests', () => {
     const editor = await t.seedUser(org.orgId, 'edit');
     expect((await api('POST', `/v1/spaces/${s}/change-requests`, { subject: 'x' }, reader.token)).status).toBe(403);
     expect((await api('GET', `/v1/spaces/${s}/change-requests/${c.id}`, undefined, reader.token)).status).toBe(200);
-    expect((await batch(s, c.id, [{ operation: 'delete_page', page: 'x' }]).then(() => api('POST', `/v1/spaces/${s}/change-requests/${c.id}/content`, { changes: [{ operation: 'insert_page', title: 'r', document: { markdown: 'r' } }] }, reader.token))).status).toBe(403);
+    expect(
+      (
+        await batch(s, c.id, [{ operation: 'delete_page', page: 'x' }]).then(() =>
+          api(
+            'POST',
+            `/v1/spaces/${s}/change-requests/${c.id}/content`,
+            { changes: [{ operation: 'insert_page', title: 'r', document: { markdown: 'r' } }] },
+            reader.token,
+          ),
+        )
+      ).status,
+    ).toBe(403);
     expect((await api('POST', `/v1/spaces/${s}/change-requests/${c.id}/merge`, undefined, editor.token)).status).toBe(403);
     expect((await api('POST', `/v1/spaces/${s}/change-requests/${c.id}/merge`)).status).toBe(200);
   });
@@ -278,8 +319,15 @@ describe('change request content links', () => {
       s,
       c.id,
       [
-        { operation: 'insert_files', files: [{ ref: 'img', name: 'pic.png', contentType: 'image/png', base64: PNG_2x1.toString('base64') }] },
-        { operation: 'insert_page', title: 'Linker', document: { markdown: `[ok](/pages/${target}) [gone](/pages/nowhere) ![pic](./img)` } },
+        {
+          operation: 'insert_files',
+          files: [{ ref: 'img', name: 'pic.png', contentType: 'image/png', base64: PNG_2x1.toString('base64') }],
+        },
+        {
+          operation: 'insert_page',
+          title: 'Linker',
+          document: { markdown: `[ok](/pages/${target}) [gone](/pages/nowhere) ![pic](./img)` },
+        },
       ],
       '?compat=false',
     );

@@ -54,7 +54,8 @@ async function post(base: string, token: string, body: Record<string, unknown>) 
 const say = (markdown: string) => ({ body: { markdown } });
 const ids = (list: { items: { id: string }[] }) => list.items.map((x) => x.id);
 const spaceCounter = async (spaceId: string) => (await api('GET', `/v1/spaces/${spaceId}`, org.adminToken)).body.comments;
-const crCounter = async (spaceId: string, crId: string) => (await api('GET', `/v1/spaces/${spaceId}/change-requests/${crId}`, org.adminToken)).body.comments;
+const crCounter = async (spaceId: string, crId: string) =>
+  (await api('GET', `/v1/spaces/${spaceId}/change-requests/${crId}`, org.adminToken)).body.comments;
 
 describe('comments on a space', () => {
   it('posts on a node, a page, a table cell and on nothing; reads back in both formats', async () => {
@@ -86,7 +87,11 @@ describe('comments on a space', () => {
     expect(onNode.resolvedAt).toBeUndefined();
     expect(Date.parse(onNode.target.page.updatedAt)).toBeLessThanOrEqual(Date.parse(onNode.postedAt));
 
-    const onCell = await post(base, bob.token, { page: s.guide, tableCell: { record: 'row-1', definition: 'col-price' }, ...say('Price is wrong') });
+    const onCell = await post(base, bob.token, {
+      page: s.guide,
+      tableCell: { record: 'row-1', definition: 'col-price' },
+      ...say('Price is wrong'),
+    });
     expect(onCell.target).toMatchObject({ tableCell: { record: 'row-1', definition: 'col-price' }, page: { id: s.guide } });
     expect(onCell.target.node).toBeUndefined();
     const onPage = await post(base, bob.token, { page: s.guide, ...say('Nice page') });
@@ -105,7 +110,11 @@ describe('comments on a space', () => {
     const got = await api('GET', `${base}/comments/${onNode.id}`, bob.token);
     expect(got.status).toBe(200);
     assertMatchesSpec('GET', '/spaces/{spaceId}/comments/{commentId}', 200, got.body);
-    expect(got.body).toMatchObject({ id: onNode.id, body: { markdown: 'Which **options**?' }, permissions: { edit: false, reply: true, delete: false } });
+    expect(got.body).toMatchObject({
+      id: onNode.id,
+      body: { markdown: 'Which **options**?' },
+      permissions: { edit: false, reply: true, delete: false },
+    });
     const asDoc = await api('GET', `${base}/comments/${onNode.id}?format=document`, bob.token);
     expect(asDoc.status).toBe(200);
     assertMatchesSpec('GET', '/spaces/{spaceId}/comments/{commentId}', 200, asDoc.body);
@@ -269,7 +278,10 @@ describe('comments on a space', () => {
     expect(await spaceCounter(s.id)).toBe(1);
 
     // The author resolves their own comment too.
-    expect((await api('PUT', path, alice.token, { resolved: true })).body).toMatchObject({ status: 'resolved', resolvedBy: { id: alice.userId } });
+    expect((await api('PUT', path, alice.token, { resolved: true })).body).toMatchObject({
+      status: 'resolved',
+      resolvedBy: { id: alice.userId },
+    });
     expect(await spaceCounter(s.id)).toBe(0);
     expect((await api('PUT', path, alice.token, { resolved: false })).body.status).toBe('open');
 
@@ -524,7 +536,13 @@ describe('comments on a change request', () => {
     const c = await post(byNumber, alice.token, { page: draftPage, node: 'details', ...say('Needs an example') });
     assertMatchesSpec('POST', '/spaces/{spaceId}/change-requests/{changeRequestId}/comments', 200, c);
     expect(c).toMatchObject({
-      target: { space: s.id, changeRequest: cr.id, revision: crRevision, page: { id: draftPage, title: 'Draft page', outdated: false }, node: { id: 'details', preview: 'Details' } },
+      target: {
+        space: s.id,
+        changeRequest: cr.id,
+        revision: crRevision,
+        page: { id: draftPage, title: 'Draft page', outdated: false },
+        node: { id: 'details', preview: 'Details' },
+      },
       urls: { location: `${t.baseUrl}/v1/spaces/${s.id}/change-requests/${cr.id}/comments/${c.id}` },
       status: 'open',
     });
@@ -606,7 +624,9 @@ describe('comments on a change request', () => {
       assertMatchesSpec('POST', '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies', 200, r.body);
       posted.push(r.body);
     }
-    expect(posted[0].urls.location).toBe(`${t.baseUrl}/v1/spaces/${s.id}/change-requests/${cr.id}/comments/${c.id}/replies/${posted[0].id}`);
+    expect(posted[0].urls.location).toBe(
+      `${t.baseUrl}/v1/spaces/${s.id}/change-requests/${cr.id}/comments/${c.id}/replies/${posted[0].id}`,
+    );
     const page1 = await api('GET', `${replies}?limit=2`, reader.token);
     assertMatchesSpec('GET', '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies', 200, page1.body);
     expect(ids(page1.body)).toEqual([posted[0].id, posted[1].id]);
@@ -618,7 +638,12 @@ describe('comments on a change request', () => {
     const one = `${replies}/${posted[0].id}`;
     expect((await api('PUT', one, alice.token, { body: { markdown: 'not mine' } })).status).toBe(403);
     const edited = await api('PUT', one, bob.token, { body: { markdown: 'one, edited' }, addedReactions: ['🙌'] });
-    assertMatchesSpec('PUT', '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}', 200, edited.body);
+    assertMatchesSpec(
+      'PUT',
+      '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}',
+      200,
+      edited.body,
+    );
     expect(edited.body).toMatchObject({ body: { markdown: 'one, edited' }, reactions: [{ emoji: '🙌', count: 1 }], status: 'open' });
     expect((await api('PUT', one, alice.token, { addedReactions: ['🙌'] })).body.reactions[0].count).toBe(2);
 
@@ -629,7 +654,12 @@ describe('comments on a change request', () => {
     expect(resolved.body).toMatchObject({ status: 'resolved', resolvedBy: { id: rita.userId } });
     assertMatchesSchema('CommentReply', resolved.body);
     const got = await api('GET', one, reader.token);
-    assertMatchesSpec('GET', '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}', 200, got.body);
+    assertMatchesSpec(
+      'GET',
+      '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}',
+      200,
+      got.body,
+    );
     expect(got.body.status).toBe('resolved');
     expect((await api('PUT', one, bob.token, { resolved: false })).body.status).toBe('open');
     // Resolving a reply does not touch the comment's open count.
@@ -650,7 +680,9 @@ describe('comments on a change request', () => {
     expect((await api('GET', replies, reader.token)).status).toBe(404);
     expect((await api('GET', one, reader.token)).status).toBe(404);
     expect((await api('DELETE', one, bob.token)).status).toBe(204);
-    const { rows } = await t.app.db.query('SELECT count(*) AS n FROM comment_reactions WHERE target_id = ANY($1::text[])', [posted.map((p) => p.id)]);
+    const { rows } = await t.app.db.query('SELECT count(*) AS n FROM comment_reactions WHERE target_id = ANY($1::text[])', [
+      posted.map((p) => p.id),
+    ]);
     expect(rows[0].n).toBe(0);
     expect(await crCounter(s.id, cr.id)).toBe(0);
     expect((await api('GET', `${base}/commenters`, reader.token)).body.count).toBe(0);

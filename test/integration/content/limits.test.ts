@@ -33,7 +33,10 @@ const HOSTILE: Record<string, { md: string; message: RegExp }> = {
   'nested quotes': { md: `${'>'.repeat(50_000)} x`, message: /nesting deeper than 32 levels \(line 1\)$/ },
   'nested lists': { md: nested(40), message: /nesting deeper than 32 levels \(line 33\)$/ },
   'nested brackets': { md: `${'['.repeat(50_000)}x`, message: /links nested deeper than 32 levels \(line 1\)$/ },
-  'emphasis runs': { md: `${'*'.repeat(50_000)}x${'*'.repeat(50_000)}`, message: /emphasis nested deeper than 32 levels \(a run of 50,000 '\*' on line 1\)$/ },
+  'emphasis runs': {
+    md: `${'*'.repeat(50_000)}x${'*'.repeat(50_000)}`,
+    message: /emphasis nested deeper than 32 levels \(a run of 50,000 '\*' on line 1\)$/,
+  },
   'emphasis markers': { md: '*a '.repeat(20_000), message: /more than 5,000 emphasis and link markers in one paragraph \(line 1\)$/ },
   'many nodes': { md: '- a\n'.repeat(60_000), message: /more than 100,000 nodes$/ },
   'sub-lists ending': { md: '- a\n  - b\n'.repeat(10_000), message: /too complex to parse: too many nested lists and quotes ending/ },
@@ -73,7 +76,9 @@ describe('writes are held to the content limits', () => {
     const s = await newSpace('Writes');
     const c = (await api('POST', `/v1/spaces/${s}/change-requests`, { subject: 'Hostile' })).body;
     const ok = await api('POST', `/v1/spaces/${s}/change-requests/${c.id}/content?compat=false`, {
-      changes: [{ operation: 'insert_page', ref: 'p', title: 'Fine', document: { markdown: `${nested(32)}\n\n${'> '.repeat(32)}deepest allowed` } }],
+      changes: [
+        { operation: 'insert_page', ref: 'p', title: 'Fine', document: { markdown: `${nested(32)}\n\n${'> '.repeat(32)}deepest allowed` } },
+      ],
     });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     const pageId = ok.body.changes[0].page.id;
@@ -100,32 +105,62 @@ describe('writes are held to the content limits', () => {
     const s = await newSpace('Documents');
     const c = (await api('POST', `/v1/spaces/${s}/change-requests`, { subject: 'Documents' })).body;
     const write = (document: unknown) =>
-      api('POST', `/v1/spaces/${s}/change-requests/${c.id}/content?compat=false`, { changes: [{ operation: 'insert_page', title: 'Doc', document: { document } }] });
+      api('POST', `/v1/spaces/${s}/change-requests/${c.id}/content?compat=false`, {
+        changes: [{ operation: 'insert_page', title: 'Doc', document: { document } }],
+      });
     const doc = (nodes: unknown[]) => ({ object: 'document', data: {}, nodes });
     const text = (t: string) => ({ object: 'text', leaves: [{ object: 'leaf', text: t, marks: [] }] });
     const para = (...nodes: unknown[]) => ({ object: 'block', type: 'paragraph', data: {}, nodes });
     const at = 'Invalid request: body.changes[0].document.document';
 
     expectError(await write(doc([null])), 400, `${at}.nodes[0]: must be a node object (block, inline or text), not null`);
-    expectError(await write(doc([para(text('a'), null)])), 400, `${at}.nodes[0].nodes[1]: must be a node object (block, inline or text), not null`);
-    expectError(await write(doc([para({ object: 'text', leaves: [null] })])), 400, `${at}.nodes[0].nodes[0].leaves[0]: must be a leaf object, not null`);
+    expectError(
+      await write(doc([para(text('a'), null)])),
+      400,
+      `${at}.nodes[0].nodes[1]: must be a node object (block, inline or text), not null`,
+    );
+    expectError(
+      await write(doc([para({ object: 'text', leaves: [null] })])),
+      400,
+      `${at}.nodes[0].nodes[0].leaves[0]: must be a leaf object, not null`,
+    );
     expectError(await write(doc([para({ object: 'text' })])), 400, `${at}.nodes[0].nodes[0]: a text node must have a "leaves" array`);
-    expectError(await write(doc([para({ object: 'inline', type: 'link', nodes: [text('x')] })])), 400, `${at}.nodes[0].nodes[0]: a link must have "data.ref", a content reference`);
-    expectError(await write(doc([{ object: 'block', type: 'paragraph', data: {}, nodes: 'x' }])), 400, `${at}.nodes[0]: "nodes" must be an array`);
+    expectError(
+      await write(doc([para({ object: 'inline', type: 'link', nodes: [text('x')] })])),
+      400,
+      `${at}.nodes[0].nodes[0]: a link must have "data.ref", a content reference`,
+    );
+    expectError(
+      await write(doc([{ object: 'block', type: 'paragraph', data: {}, nodes: 'x' }])),
+      400,
+      `${at}.nodes[0]: "nodes" must be an array`,
+    );
     let deep: unknown = para(text('x'));
     for (let i = 0; i < 1000; i++) deep = { object: 'block', type: 'blockquote', data: {}, nodes: [deep] };
-    expectError(await write(doc([deep])), 400, /^Invalid request: body\.changes\[0\]\.document\.document\.nodes\[0\](\.nodes\[0\])+: nesting deeper than 72 levels$/);
+    expectError(
+      await write(doc([deep])),
+      400,
+      /^Invalid request: body\.changes\[0\]\.document\.document\.nodes\[0\](\.nodes\[0\])+: nesting deeper than 72 levels$/,
+    );
     // 15,000 levels (under 1 MB): JSON.parse takes it, nothing recursive may (sent as text: JSON.stringify would not).
     const levels = 15_000;
     const raw = `{"changes":[{"operation":"insert_page","title":"D","document":{"document":{"object":"document","data":{},"nodes":[${'{"object":"block","type":"blockquote","data":{},"nodes":['.repeat(levels)}${']}'.repeat(levels)}]}}}]}`;
-    const deeper = await t.api('POST', `/v1/spaces/${s}/change-requests/${c.id}/content?compat=false`, { token: org.adminToken, rawBody: raw, headers: { 'content-type': 'application/json' } });
+    const deeper = await t.api('POST', `/v1/spaces/${s}/change-requests/${c.id}/content?compat=false`, {
+      token: org.adminToken,
+      rawBody: raw,
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(deeper, 400, /: nesting deeper than 72 levels$/);
     let quotes: unknown = para(text('x'));
     for (let i = 0; i < 40; i++) quotes = { object: 'block', type: 'blockquote', data: {}, nodes: [quotes] };
     expectError(await write(doc([quotes])), 400, `${at}: as Markdown, nesting deeper than 32 levels (line 1)`);
 
     // A well-formed document is stored as Markdown.
-    const fine = await write(doc([para(text('Hello '), { object: 'text', leaves: [{ object: 'leaf', text: 'world', marks: [{ object: 'mark', type: 'bold' }] }] })]));
+    const fine = await write(
+      doc([
+        para(text('Hello '), { object: 'text', leaves: [{ object: 'leaf', text: 'world', marks: [{ object: 'mark', type: 'bold' }] }] }),
+      ]),
+    );
     expect(fine.status, JSON.stringify(fine.body)).toBe(200);
     const page = (await api('GET', `/v1/spaces/${s}/change-requests/${c.id}/content/page/${fine.body.changes[0].page.id}`)).body;
     expect(page.markdown).toBe('Hello **world**\n');
@@ -134,7 +169,11 @@ describe('writes are held to the content limits', () => {
   it('holds comment and reply bodies to the same limits', async () => {
     const s = await newSpace('Comments');
     const doc = (nodes: unknown[]) => ({ object: 'document', data: {}, nodes });
-    expectError(await api('POST', `/v1/spaces/${s}/comments`, { body: { markdown: `${'> '.repeat(40)}x` } }), 400, 'Invalid request: body.body.markdown: nesting deeper than 32 levels (line 1)');
+    expectError(
+      await api('POST', `/v1/spaces/${s}/comments`, { body: { markdown: `${'> '.repeat(40)}x` } }),
+      400,
+      'Invalid request: body.body.markdown: nesting deeper than 32 levels (line 1)',
+    );
     expectError(
       await api('POST', `/v1/spaces/${s}/comments`, { body: { document: doc([{ object: 'block', type: 'paragraph', nodes: [null] }]) } }),
       400,
@@ -142,8 +181,16 @@ describe('writes are held to the content limits', () => {
     );
     const c = await api('POST', `/v1/spaces/${s}/comments`, { body: { markdown: 'Looks good' } });
     expect(c.status, JSON.stringify(c.body)).toBeLessThan(300);
-    expectError(await api('PUT', `/v1/spaces/${s}/comments/${c.body.id}`, { body: { markdown: '*a '.repeat(6000) } }), 400, /^Invalid request: body\.body\.markdown: more than 5,000 emphasis and link markers/);
-    expectError(await api('POST', `/v1/spaces/${s}/comments/${c.body.id}/replies`, { body: { document: doc([null]) } }), 400, /^Invalid request: body\.body\.document\.nodes\[0\]: must be a node object/);
+    expectError(
+      await api('PUT', `/v1/spaces/${s}/comments/${c.body.id}`, { body: { markdown: '*a '.repeat(6000) } }),
+      400,
+      /^Invalid request: body\.body\.markdown: more than 5,000 emphasis and link markers/,
+    );
+    expectError(
+      await api('POST', `/v1/spaces/${s}/comments/${c.body.id}/replies`, { body: { document: doc([null]) } }),
+      400,
+      /^Invalid request: body\.body\.document\.nodes\[0\]: must be a node object/,
+    );
     expect((await api('GET', `/v1/spaces/${s}/comments/${c.body.id}`)).body.body.markdown).toBe('Looks good');
   });
 });
@@ -184,13 +231,18 @@ describe('stored content beyond the limits', () => {
 
   it('is found by search, indexed as text while /healthz answers first', async () => {
     // A new revision the index has not followed: the search indexes it, hostile pages included.
-    await withTx(t.app.db, (c) => editMainContent(c, s, (d) => d.insertPage(null, { title: 'Late', markdown: `${'>'.repeat(50_000)} latecomer` })));
+    await withTx(t.app.db, (c) =>
+      editMainContent(c, s, (d) => d.insertPage(null, { title: 'Late', markdown: `${'>'.repeat(50_000)} latecomer` })),
+    );
     const r = await healthzFirst(() => api('GET', `/v1/spaces/${s}/search?query=latecomer`));
     expect(r.status).toBe(200);
     expect(r.body.items.map((i: any) => i.title)).toEqual(['Late']);
     for (const [name, id] of ids) {
       const found = await api('GET', `/v1/spaces/${s}/search?query=hostileword${id}`);
-      expect(found.body.items.map((i: any) => i.id), name).toEqual([id]);
+      expect(
+        found.body.items.map((i: any) => i.id),
+        name,
+      ).toEqual([id]);
     }
   });
 
@@ -210,9 +262,13 @@ describe('pages within the limits that are slow to parse', () => {
     // Every limit allows it; parsing and converting 24,000 links takes seconds.
     const slow = `${'[a](https://example.com) '.repeat(2400)}\n\n`.repeat(10);
     const c = (await api('POST', `/v1/spaces/${s}/change-requests`, { subject: 'Slow' })).body;
-    const w = await api('POST', `/v1/spaces/${s}/change-requests/${c.id}/content?compat=false`, { changes: [{ operation: 'insert_page', title: 'Slow', document: { markdown: slow } }] });
+    const w = await api('POST', `/v1/spaces/${s}/change-requests/${c.id}/content?compat=false`, {
+      changes: [{ operation: 'insert_page', title: 'Slow', document: { markdown: slow } }],
+    });
     expect(w.status, JSON.stringify(w.body).slice(0, 300)).toBe(200);
-    const r = await healthzFirst(() => api('GET', `/v1/spaces/${s}/change-requests/${c.id}/content/page/${w.body.changes[0].page.id}?format=document`));
+    const r = await healthzFirst(() =>
+      api('GET', `/v1/spaces/${s}/change-requests/${c.id}/content/page/${w.body.changes[0].page.id}?format=document`),
+    );
     expect(r.status).toBe(200);
     expect(r.body.document.nodes.length).toBeGreaterThan(0);
   });
@@ -232,7 +288,9 @@ describe('merging pages whose lines changed on both sides', () => {
     const lines = (prefix: string) => Array.from({ length: 100_000 }, (_, i) => `${prefix}${i}`).join('\n');
     await editContent(m, s, (d) => d.insertPage(null, { id: 'big', title: 'Big', markdown: lines('l') }));
     const c = (await call('POST', `/v1/spaces/${s}/change-requests`, { subject: 'Rewrite' })).body;
-    const w = await call('POST', `/v1/spaces/${s}/change-requests/${c.id}/content`, { changes: [{ operation: 'update_page', page: 'big', document: { markdown: lines('r') } }] });
+    const w = await call('POST', `/v1/spaces/${s}/change-requests/${c.id}/content`, {
+      changes: [{ operation: 'update_page', page: 'big', document: { markdown: lines('r') } }],
+    });
     expect(w.status, JSON.stringify(w.body).slice(0, 300)).toBe(200);
     await editContent(m, s, (d) => d.updatePage('big', { markdown: `${lines('l')}\nmain` }));
     const order: string[] = [];
@@ -245,7 +303,9 @@ describe('merging pages whose lines changed on both sides', () => {
     // Small texts still merge line by line.
     await editContent(m, s, (d) => d.insertPage(null, { id: 'small', title: 'Small', markdown: 'one\ntwo\nthree' }));
     const c2 = (await call('POST', `/v1/spaces/${s}/change-requests`, { subject: 'Small' })).body;
-    await call('POST', `/v1/spaces/${s}/change-requests/${c2.id}/content`, { changes: [{ operation: 'update_page', page: 'small', document: { markdown: 'one\ntwo\nthree!' } }] });
+    await call('POST', `/v1/spaces/${s}/change-requests/${c2.id}/content`, {
+      changes: [{ operation: 'update_page', page: 'small', document: { markdown: 'one\ntwo\nthree!' } }],
+    });
     await editContent(m, s, (d) => d.updatePage('small', { markdown: 'one!\ntwo\nthree' }));
     expect((await call('POST', `/v1/spaces/${s}/change-requests/${c2.id}/merge`)).status).toBe(200);
     expect((await call('GET', `/v1/spaces/${s}/content/page/small`)).body.markdown).toBe('one!\ntwo\nthree!');

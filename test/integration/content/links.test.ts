@@ -44,7 +44,12 @@ async function all(path: string, limit: number, token = org.adminToken) {
 /** A short, comparable description of a link item. */
 function describeItem(i: any): string {
   const tr = i.targetReference;
-  const target = tr.kind === 'page' ? `page:${tr.page.id}${tr.internalLocation ? `#${tr.internalLocation.anchor}` : ''}` : tr.kind === 'file' ? `file:${tr.file.id}` : `url:${tr.url}`;
+  const target =
+    tr.kind === 'page'
+      ? `page:${tr.page.id}${tr.internalLocation ? `#${tr.internalLocation.anchor}` : ''}`
+      : tr.kind === 'file'
+        ? `file:${tr.file.id}`
+        : `url:${tr.url}`;
   return `${i.status} ${i.relation} ${target} <- ${i.locationReferences.map((l: any) => l.page.id).join(',')}`;
 }
 
@@ -69,11 +74,16 @@ async function seedDocs() {
         '![A screenshot](.gitbook/assets/shot.png)',
       ].join('\n'),
     });
-    const guide = d.insertPage(null, { id: 'guide', title: 'Guide', markdown: 'See [install](install.md) and [configuration](setup.md#configure).' });
+    const guide = d.insertPage(null, {
+      id: 'guide',
+      title: 'Guide',
+      markdown: 'See [install](install.md) and [configuration](setup.md#configure).',
+    });
     d.insertPage(guide, {
       id: 'install',
       title: 'Install',
-      markdown: 'Read [setup](setup.md), go [back](../intro.md), visit [the site](https://example.com) or jump to [prerequisites](#prerequisites).',
+      markdown:
+        'Read [setup](setup.md), go [back](../intro.md), visit [the site](https://example.com) or jump to [prerequisites](#prerequisites).',
     });
     d.insertPage(guide, { id: 'setup', title: 'Setup', markdown: 'Nothing links out from here.' });
   });
@@ -108,7 +118,12 @@ describe('space links', () => {
     expect(target.page).toMatchObject({ id: 'install', title: 'Install', path: 'guide/install', type: 'document' });
     expect(target.page.pages).toBeUndefined();
     expect(target.organization).toMatchObject({ object: 'organization', id: org.orgId });
-    expect(target.space).toMatchObject({ object: 'space', id: spaceId, revision: space.body.revision, permissions: { view: true, admin: true } });
+    expect(target.space).toMatchObject({
+      object: 'space',
+      id: spaceId,
+      revision: space.body.revision,
+      permissions: { view: true, admin: true },
+    });
     expect(target.versionContext).toEqual({ type: 'revision', revision: space.body.revision });
     expect(pageItem.locationReferences.map((l: any) => [l.kind, l.page.id, l.page.path])).toEqual([
       ['page', 'intro', 'intro'],
@@ -160,7 +175,10 @@ describe('space links', () => {
 
     await editContent(t, spaceId, (d) => void d.deletePage('setup1'));
     const after = await get(`/v1/spaces/${spaceId}/links?status=broken`);
-    expect(after.body.items.map(describeItem).sort()).toEqual(['broken link url:/pages/setup1 <- home', 'broken link url:guide/setup.md <- home']);
+    expect(after.body.items.map(describeItem).sort()).toEqual([
+      'broken link url:/pages/setup1 <- home',
+      'broken link url:guide/setup.md <- home',
+    ]);
     expect(after.body.stats).toEqual({ total: 2, broken: { total: 2, changeRequest: 0 } });
     expect((await get(`/v1/spaces/${spaceId}/content/page/home/links?status=broken`)).body.count).toBe(2);
 
@@ -175,13 +193,26 @@ describe('space links', () => {
   it('resolves relative docs-as-code paths through nested folders, READMEs and ../', async () => {
     const spaceId = await createSpace();
     await editContent(t, spaceId, (d) => {
-      d.insertPage(null, { id: 'welcome', title: 'Welcome', markdown: '[Tuning](/platform/advanced/tuning) [Platform](platform/README.md)' });
-      const platform = d.insertPage(null, { id: 'platform', title: 'Platform', markdown: '[Advanced](advanced/README.md) [Tuning](./advanced/tuning.md)' });
-      const advanced = d.insertPage(platform, { id: 'advanced', title: 'Advanced', markdown: '[Tuning](tuning.md) [Up](../README.md) [Home](../../README.md)' });
+      d.insertPage(null, {
+        id: 'welcome',
+        title: 'Welcome',
+        markdown: '[Tuning](/platform/advanced/tuning) [Platform](platform/README.md)',
+      });
+      const platform = d.insertPage(null, {
+        id: 'platform',
+        title: 'Platform',
+        markdown: '[Advanced](advanced/README.md) [Tuning](./advanced/tuning.md)',
+      });
+      const advanced = d.insertPage(platform, {
+        id: 'advanced',
+        title: 'Advanced',
+        markdown: '[Tuning](tuning.md) [Up](../README.md) [Home](../../README.md)',
+      });
       d.insertPage(advanced, {
         id: 'tuning',
         title: 'Tuning',
-        markdown: '[Sibling folder](README.md) [Platform](../../platform/README.md) [Welcome](../../welcome.md) [Too far](../../../x.md) [Limits](limits.md)',
+        markdown:
+          '[Sibling folder](README.md) [Platform](../../platform/README.md) [Welcome](../../welcome.md) [Too far](../../../x.md) [Limits](limits.md)',
       });
       d.insertPage(advanced, { id: 'limits', title: 'Limits' });
     });
@@ -201,7 +232,11 @@ describe('page links', () => {
     const { spaceId } = await seedDocs();
     const r = await get(`/v1/spaces/${spaceId}/content/page/install/links`);
     expect(r.status).toBe(200);
-    expect(r.body.items.map(describeItem).sort()).toEqual(['ok link page:intro <- install', 'ok link page:setup <- install', 'ok link url:https://example.com <- install']);
+    expect(r.body.items.map(describeItem).sort()).toEqual([
+      'ok link page:intro <- install',
+      'ok link page:setup <- install',
+      'ok link url:https://example.com <- install',
+    ]);
     expect(r.body.stats).toEqual({ total: 3, broken: { total: 0, changeRequest: 0 } });
     const intro = await get(`/v1/spaces/${spaceId}/content/page/intro/links?status=broken`);
     expect(intro.body.items.map(describeItem)).toEqual(['broken link url:nowhere.md <- intro']);
@@ -229,7 +264,10 @@ describe('backlinks', () => {
     expect(ref.organization.id).toBe(org.orgId);
     expect(ref.versionContext.type).toBe('revision');
     // `guide` links to setup twice (with and without an anchor): listed once.
-    expect((await get(`/v1/spaces/${spaceId}/content/page/setup/backlinks`)).body.items.map((i: any) => i.page.id)).toEqual(['guide', 'install']);
+    expect((await get(`/v1/spaces/${spaceId}/content/page/setup/backlinks`)).body.items.map((i: any) => i.page.id)).toEqual([
+      'guide',
+      'install',
+    ]);
     // `install` links to itself with `#prerequisites`, which is not a backlink.
     expect((await get(`/v1/spaces/${spaceId}/content/page/intro/backlinks`)).body.items.map((i: any) => i.page.id)).toEqual(['install']);
     expect((await get(`/v1/spaces/${spaceId}/content/page/noSuchPage/backlinks`)).status).toBe(404);
@@ -253,14 +291,24 @@ describe('backlinks', () => {
     await editContent(t, spaceId, (d) => {
       d.insertPage(null, { id: 'shows', title: 'Shows', markdown: '![Diagram](.gitbook/assets/diagram.png)' });
       d.insertPage(null, { id: 'links', title: 'Links', markdown: `[Download the diagram](/files/${diagram})` });
-      d.insertPage(null, { id: 'embeds', title: 'Embeds', markdown: '{% file src=".gitbook/assets/manual.pdf" %}\nThe manual\n{% endfile %}' });
-      d.insertPage(null, { id: 'unrelated', title: 'Unrelated', markdown: '[Elsewhere](https://example.com) ![Gone](.gitbook/assets/gone.png)' });
+      d.insertPage(null, {
+        id: 'embeds',
+        title: 'Embeds',
+        markdown: '{% file src=".gitbook/assets/manual.pdf" %}\nThe manual\n{% endfile %}',
+      });
+      d.insertPage(null, {
+        id: 'unrelated',
+        title: 'Unrelated',
+        markdown: '[Elsewhere](https://example.com) ![Gone](.gitbook/assets/gone.png)',
+      });
     });
     const r = await get(`/v1/spaces/${spaceId}/content/files/${diagram}/backlinks`);
     expect(r.status).toBe(200);
     expect(r.body.items.map((i: any) => i.page.id)).toEqual(['links', 'shows']);
     expect(r.body.items[0]).toMatchObject({ kind: 'page', space: { id: spaceId }, organization: { id: org.orgId } });
-    expect((await get(`/v1/spaces/${spaceId}/content/files/${manual}/backlinks`)).body.items.map((i: any) => i.page.id)).toEqual(['embeds']);
+    expect((await get(`/v1/spaces/${spaceId}/content/files/${manual}/backlinks`)).body.items.map((i: any) => i.page.id)).toEqual([
+      'embeds',
+    ]);
     const links = await get(`/v1/spaces/${spaceId}/links`);
     expect(links.body.items.map(describeItem).sort()).toEqual(
       [
@@ -280,7 +328,11 @@ describe('backlinks', () => {
     expect((await get(`/v1/spaces/${spaceId}/content/files/${diagram}/backlinks`)).status).toBe(404);
     const broken = await get(`/v1/spaces/${spaceId}/links?status=broken`);
     expect(broken.body.items.map(describeItem).sort()).toEqual(
-      ['broken image url:.gitbook/assets/diagram.png <- shows', 'broken image url:.gitbook/assets/gone.png <- unrelated', `broken link url:/files/${diagram} <- links`].sort(),
+      [
+        'broken image url:.gitbook/assets/diagram.png <- shows',
+        'broken image url:.gitbook/assets/gone.png <- unrelated',
+        `broken link url:/files/${diagram} <- links`,
+      ].sort(),
     );
   });
 });
@@ -290,7 +342,8 @@ describe('pagination', () => {
     const spaceId = await createSpace();
     await editContent(t, spaceId, (d) => {
       d.insertPage(null, { id: 'hub', title: 'Hub' });
-      for (let i = 0; i < 7; i++) d.insertPage(null, { id: `p${i}`, title: `Page ${i}`, markdown: `[hub](hub.md) [site ${i}](https://site${i}.example)` });
+      for (let i = 0; i < 7; i++)
+        d.insertPage(null, { id: `p${i}`, title: `Page ${i}`, markdown: `[hub](hub.md) [site ${i}](https://site${i}.example)` });
     });
     const everything = await get(`/v1/spaces/${spaceId}/links`);
     expect(everything.body.count).toBe(8);
@@ -310,7 +363,9 @@ describe('pagination', () => {
     expect(rest.body.items.map(describeItem)).toEqual(everything.body.items.map(describeItem).slice(3));
     expect(rest.body.items.map(describeItem).some((d: string) => seen.includes(d))).toBe(false);
     expect(rest.body.count).toBe(9);
-    expect((await get(`/v1/spaces/${spaceId}/links?limit=3`)).body.items.map(describeItem)[0]).toBe('ok link url:https://aaa.example <- early');
+    expect((await get(`/v1/spaces/${spaceId}/links?limit=3`)).body.items.map(describeItem)[0]).toBe(
+      'ok link url:https://aaa.example <- early',
+    );
 
     const backlinks = await all(`/v1/spaces/${spaceId}/content/page/hub/backlinks`, 2);
     expect(backlinks.map((i: any) => i.page.id)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6']);

@@ -9,10 +9,15 @@ let spaceId: string;
 beforeAll(async () => {
   t = await startTestApp();
   org = await t.seedOrg();
-  spaceId = (await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Handbook', empty: true } })).body.id;
+  spaceId = (await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Handbook', empty: true } })).body
+    .id;
   const fileId = await addFile(t, spaceId, 'logo.png', 'image/png', PNG_2x1);
   await editContent(t, spaceId, (d) => {
-    const intro = d.insertPage(null, { id: 'introPage', title: 'Introduction', markdown: `Welcome. See [setup](/pages/setupPage#step-2).\n\n![Logo](/files/${fileId})` });
+    const intro = d.insertPage(null, {
+      id: 'introPage',
+      title: 'Introduction',
+      markdown: `Welcome. See [setup](/pages/setupPage#step-2).\n\n![Logo](/files/${fileId})`,
+    });
     d.insertPage(intro, { id: 'setupPage', title: 'Setup', markdown: '## Step 1\n\nInstall.\n\n## Step 2\n\n```bash\nnpm ci\n```' });
   });
 });

@@ -49,7 +49,8 @@ async function settle(location: string, app: TestApp = t, token = org.adminToken
   );
 }
 
-const tree = async (spaceId: string, app: TestApp = t) => (await api('GET', `/v1/spaces/${spaceId}/content/pages`, undefined, app)).body.pages;
+const tree = async (spaceId: string, app: TestApp = t) =>
+  (await api('GET', `/v1/spaces/${spaceId}/content/pages`, undefined, app)).body.pages;
 const outline = (pages: any[]): unknown[] => pages.map((p) => [p.type, p.title, ...(p.pages?.length ? [outline(p.pages)] : [])]);
 const pageByTitle = (pages: any[], title: string): any => {
   for (const p of pages) {
@@ -85,7 +86,11 @@ describe('import', () => {
     const info = await api('GET', `/v1/spaces/${s}/git/info`);
     expect(info.status).toBe(200);
     assertMatchesSpec('GET', '/spaces/{spaceId}/git/info', 200, info.body);
-    expect(info.body).toMatchObject({ repoName: 'docs-root', url: 'https://git.example.com/acme/docs-root/tree/main', operation: { state: 'success', direction: 'import' } });
+    expect(info.body).toMatchObject({
+      repoName: 'docs-root',
+      url: 'https://git.example.com/acme/docs-root/tree/main',
+      operation: { state: 'success', direction: 'import' },
+    });
     const space = (await api('GET', `/v1/spaces/${s}`)).body;
     expect(space.gitSync.url).toBe('https://git.example.com/acme/docs-root/tree/main');
     const content = (await api('GET', `/v1/spaces/${s}/content`)).body;
@@ -99,10 +104,31 @@ describe('import', () => {
     const pages = await tree(s);
     expect(outline(pages)).toEqual([
       ['document', 'Welcome'],
-      ['document', 'Getting started', [['document', 'Installation'], ['document', 'Configuration', [['document', 'Environment variables']]]]],
+      [
+        'document',
+        'Getting started',
+        [
+          ['document', 'Installation'],
+          ['document', 'Configuration', [['document', 'Environment variables']]],
+        ],
+      ],
       ['document', 'FAQ'],
-      ['group', 'Guides', [['document', 'Writing pages'], ['document', 'Images & files']]],
-      ['group', 'Reference', [['document', 'API', [['document', 'Authentication']]], ['document', 'Changelog']]],
+      [
+        'group',
+        'Guides',
+        [
+          ['document', 'Writing pages'],
+          ['document', 'Images & files'],
+        ],
+      ],
+      [
+        'group',
+        'Reference',
+        [
+          ['document', 'API', [['document', 'Authentication']]],
+          ['document', 'Changelog'],
+        ],
+      ],
     ]);
     const install = pageByTitle(pages, 'Installation');
     const page = (await api('GET', `/v1/spaces/${s}/content/page/${install.id}`)).body;
@@ -161,7 +187,9 @@ describe('export and round trips', () => {
     await run('import', s, { url, ref: 'refs/heads/main' });
     const faq = pageByTitle(await tree(s), 'FAQ');
     const cr = (await api('POST', `/v1/spaces/${s}/change-requests`, { subject: 'Edit FAQ' })).body;
-    await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/content`, { changes: [{ operation: 'update_page', page: faq.id, document: { markdown: 'Edited in the docs platform.\n' } }] });
+    await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/content`, {
+      changes: [{ operation: 'update_page', page: faq.id, document: { markdown: 'Edited in the docs platform.\n' } }],
+    });
     expect((await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/merge`)).status).toBe(200);
     const op = await run('export', s, { url, ref: 'refs/heads/main', commitMessage: 'Update FAQ' });
     expect(op.status, op.error).toBe('succeeded');
@@ -216,7 +244,9 @@ describe('export and round trips', () => {
     const elsewhere = (await gitCli(['rev-parse', 'HEAD'], clone)).trim();
     const faq = pageByTitle(await tree(s), 'FAQ');
     const cr = (await api('POST', `/v1/spaces/${s}/change-requests`, { subject: 'x' })).body;
-    await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/content`, { changes: [{ operation: 'update_page', page: faq.id, title: 'Frequently asked' }] });
+    await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/content`, {
+      changes: [{ operation: 'update_page', page: faq.id, title: 'Frequently asked' }],
+    });
     await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/merge`);
     const refused = await run('export', s, { url, ref: 'refs/heads/main', commitMessage: 'Rename FAQ' });
     expect(refused.status).toBe('failed');
@@ -243,8 +273,14 @@ describe('ordering by timestamp', () => {
       const o = await app.seedOrg();
       const s = await newSpace(app, o.adminToken, o.orgId);
       // Newer first, older second: both accepted at once (204), neither run yet.
-      const newer = await app.api('POST', `/v1/spaces/${s}/git/import`, { token: o.adminToken, body: { url: url2, ref: 'refs/heads/v2', timestamp: '2026-01-02T00:00:00Z' } });
-      const older = await app.api('POST', `/v1/spaces/${s}/git/import`, { token: o.adminToken, body: { url, ref: 'refs/heads/v1', timestamp: '2026-01-01T00:00:00Z' } });
+      const newer = await app.api('POST', `/v1/spaces/${s}/git/import`, {
+        token: o.adminToken,
+        body: { url: url2, ref: 'refs/heads/v2', timestamp: '2026-01-02T00:00:00Z' },
+      });
+      const older = await app.api('POST', `/v1/spaces/${s}/git/import`, {
+        token: o.adminToken,
+        body: { url, ref: 'refs/heads/v1', timestamp: '2026-01-01T00:00:00Z' },
+      });
       expect([newer.status, older.status]).toEqual([204, 204]);
       app.startWorkers(['git']);
       const a = await settle(newer.headers.get('location')!, app, o.adminToken);
@@ -255,11 +291,19 @@ describe('ordering by timestamp', () => {
       const pages = (await app.api('GET', `/v1/spaces/${s}/content/pages`, { token: o.adminToken })).body.pages;
       expect(pages.map((p: any) => p.title)).toEqual(['Version two']);
       // `force` applies an older import anyway.
-      const forced = await app.api('POST', `/v1/spaces/${s}/git/import`, { token: o.adminToken, body: { url, ref: 'refs/heads/v1', timestamp: '2026-01-01T00:00:00Z', force: true } });
+      const forced = await app.api('POST', `/v1/spaces/${s}/git/import`, {
+        token: o.adminToken,
+        body: { url, ref: 'refs/heads/v1', timestamp: '2026-01-01T00:00:00Z', force: true },
+      });
       expect((await settle(forced.headers.get('location')!, app, o.adminToken)).status).toBe('succeeded');
-      expect((await app.api('GET', `/v1/spaces/${s}/content/pages`, { token: o.adminToken })).body.pages.map((p: any) => p.title)).toEqual(['Version one']);
+      expect((await app.api('GET', `/v1/spaces/${s}/content/pages`, { token: o.adminToken })).body.pages.map((p: any) => p.title)).toEqual([
+        'Version one',
+      ]);
       // An operation without a timestamp, or a newer one, still runs.
-      const later = await app.api('POST', `/v1/spaces/${s}/git/import`, { token: o.adminToken, body: { url, ref: 'refs/heads/v1', timestamp: '2026-01-03T00:00:00Z' } });
+      const later = await app.api('POST', `/v1/spaces/${s}/git/import`, {
+        token: o.adminToken,
+        body: { url, ref: 'refs/heads/v1', timestamp: '2026-01-03T00:00:00Z' },
+      });
       expect((await settle(later.headers.get('location')!, app, o.adminToken)).status).toBe('succeeded');
     } finally {
       await app.close();
@@ -282,7 +326,13 @@ describe('credentials', () => {
       const denied = await run('import', s, { url: plain, ref: 'refs/heads/main' }, app, o.adminToken);
       expect(denied.status).toBe('failed');
       expect(denied.error).toMatch(/Authentication .* failed/);
-      const wrong = await run('import', s, { url: plain.replace('http://', 'http://deploy-bot:wrong@'), ref: 'refs/heads/main' }, app, o.adminToken);
+      const wrong = await run(
+        'import',
+        s,
+        { url: plain.replace('http://', 'http://deploy-bot:wrong@'), ref: 'refs/heads/main' },
+        app,
+        o.adminToken,
+      );
       expect(wrong.status).toBe('failed');
       expect(wrong.error).toMatch(/Authentication .* failed/);
       // With them it works, for import and export.
@@ -292,7 +342,8 @@ describe('credentials', () => {
       expect(exp.status, exp.error).toBe('succeeded');
       expect(locked.requests.some((r) => r.authorization?.startsWith('Basic '))).toBe(true);
 
-      const leaks = (text: string) => text.includes(secret.password) || text.includes(Buffer.from(`${secret.username}:${secret.password}`).toString('base64'));
+      const leaks = (text: string) =>
+        text.includes(secret.password) || text.includes(Buffer.from(`${secret.username}:${secret.password}`).toString('base64'));
       // Not in any log line (debug level), response, stored row or Redis job.
       expect(app.logs.length).toBeGreaterThan(10);
       expect(app.logs.filter(leaks)).toEqual([]);
@@ -341,14 +392,23 @@ describe('failures leave the space unchanged', () => {
       const good = await g.createRepo('failures-good', { files: { 'README.md': '# Hi\n' } });
       await expectFailed({ url: good, ref: 'refs/heads/does-not-exist' }, /no branch "does-not-exist"/);
       await expectFailed({ url: `${g.url}/no-such-repo.git`, ref: 'refs/heads/main' }, /not found|answered HTTP|Could not/);
-      const malformed = await g.createRepo('malformed', { files: { 'README.md': '# Hi\n', 'SUMMARY.md': '# Table of contents\n\n* [Missing](missing.md)\n' } });
+      const malformed = await g.createRepo('malformed', {
+        files: { 'README.md': '# Hi\n', 'SUMMARY.md': '# Table of contents\n\n* [Missing](missing.md)\n' },
+      });
       await expectFailed({ url: malformed, ref: 'refs/heads/main' }, /not a valid docs repository/);
-      const escaping = await g.createRepo('escaping', { files: { 'README.md': '# Hi\n', 'SUMMARY.md': '# Table of contents\n\n* [Passwd](../../etc/passwd.md)\n' } });
+      const escaping = await g.createRepo('escaping', {
+        files: { 'README.md': '# Hi\n', 'SUMMARY.md': '# Table of contents\n\n* [Passwd](../../etc/passwd.md)\n' },
+      });
       await expectFailed({ url: escaping, ref: 'refs/heads/main' }, /not a valid docs repository/);
-      const big = await g.createRepo('big', { files: { 'README.md': '# Big\n\n![x](.gitbook/assets/big.bin)\n', '.gitbook/assets/big.bin': Buffer.alloc(60_000, 7) } });
+      const big = await g.createRepo('big', {
+        files: { 'README.md': '# Big\n\n![x](.gitbook/assets/big.bin)\n', '.gitbook/assets/big.bin': Buffer.alloc(60_000, 7) },
+      });
       await expectFailed({ url: big, ref: 'refs/heads/main' }, /over the limit of 40000 bytes/);
       // Refused at once (400): a project directory escaping the repository, a bad ref.
-      const r1 = await app.api('POST', `/v1/spaces/${s}/git/import`, { token: o.adminToken, body: { url: good, ref: 'refs/heads/main', repoProjectDirectory: '../outside' } });
+      const r1 = await app.api('POST', `/v1/spaces/${s}/git/import`, {
+        token: o.adminToken,
+        body: { url: good, ref: 'refs/heads/main', repoProjectDirectory: '../outside' },
+      });
       expect(r1.status).toBe(400);
       expect(r1.body.error.message).toContain('repoProjectDirectory');
       const r2 = await app.api('POST', `/v1/spaces/${s}/git/import`, { token: o.adminToken, body: { url: good, ref: 'main' } });
@@ -387,7 +447,10 @@ describe('failures leave the space unchanged', () => {
   it('needs edit to sync, read to see git info; deleting the installation is for admins and idempotent', async () => {
     const s = await newSpace();
     const reader = await t.seedUser(org.orgId, 'read');
-    expect((await t.api('POST', `/v1/spaces/${s}/git/import`, { token: reader.token, body: { url: `${g.url}/x.git`, ref: 'refs/heads/main' } })).status).toBe(403);
+    expect(
+      (await t.api('POST', `/v1/spaces/${s}/git/import`, { token: reader.token, body: { url: `${g.url}/x.git`, ref: 'refs/heads/main' } }))
+        .status,
+    ).toBe(403);
     expect((await t.api('GET', `/v1/spaces/${s}/git/info`, { token: org.adminToken })).status).toBe(404);
     const url = await g.createRepo('legacy', { files: { 'README.md': '# Legacy\n' } });
     await run('import', s, { url, ref: 'refs/heads/main' });
@@ -416,7 +479,9 @@ describe('review fixes', () => {
     expect((await t.app.db.query('SELECT last_commit FROM git_sync_state WHERE space_id = $1', [s])).rows[0].last_commit).toBe(synced);
     const faq = pageByTitle(await tree(s), 'FAQ');
     const cr = (await api('POST', `/v1/spaces/${s}/change-requests`, { subject: 'x' })).body;
-    await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/content`, { changes: [{ operation: 'update_page', page: faq.id, title: 'FAQ 2' }] });
+    await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/content`, {
+      changes: [{ operation: 'update_page', page: faq.id, title: 'FAQ 2' }],
+    });
     await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/merge`);
     const exp = await run('export', s, { url, ref: 'refs/heads/main', commitMessage: 'x' });
     expect(exp.status).toBe('failed');
@@ -427,14 +492,23 @@ describe('review fixes', () => {
     const app = await startTestApp({ workers: ['git'], env: { GIT_MAX_FILE_BYTES: '40000' } });
     try {
       const o = await app.seedOrg();
-      const url = await g.createRepo('big-elsewhere', { files: { 'README.md': '# Hi\n\nHello.\n', 'SUMMARY.md': '# Table of contents\n\n* [Hi](README.md)\n', 'assets-raw/video.bin': Buffer.alloc(60_000, 1) } });
+      const url = await g.createRepo('big-elsewhere', {
+        files: {
+          'README.md': '# Hi\n\nHello.\n',
+          'SUMMARY.md': '# Table of contents\n\n* [Hi](README.md)\n',
+          'assets-raw/video.bin': Buffer.alloc(60_000, 1),
+        },
+      });
       const s = await newSpace(app, o.adminToken, o.orgId);
       // The unlisted binary is neither a page nor an asset: not read, not a reason to fail.
       const imp = await run('import', s, { url, ref: 'refs/heads/main' }, app, o.adminToken);
       expect(imp.status, imp.error).toBe('succeeded');
       const faq = pageByTitle((await app.api('GET', `/v1/spaces/${s}/content/pages`, { token: o.adminToken })).body.pages, 'Hi');
       const cr = (await app.api('POST', `/v1/spaces/${s}/change-requests`, { token: o.adminToken, body: { subject: 'x' } })).body;
-      await app.api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/content`, { token: o.adminToken, body: { changes: [{ operation: 'update_page', page: faq.id, document: { markdown: 'Changed.\n' } }] } });
+      await app.api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/content`, {
+        token: o.adminToken,
+        body: { changes: [{ operation: 'update_page', page: faq.id, document: { markdown: 'Changed.\n' } }] },
+      });
       await app.api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/merge`, { token: o.adminToken });
       const exp = await run('export', s, { url, ref: 'refs/heads/main', commitMessage: 'Change' }, app, o.adminToken);
       expect(exp.status, exp.error).toBe('succeeded');
@@ -442,7 +516,10 @@ describe('review fixes', () => {
       const clone = await g.clone('big-elsewhere');
       expect((await readFile(path.join(clone, 'assets-raw', 'video.bin'))).length).toBe(60_000);
       expect(await readFile(path.join(clone, 'README.md'), 'utf8')).toContain('Changed.');
-      const bad = await app.api('POST', `/v1/spaces/${s}/git/import`, { token: o.adminToken, body: { url, ref: 'refs/heads/main', repoTreeURL: 'https://user:pw@git.example.com/x' } });
+      const bad = await app.api('POST', `/v1/spaces/${s}/git/import`, {
+        token: o.adminToken,
+        body: { url, ref: 'refs/heads/main', repoTreeURL: 'https://user:pw@git.example.com/x' },
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.error.message).toContain('body.repoTreeURL');
     } finally {

@@ -35,7 +35,7 @@ describe('path ids are ids', () => {
       const names = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
       for (const name of names) {
         for (const bad of TAMPERED) {
-          const path = r.path.replace(/:(\w+)/g, (_, n: string) => (n === name ? bad : ids[n] ?? 'x'));
+          const path = r.path.replace(/:(\w+)/g, (_, n: string) => (n === name ? bad : (ids[n] ?? 'x')));
           const res = await raw(r.method, path, r.method === 'GET' || r.method === 'DELETE' ? undefined : {});
           const what = `${r.method} ${path} -> ${res.status} ${res.text.slice(0, 200)}`;
           expect([400, 404], what).toContain(res.status);
@@ -51,9 +51,15 @@ describe('path ids are ids', () => {
     const { spaceId, commentId, changeRequestId } = ids;
     for (const bad of ['..', '%2e%2e', '%2E%2E', '.%2E']) {
       expect((await raw('DELETE', `/v1/spaces/${spaceId}/comments/${bad}`)).status).toBe(404);
-      expect((await raw('PUT', `/v1/spaces/${spaceId}/comments/${commentId}/replies/${bad}`, { body: { markdown: 'Hijacked' } })).status).toBe(404);
-      expect((await raw('POST', `/v1/spaces/${spaceId}/change-requests/${bad}/comments`, { body: { markdown: 'Posted on main?' } })).status).toBe(404);
-      expect((await raw('POST', `/v1/spaces/${spaceId}/change-requests/${changeRequestId}/${bad}/comments`, { body: { markdown: 'x' } })).status).toBe(404);
+      expect(
+        (await raw('PUT', `/v1/spaces/${spaceId}/comments/${commentId}/replies/${bad}`, { body: { markdown: 'Hijacked' } })).status,
+      ).toBe(404);
+      expect(
+        (await raw('POST', `/v1/spaces/${spaceId}/change-requests/${bad}/comments`, { body: { markdown: 'Posted on main?' } })).status,
+      ).toBe(404);
+      expect(
+        (await raw('POST', `/v1/spaces/${spaceId}/change-requests/${changeRequestId}/${bad}/comments`, { body: { markdown: 'x' } })).status,
+      ).toBe(404);
     }
     // The space is alive, the comment unchanged, and main got no comment.
     const space = await t.api('GET', `/v1/spaces/${spaceId}`, { token: org.adminToken });
@@ -127,7 +133,8 @@ describe('no 5xx from races and odd content', () => {
 
   it('soft-deletes under concurrent calls without a 500', async () => {
     const spaces = [];
-    for (let i = 0; i < 6; i++) spaces.push((await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: `Del ${i}` } })).body.id);
+    for (let i = 0; i < 6; i++)
+      spaces.push((await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: `Del ${i}` } })).body.id);
     const calls = spaces.flatMap((id) => [1, 2, 3].map(() => t.api('DELETE', `/v1/spaces/${id}`, { token: org.adminToken })));
     const statuses = (await Promise.all(calls)).map((r) => r.status);
     expect(statuses.every((s) => s === 204)).toBe(true);
@@ -137,12 +144,14 @@ describe('no 5xx from races and odd content', () => {
   it('duplicates a space while its source is reindexed, without a foreign-key 500', async () => {
     const s = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Source' } });
     await editContent(t, s.body.id, (d) => {
-      for (let i = 0; i < 40; i++) d.insertPage(null, { title: `Page ${i}`, markdown: `# Page ${i}\n\nalpha beta ${i}\n\n## Part\n\nmore ${i}\n` });
+      for (let i = 0; i < 40; i++)
+        d.insertPage(null, { title: `Page ${i}`, markdown: `# Page ${i}\n\nalpha beta ${i}\n\n## Part\n\nmore ${i}\n` });
     });
     for (let round = 0; round < 10; round++) {
       // New pages: their index rows appear while the copy runs (sections of a page the copy did not see).
       const edit = editContent(t, s.body.id, (d) => {
-        for (let i = 0; i < 30; i++) d.insertPage(null, { title: `New ${round}-${i}`, markdown: `# New\n\nnew words ${round}\n\n## A\n\na\n\n## B\n\nb\n` });
+        for (let i = 0; i < 30; i++)
+          d.insertPage(null, { title: `New ${round}-${i}`, markdown: `# New\n\nnew words ${round}\n\n## A\n\na\n\n## B\n\nb\n` });
       });
       const search = t.api('GET', `/v1/spaces/${s.body.id}/search?query=words`, { token: org.adminToken });
       const dup = t.api('POST', `/v1/spaces/${s.body.id}/duplicate`, { token: org.adminToken });

@@ -25,7 +25,21 @@ function rng(seed: number) {
   };
 }
 
-const ODD_IDS = ['x'.repeat(129), '%25', '%25zz', '0', '-', '__proto__', 'constructor', '%F0%9F%98%80', '%E2%80%AE', "'%3B--", 'a%20b', '%C3%28', '%ff'];
+const ODD_IDS = [
+  'x'.repeat(129),
+  '%25',
+  '%25zz',
+  '0',
+  '-',
+  '__proto__',
+  'constructor',
+  '%F0%9F%98%80',
+  '%E2%80%AE',
+  "'%3B--",
+  'a%20b',
+  '%C3%28',
+  '%ff',
+];
 const ODD_VALUES = [
   '',
   'x'.repeat(20_000),
@@ -44,8 +58,35 @@ const ODD_VALUES = [
   Buffer.from('{"after":"\'--"}').toString('base64url'),
   'bogus-cursor',
 ];
-const WRONG_TYPES: unknown[] = [null, 0, -1, 1e308, true, [], {}, [[[]]], 'x'.repeat(200_000), { object: 'document', nodes: [null] }, '\u0000', '__proto__'];
-const MALFORMED_BODIES = ['{', '}', 'nul', '"unterminated', '[1,2', '{"a":}', '1e999', '\u0000', '{"__proto__":{"admin":true}}', '[]', 'null', '"text"', '123'];
+const WRONG_TYPES: unknown[] = [
+  null,
+  0,
+  -1,
+  1e308,
+  true,
+  [],
+  {},
+  [[[]]],
+  'x'.repeat(200_000),
+  { object: 'document', nodes: [null] },
+  '\u0000',
+  '__proto__',
+];
+const MALFORMED_BODIES = [
+  '{',
+  '}',
+  'nul',
+  '"unterminated',
+  '[1,2',
+  '{"a":}',
+  '1e999',
+  '\u0000',
+  '{"__proto__":{"admin":true}}',
+  '[]',
+  'null',
+  '"text"',
+  '123',
+];
 
 function deepJson(depth: number): string {
   return '['.repeat(depth) + ']'.repeat(depth);
@@ -59,7 +100,7 @@ function bodyKeys(r: RouteDef): string[] {
 
 function fill(path: string, override?: [string, string]) {
   return path
-    .replace(/:(\w+)/g, (_, n: string) => (override && override[0] === n ? override[1] : ids[n] ?? 'x'))
+    .replace(/:(\w+)/g, (_, n: string) => (override && override[0] === n ? override[1] : (ids[n] ?? 'x')))
     .replace('*', override?.[0] === '*' ? override[1] : 'a/b');
 }
 
@@ -73,7 +114,7 @@ interface Case {
 
 function casesFor(r: RouteDef, rand: () => number): Case[] {
   const out: Case[] = [];
-  const pick = <T,>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
+  const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
   const withBody = r.method !== 'GET' && r.method !== 'DELETE';
   const base = fill(r.path);
   // Odd ids in each parameter.
@@ -88,7 +129,11 @@ function casesFor(r: RouteDef, rand: () => number): Case[] {
       out.push({ method: r.method, path: `${base}?${key}=${encodeURIComponent(pick(ODD_VALUES))}`, body: withBody ? '{}' : undefined });
     }
   }
-  out.push({ method: r.method, path: `${base}?limit=0` }, { method: r.method, path: `${base}?limit=1001` }, { method: r.method, path: `${base}?limit=-5` });
+  out.push(
+    { method: r.method, path: `${base}?limit=0` },
+    { method: r.method, path: `${base}?limit=1001` },
+    { method: r.method, path: `${base}?limit=-5` },
+  );
   out.push({ method: r.method, path: `${base}?page=${'A'.repeat(3000)}` });
   if (withBody) {
     for (const b of MALFORMED_BODIES) out.push({ method: r.method, path: base, body: b });

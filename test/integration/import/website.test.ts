@@ -31,11 +31,17 @@ const SITE: Record<string, { type: string; body: string | Buffer }> = {
   '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nDisallow: /docs/private\n' },
   '/docs/': {
     type: 'text/html; charset=utf-8',
-    body: layout('Acme Docs', '<h1>Acme Docs</h1><p>Welcome to Acme. Start with <a href="guide/install#requirements">the requirements</a>.</p>'),
+    body: layout(
+      'Acme Docs',
+      '<h1>Acme Docs</h1><p>Welcome to Acme. Start with <a href="guide/install#requirements">the requirements</a>.</p>',
+    ),
   },
   '/docs/guide/': {
     type: 'text/html',
-    body: layout('Guide | Acme', '<h1>Guide</h1><p>How to use Acme: <a href="install">install</a>, then <a href="configure">configure</a>.</p>'),
+    body: layout(
+      'Guide | Acme',
+      '<h1>Guide</h1><p>How to use Acme: <a href="install">install</a>, then <a href="configure">configure</a>.</p>',
+    ),
   },
   '/docs/guide/install': {
     type: 'text/html',
@@ -54,7 +60,10 @@ const SITE: Record<string, { type: string; body: string | Buffer }> = {
   },
   '/docs/guide/configure': {
     type: 'text/html',
-    body: layout(null, '<h1>Configuration</h1><p>Check the <a href="install#requirements">requirements</a> first. Use <code>acme.yaml</code>.</p>'),
+    body: layout(
+      null,
+      '<h1>Configuration</h1><p>Check the <a href="install#requirements">requirements</a> first. Use <code>acme.yaml</code>.</p>',
+    ),
   },
   '/docs/reference': {
     type: 'text/html',
@@ -221,7 +230,8 @@ describe('website import into a space', () => {
     expect(md).toContain(`[our blog](${site.url}/blog/post)`);
     expect(md).toContain(`[the missing page](${site.url}/docs/missing)`);
     // No navigation, header, footer, script, style, nor the title repeated as a heading.
-    for (const chrome of ['Site header text', 'Copyright', 'tracking script', 'color: red', 'Elsewhere', '# Installation']) expect(md).not.toContain(chrome);
+    for (const chrome of ['Site header text', 'Copyright', 'tracking script', 'color: red', 'Elsewhere', '# Installation'])
+      expect(md).not.toContain(chrome);
 
     const configureMd = await markdownOf(base, configure.id);
     expect(configureMd).toBe(`Check the [requirements](/pages/${install.id}#requirements) first. Use \`acme.yaml\`.`);
@@ -262,7 +272,10 @@ describe('website import into a change request', () => {
   it('writes the pages to the change request and leaves main untouched', async () => {
     const space = await newSpace();
     const cr = (await api('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Import the docs' })).body;
-    const r = await api('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content/import`, { url: `${site.url}/docs/guide/`, source: 'website' });
+    const r = await api('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content/import`, {
+      url: `${site.url}/docs/guide/`,
+      source: 'website',
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     const op = await settle(r.headers.get('location')!);
     expect(op).toMatchObject({ status: 'succeeded', target: { type: 'change-request', id: cr.id } });
@@ -285,12 +298,18 @@ describe('website import into a change request', () => {
     const space = await newSpace();
     const cr = (await api('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Archived' })).body;
     expect((await api('PATCH', `/v1/spaces/${space.id}/change-requests/${cr.id}`, { status: 'archived' })).status).toBe(200);
-    const r = await api('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/content/import`, { url: `${site.url}/docs/`, source: 'website' });
+    const r = await api('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/content/import`, {
+      url: `${site.url}/docs/`,
+      source: 'website',
+    });
     expect(r.status).toBe(409);
     expect(r.body.error.message).toContain('archived');
     const merged = (await api('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Merged' })).body;
     expect((await api('POST', `/v1/spaces/${space.id}/change-requests/${merged.id}/merge`)).status).toBe(200);
-    const m = await api('POST', `/v1/spaces/${space.id}/change-requests/${merged.id}/content/import`, { url: `${site.url}/docs/`, source: 'website' });
+    const m = await api('POST', `/v1/spaces/${space.id}/change-requests/${merged.id}/content/import`, {
+      url: `${site.url}/docs/`,
+      source: 'website',
+    });
     expect(m.status).toBe(409);
     expect(m.body.error.message).toContain('merged');
   });
@@ -320,12 +339,18 @@ describe('failures', () => {
       const s = (await strict.api('POST', `/v1/orgs/${o.orgId}/spaces`, { token: o.adminToken, body: { title: 'S' } })).body;
       const before = requested.length;
       // A literal loopback address is refused at once (400), before any operation exists.
-      const r = await strict.api('POST', `/v1/spaces/${s.id}/content/import`, { token: o.adminToken, body: { url: `${site.url}/docs/`, source: 'website' } });
+      const r = await strict.api('POST', `/v1/spaces/${s.id}/content/import`, {
+        token: o.adminToken,
+        body: { url: `${site.url}/docs/`, source: 'website' },
+      });
       expect(r.status).toBe(400);
       expect(r.body.error.message).toMatch(/body\.url: .*private and loopback addresses are not allowed/);
       // A name that resolves to loopback passes that check; the crawler's fetch refuses it at connect time.
       const host = (await import('node:os')).hostname();
-      const r2 = await strict.api('POST', `/v1/spaces/${s.id}/content/import`, { token: o.adminToken, body: { url: `http://${host}:${new URL(site.url).port}/docs/`, source: 'website' } });
+      const r2 = await strict.api('POST', `/v1/spaces/${s.id}/content/import`, {
+        token: o.adminToken,
+        body: { url: `http://${host}:${new URL(site.url).port}/docs/`, source: 'website' },
+      });
       expect(r2.status).toBe(201);
       const op = await settle(r2.headers.get('location')!, strict, o.adminToken);
       expect(op.status).toBe('failed');
@@ -342,7 +367,10 @@ describe('failures', () => {
     try {
       const o = await small.seedOrg();
       const s = (await small.api('POST', `/v1/orgs/${o.orgId}/spaces`, { token: o.adminToken, body: { title: 'S', empty: true } })).body;
-      const r = await small.api('POST', `/v1/spaces/${s.id}/content/import`, { token: o.adminToken, body: { url: `${site.url}/docs/`, source: 'website' } });
+      const r = await small.api('POST', `/v1/spaces/${s.id}/content/import`, {
+        token: o.adminToken,
+        body: { url: `${site.url}/docs/`, source: 'website' },
+      });
       const op = await settle(r.headers.get('location')!, small, o.adminToken);
       expect(op.result).toEqual({ revision: r.body.revision, importedResources: 3, totalResources: 3 });
       const got = (await small.api('GET', `/v1/spaces/${s.id}/content/pages`, { token: o.adminToken })).body.pages;

@@ -55,7 +55,8 @@ async function healthzWhileRunning(location: string | null) {
   return done;
 }
 
-const attempts = async (operationId: string) => (await t.app.db.query('SELECT attempts FROM operations WHERE id = $1', [operationId])).rows[0].attempts;
+const attempts = async (operationId: string) =>
+  (await t.app.db.query('SELECT attempts FROM operations WHERE id = $1', [operationId])).rows[0].attempts;
 
 const pdfText = (pdf: Buffer) =>
   new Promise<string>((resolve, reject) => {
@@ -144,7 +145,8 @@ describe('website import', () => {
     const deepHtml = `<html><body><main><h1>Deep</h1>${'<blockquote>'.repeat(20_000)}x${'</blockquote>'.repeat(20_000)}</main></body></html>`;
     const site = await serve((req, res) => {
       const pages: Record<string, string> = {
-        '/site/': '<html><head><title>Start</title></head><body><main><h1>Start</h1><a href="/site/ok.html">ok</a> <a href="/site/deep.html">deep</a></main></body></html>',
+        '/site/':
+          '<html><head><title>Start</title></head><body><main><h1>Start</h1><a href="/site/ok.html">ok</a> <a href="/site/deep.html">deep</a></main></body></html>',
         '/site/ok.html': '<html><head><title>Fine</title></head><body><main><h1>Fine</h1><p>Plain page.</p></main></body></html>',
         '/site/deep.html': deepHtml,
         '/deep/': deepHtml,
@@ -159,7 +161,10 @@ describe('website import', () => {
       const op = await healthzWhileRunning(r.headers.get('location'));
       expect(op.status, op.error).toBe('succeeded');
       expect(op.result).toMatchObject({ importedResources: 2, totalResources: 3 });
-      const titles = (await api('GET', `/v1/spaces/${s}/content/pages`)).body.pages.flatMap((p: any) => [p.title, ...(p.pages ?? []).map((c: any) => c.title)]);
+      const titles = (await api('GET', `/v1/spaces/${s}/content/pages`)).body.pages.flatMap((p: any) => [
+        p.title,
+        ...(p.pages ?? []).map((c: any) => c.title),
+      ]);
       expect(titles).toContain('Fine');
       expect(titles).not.toContain('Deep');
 

@@ -42,7 +42,10 @@ afterAll(async () => {
 });
 
 async function operation(t: TestApp, id: string) {
-  const { rows } = await t.app.db.query('SELECT status, attempts, error, result, lease_owner, lease_expires_at FROM operations WHERE id = $1', [id]);
+  const { rows } = await t.app.db.query(
+    'SELECT status, attempts, error, result, lease_owner, lease_expires_at FROM operations WHERE id = $1',
+    [id],
+  );
   return rows[0];
 }
 
@@ -67,7 +70,13 @@ async function dropQueueKeys(t: TestApp, queue: string) {
 }
 
 async function startImport(t: TestApp, token: string, orgId: string, repo: string) {
-  const url = await g.createRepo(repo, { files: { 'README.md': `# ${repo}\n\nHello.\n`, 'guide.md': '# Guide\n\nText.\n', 'SUMMARY.md': '* [Home](README.md)\n* [Guide](guide.md)\n' } });
+  const url = await g.createRepo(repo, {
+    files: {
+      'README.md': `# ${repo}\n\nHello.\n`,
+      'guide.md': '# Guide\n\nText.\n',
+      'SUMMARY.md': '* [Home](README.md)\n* [Guide](guide.md)\n',
+    },
+  });
   const commit = (await gitCli(['rev-parse', 'refs/heads/main'], path.join(g.root, `${repo}.git`))).trim();
   const spaceId = (await t.api('POST', `/v1/orgs/${orgId}/spaces`, { token, body: { title: repo, empty: true } })).body.id as string;
   const r = await t.api('POST', `/v1/spaces/${spaceId}/git/import`, { token, body: { url, ref: 'refs/heads/main' } });
@@ -95,7 +104,9 @@ describe('an operation running on a live worker', () => {
     gate = fetchGate();
     const { spaceId, commit, opId } = await startImport(t, org.adminToken, org.orgId, 'lost-job');
     // The worker is inside the import, waiting on the remote.
-    await waitFor(async () => gate!.held.length === 1 && (await operation(t, opId)).status === 'running', { what: 'the import to be fetching' });
+    await waitFor(async () => gate!.held.length === 1 && (await operation(t, opId)).status === 'running', {
+      what: 'the import to be fetching',
+    });
     const queue = t.app.jobs.queue('git');
     await dropQueueKeys(t, 'git');
     expect(await queue.getJob(opId)).toBeFalsy();
@@ -114,17 +125,23 @@ describe('an operation running on a live worker', () => {
     expect(gate.held).toHaveLength(1); // no second fetch
 
     gate.open();
-    const done = await waitFor(async () => {
-      const o = await operation(t, opId);
-      return o.status === 'succeeded' ? o : null;
-    }, { what: 'the import to succeed' });
+    const done = await waitFor(
+      async () => {
+        const o = await operation(t, opId);
+        return o.status === 'succeeded' ? o : null;
+      },
+      { what: 'the import to succeed' },
+    );
     expect(done.attempts).toBe(1);
     expect(done.lease_owner).toBeNull();
     // The waiting delivery looks again when the lease would have expired, finds the operation done.
-    const second = await waitFor(async () => {
-      const job = await queue.getJob(opId);
-      return (await job?.isCompleted()) ? job : null;
-    }, { what: 'the second delivery to complete', timeoutMs: 30_000 });
+    const second = await waitFor(
+      async () => {
+        const job = await queue.getJob(opId);
+        return (await job?.isCompleted()) ? job : null;
+      },
+      { what: 'the second delivery to complete', timeoutMs: 30_000 },
+    );
     expect(second!.returnvalue).toEqual({ alreadyFinished: true });
 
     const revisions = await revisionsOfCommit(t, spaceId, commit);
@@ -136,19 +153,25 @@ describe('an operation running on a live worker', () => {
   it('a second run of an import whose success was never recorded changes nothing', async () => {
     gate = null;
     const { spaceId, commit, opId } = await startImport(t, org.adminToken, org.orgId, 'lost-success');
-    const first = await waitFor(async () => {
-      const o = await operation(t, opId);
-      return o.status === 'succeeded' ? o : null;
-    }, { what: 'the import to succeed' });
+    const first = await waitFor(
+      async () => {
+        const o = await operation(t, opId);
+        return o.status === 'succeeded' ? o : null;
+      },
+      { what: 'the import to succeed' },
+    );
     const before = (await t.api('GET', `/v1/spaces/${spaceId}/content/pages`, { token: org.adminToken })).body;
 
     // The worker committed the revision, then died before writing success: the row still says running.
     await t.app.db.query(`UPDATE operations SET status = 'running', result = NULL, finished_at = NULL WHERE id = $1`, [opId]);
     // The reconciler sees its BullMQ job completed under an open operation and runs it again.
-    const again = await waitFor(async () => {
-      const o = await operation(t, opId);
-      return o.status === 'succeeded' ? o : null;
-    }, { what: 'the re-run to finish' });
+    const again = await waitFor(
+      async () => {
+        const o = await operation(t, opId);
+        return o.status === 'succeeded' ? o : null;
+      },
+      { what: 'the re-run to finish' },
+    );
     expect(again.attempts).toBe(2);
     expect(again.result).toEqual(first.result);
     expect(await revisionsOfCommit(t, spaceId, commit)).toEqual([first.result.revision]);
@@ -157,7 +180,10 @@ describe('an operation running on a live worker', () => {
 
   it('the reconciler re-enqueues a running operation missing from Redis only once its lease is stale', async () => {
     // An operation of a queue no worker here consumes, leased by a run elsewhere, its job lost.
-    const opId = await withTx(t.app.db, async (c) => (await createOperation(c, 'openapi.process', { organizationId: org.orgId, payload: { specId: newId() } })).id);
+    const opId = await withTx(
+      t.app.db,
+      async (c) => (await createOperation(c, 'openapi.process', { organizationId: org.orgId, payload: { specId: newId() } })).id,
+    );
     const claim = await claimOperation(t.app.db, opId, 'another-worker:1', 60_000);
     expect(claim.state).toBe('claimed');
     const queue = t.app.jobs.queue('openapi');
@@ -181,7 +207,9 @@ describe('a worker killed mid-job', () => {
   const STALLED_MS = 4000;
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ env: { JOB_LOCK_DURATION_MS: String(LOCK_MS), JOB_STALLED_INTERVAL_MS: String(STALLED_MS), RECONCILE_MIN_AGE_MS: '600000' } });
+    t = await startTestApp({
+      env: { JOB_LOCK_DURATION_MS: String(LOCK_MS), JOB_STALLED_INTERVAL_MS: String(STALLED_MS), RECONCILE_MIN_AGE_MS: '600000' },
+    });
   });
   afterAll(async () => {
     gate?.open();
@@ -196,7 +224,10 @@ describe('a worker killed mid-job', () => {
     try {
       const org = await t.seedOrg();
       const { spaceId, commit, opId } = await startImport(t, org.adminToken, org.orgId, 'killed-worker');
-      await waitFor(async () => gate!.held.length === 1 && (await operation(t, opId)).status === 'running', { what: 'the child worker to be fetching', timeoutMs: 60_000 });
+      await waitFor(async () => gate!.held.length === 1 && (await operation(t, opId)).status === 'running', {
+        what: 'the child worker to be fetching',
+        timeoutMs: 60_000,
+      });
       // A live worker beside it, then the one running the import dies without a word.
       t.startWorkers(['git']);
       child.kill('SIGKILL');
@@ -209,10 +240,13 @@ describe('a worker killed mid-job', () => {
       expect(takeoverMs).toBeLessThan(LOCK_MS + STALLED_MS + 2000);
 
       gate.open();
-      const done = await waitFor(async () => {
-        const o = await operation(t, opId);
-        return o.status === 'succeeded' ? o : null;
-      }, { what: 'the import to succeed on the other worker' });
+      const done = await waitFor(
+        async () => {
+          const o = await operation(t, opId);
+          return o.status === 'succeeded' ? o : null;
+        },
+        { what: 'the import to succeed on the other worker' },
+      );
       expect(done.attempts).toBe(2);
       expect(await revisionsOfCommit(t, spaceId, commit)).toEqual([done.result.revision]);
     } finally {

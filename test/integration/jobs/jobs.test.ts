@@ -41,7 +41,10 @@ describe('reconciler', () => {
     const org = await t.seedOrg();
     const created = [];
     for (const slug of ['one', 'two', 'three']) {
-      const r = await t.api('POST', `/v1/orgs/${org.orgId}/openapi`, { token: org.adminToken, body: { slug, source: { text: await fixture('petstore.yaml') } } });
+      const r = await t.api('POST', `/v1/orgs/${org.orgId}/openapi`, {
+        token: org.adminToken,
+        body: { slug, source: { text: await fixture('petstore.yaml') } },
+      });
       expect(r.status).toBe(201);
       created.push(r.headers.get('location')!.split('/').pop()!);
     }
@@ -67,8 +70,20 @@ describe('reconciler', () => {
     // The transaction of a request commits, then the process dies before queue.add().
     const opId = await withTx(t.app.db, async (c) => {
       const specId = newId();
-      const op = await createOperation(c, 'openapi.process', { organizationId: org.orgId, payload: { specId }, targetType: 'openapi-spec', targetId: specId });
-      await insertSpec(c, { id: specId, orgId: org.orgId, slug: 'orphan', sourceUrl: `${specs.url}/v31.json`, sourceText: null, operationId: op.id });
+      const op = await createOperation(c, 'openapi.process', {
+        organizationId: org.orgId,
+        payload: { specId },
+        targetType: 'openapi-spec',
+        targetId: specId,
+      });
+      await insertSpec(c, {
+        id: specId,
+        orgId: org.orgId,
+        slug: 'orphan',
+        sourceUrl: `${specs.url}/v31.json`,
+        sourceText: null,
+        operationId: op.id,
+      });
       return op.id;
     });
     expect(await t.app.jobs.queue('openapi').getJob(opId)).toBeFalsy();
@@ -97,18 +112,26 @@ describe('a worker stopped mid-job', () => {
     child.on('exit', () => (exited = true));
     try {
       const org = await t.seedOrg();
-      const r = await t.api('POST', `/v1/orgs/${org.orgId}/openapi`, { token: org.adminToken, body: { slug: 'crashy', source: { url: `${specs.url}/flaky/petstore.yaml` } } });
+      const r = await t.api('POST', `/v1/orgs/${org.orgId}/openapi`, {
+        token: org.adminToken,
+        body: { slug: 'crashy', source: { url: `${specs.url}/flaky/petstore.yaml` } },
+      });
       const opId = r.headers.get('location')!.split('/').pop()!;
       // The child worker took the job and hangs on the fetch (the flaky server never answers it).
-      await waitFor(async () => specs.hits.get('/flaky/petstore.yaml') === 1 && (await operationStatus(t, opId)).status === 'running', { what: 'child worker to start the job' });
+      await waitFor(async () => specs.hits.get('/flaky/petstore.yaml') === 1 && (await operationStatus(t, opId)).status === 'running', {
+        what: 'child worker to start the job',
+      });
       child.kill('SIGKILL');
       await waitFor(async () => exited, { what: 'child exit' });
 
       t.startWorkers(['openapi']);
-      const op = await waitFor(async () => {
-        const o = await operationStatus(t, opId);
-        return o.status === 'succeeded' ? o : null;
-      }, { what: 'operation to complete on the second worker' });
+      const op = await waitFor(
+        async () => {
+          const o = await operationStatus(t, opId);
+          return o.status === 'succeeded' ? o : null;
+        },
+        { what: 'operation to complete on the second worker' },
+      );
       expect(op.attempts).toBe(2);
       expect(specs.hits.get('/flaky/petstore.yaml')).toBe(2);
       const spec = await t.api('GET', `/v1/orgs/${org.orgId}/openapi/crashy`, { token: org.adminToken });
@@ -120,7 +143,10 @@ describe('a worker stopped mid-job', () => {
 
   it('a job failing with an unexpected error is retried with backoff, then fails visibly', async () => {
     const org = await t.seedOrg();
-    const r = await t.api('POST', `/v1/orgs/${org.orgId}/openapi`, { token: org.adminToken, body: { slug: 'broken-storage', source: { text: await fixture('petstore.yaml') } } });
+    const r = await t.api('POST', `/v1/orgs/${org.orgId}/openapi`, {
+      token: org.adminToken,
+      body: { slug: 'broken-storage', source: { text: await fixture('petstore.yaml') } },
+    });
     const opId = r.headers.get('location')!.split('/').pop()!;
     // Break storage for this run only: every put throws.
     const original = t.app.blobs.put.bind(t.app.blobs);
@@ -128,10 +154,13 @@ describe('a worker stopped mid-job', () => {
       throw new Error('disk full');
     };
     try {
-      const op = await waitFor(async () => {
-        const o = await operationStatus(t, opId);
-        return o.status === 'failed' ? o : null;
-      }, { what: 'failure after retries' });
+      const op = await waitFor(
+        async () => {
+          const o = await operationStatus(t, opId);
+          return o.status === 'failed' ? o : null;
+        },
+        { what: 'failure after retries' },
+      );
       expect(op.attempts).toBe(t.config.workers.attempts);
       expect(op.error).toBe('disk full');
       const spec = (await t.api('GET', `/v1/orgs/${org.orgId}/openapi/broken-storage`, { token: org.adminToken })).body;
@@ -147,7 +176,11 @@ describe('start-up', () => {
     const db = await createTestDatabase();
     try {
       const env = { DATABASE_URL: db.url, LOG_LEVEL: 'silent' };
-      const [a, b, c] = await Promise.all([runTs('src/cli.ts', ['migrate'], env), runTs('src/cli.ts', ['migrate'], env), runTs('src/cli.ts', ['migrate'], env)]);
+      const [a, b, c] = await Promise.all([
+        runTs('src/cli.ts', ['migrate'], env),
+        runTs('src/cli.ts', ['migrate'], env),
+        runTs('src/cli.ts', ['migrate'], env),
+      ]);
       expect([a.code, b.code, c.code], a.stderr + b.stderr + c.stderr).toEqual([0, 0, 0]);
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
@@ -171,7 +204,10 @@ describe('start-up', () => {
       expect(made).toHaveLength(1);
       expect(made[0]!.token).toMatch(/^dp_/);
       expect(await bootstrap(p1)).toBeNull();
-      const { rows } = await p1.query('SELECT (SELECT count(*) FROM users) AS u, (SELECT count(*) FROM organizations) AS o, (SELECT count(*) FROM members WHERE role = $1) AS a', ['admin']);
+      const { rows } = await p1.query(
+        'SELECT (SELECT count(*) FROM users) AS u, (SELECT count(*) FROM organizations) AS o, (SELECT count(*) FROM members WHERE role = $1) AS a',
+        ['admin'],
+      );
       expect(rows[0]).toEqual({ u: 1, o: 1, a: 1 });
     } finally {
       await p1.end();

@@ -32,14 +32,20 @@ beforeAll(async () => {
   const s = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Private plans', empty: true } });
   expect(s.body.visibility).toBe('private');
   privateSpace = s.body.id;
-  const imp = await t.api('POST', `/v1/spaces/${privateSpace}/content/import`, { token: org.adminToken, body: { source: 'website', url: 'http://127.0.0.1:9/plans' } });
+  const imp = await t.api('POST', `/v1/spaces/${privateSpace}/content/import`, {
+    token: org.adminToken,
+    body: { source: 'website', url: 'http://127.0.0.1:9/plans' },
+  });
   expect(imp.status).toBe(201);
   importOp = opPath(imp.headers.get('location')).split('/').pop()!;
   const cr = await t.api('POST', `/v1/spaces/${privateSpace}/change-requests`, { token: org.adminToken, body: { subject: 'Secret plan' } });
   const pdf = await t.api('GET', `/v1/spaces/${privateSpace}/change-requests/${cr.body.id}/pdf`, { token: org.adminToken });
   expect(pdf.status).toBe(200);
   crPdfOp = opPath(pdf.headers.get('location')).split('/').pop()!;
-  const spec = await t.api('POST', `/v1/orgs/${org.orgId}/openapi`, { token: org.adminToken, body: { slug: 'api', source: { text: 'openapi: 3.0.3' } } });
+  const spec = await t.api('POST', `/v1/orgs/${org.orgId}/openapi`, {
+    token: org.adminToken,
+    body: { slug: 'api', source: { text: 'openapi: 3.0.3' } },
+  });
   specOp = opPath(spec.headers.get('location')).split('/').pop()!;
 });
 afterAll(() => t?.close());
@@ -80,7 +86,10 @@ describe('operation visibility', () => {
 
   it('takes the operation away from its creator once they lose access to the space', async () => {
     const editor = await t.seedUser(org.orgId, 'edit');
-    const imp = await t.api('POST', `/v1/spaces/${privateSpace}/content/import`, { token: editor.token, body: { source: 'website', url: 'http://127.0.0.1:9/more' } });
+    const imp = await t.api('POST', `/v1/spaces/${privateSpace}/content/import`, {
+      token: editor.token,
+      body: { source: 'website', url: 'http://127.0.0.1:9/more' },
+    });
     expect(imp.status).toBe(201);
     const id = opPath(imp.headers.get('location')).split('/').pop()!;
     expect((await readOp(id, editor.token)).status).toBe(200);
@@ -91,7 +100,10 @@ describe('operation visibility', () => {
 
   it('keeps the operations of a deleted space readable by those who could see it', async () => {
     const s = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Soon gone', empty: true } });
-    const imp = await t.api('POST', `/v1/spaces/${s.body.id}/content/import`, { token: org.adminToken, body: { source: 'website', url: 'http://127.0.0.1:9/gone' } });
+    const imp = await t.api('POST', `/v1/spaces/${s.body.id}/content/import`, {
+      token: org.adminToken,
+      body: { source: 'website', url: 'http://127.0.0.1:9/gone' },
+    });
     const id = opPath(imp.headers.get('location')).split('/').pop()!;
     expect((await t.api('DELETE', `/v1/spaces/${s.body.id}`, { token: org.adminToken })).status).toBe(204);
     const reader = await t.seedUser(org.orgId, 'read');

@@ -111,10 +111,9 @@ describe('purge of deleted spaces', () => {
     expect(restoreOld.status).toBe(404);
     const restoreRecent = await t.api('POST', `/v1/spaces/${recent}/restore`, { token: org.adminToken });
     expect(restoreRecent.status).toBe(200);
-    expect((await t.api('GET', `/v1/spaces/${recent}/content/pages`, { token: org.adminToken })).body.pages.map((p: any) => p.title)).toEqual([
-      'Introduction',
-      'Guide',
-    ]);
+    expect(
+      (await t.api('GET', `/v1/spaces/${recent}/content/pages`, { token: org.adminToken })).body.pages.map((p: any) => p.title),
+    ).toEqual(['Introduction', 'Guide']);
 
     // Running it again is harmless.
     const again = await runPurge();
@@ -215,14 +214,19 @@ describe('the purge job scheduler', () => {
     expect(await queue.getJobSchedulers()).toEqual([]);
 
     t.startWorkers(['maintenance']);
-    const scheduler = await waitFor(async () => (await queue.getJobSchedulers()).find((s) => s.key === 'spaces.purge'), { what: 'the job scheduler' });
+    const scheduler = await waitFor(async () => (await queue.getJobSchedulers()).find((s) => s.key === 'spaces.purge'), {
+      what: 'the job scheduler',
+    });
     expect(scheduler).toMatchObject({ key: 'spaces.purge', name: 'schedule:spaces.purge', every: t.config.purge.intervalMs });
 
     // The first iteration runs at once: an operation row, then the purge.
-    const op = await waitFor(async () => {
-      const { rows } = await t.app.db.query(`SELECT * FROM operations WHERE kind = 'spaces.purge' AND status = 'succeeded'`);
-      return rows[0];
-    }, { what: 'a scheduled purge operation' });
+    const op = await waitFor(
+      async () => {
+        const { rows } = await t.app.db.query(`SELECT * FROM operations WHERE kind = 'spaces.purge' AND status = 'succeeded'`);
+        return rows[0];
+      },
+      { what: 'a scheduled purge operation' },
+    );
     expect(op).toMatchObject({ queue: 'maintenance', target_type: 'schedule', target_id: 'spaces.purge', organization_id: null });
     expect(op.id).toMatch(/^sched-repeat-spaces-purge-\d+$/);
     expect(op.result.spaceIds).toEqual([doomed]);
@@ -240,6 +244,8 @@ describe('the purge job scheduler', () => {
     const queue = t.app.jobs.queue('maintenance');
     await queue.removeJobScheduler('spaces.purge');
     expect(await queue.getJobSchedulers()).toEqual([]);
-    await waitFor(async () => (await queue.getJobSchedulers()).find((s) => s.key === 'spaces.purge'), { what: 'the job scheduler to come back' });
+    await waitFor(async () => (await queue.getJobSchedulers()).find((s) => s.key === 'spaces.purge'), {
+      what: 'the job scheduler to come back',
+    });
   });
 });

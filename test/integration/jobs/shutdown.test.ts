@@ -25,7 +25,12 @@ afterAll(() => t.close());
 it('on SIGTERM stops accepting, finishes the request in flight, then exits 0', async () => {
   const org = await t.seedOrg();
   const port = await freePort();
-  const child = spawnTs('src/api.ts', [], { ...t.env, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SHUTDOWN_TIMEOUT_MS: '10000' });
+  const child = spawnTs('src/api.ts', [], {
+    ...t.env,
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    SHUTDOWN_TIMEOUT_MS: '10000',
+  });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const base = `http://127.0.0.1:${port}`;
   await waitFor(async () => (await fetch(`${base}/healthz`)).ok, { what: 'API child to listen' });
@@ -35,7 +40,12 @@ it('on SIGTERM stops accepting, finishes the request in flight, then exits 0', a
   const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = http.request(`${base}/v1/orgs/${org.orgId}`, {
       method: 'PATCH',
-      headers: { authorization: `Bearer ${org.adminToken}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' },
+      headers: {
+        authorization: `Bearer ${org.adminToken}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        connection: 'close',
+      },
     });
     req.on('response', (res) => {
       let text = '';
@@ -73,7 +83,8 @@ interface LoopResult {
 function keepAliveRequest(agent: http.Agent, url: string, opts: { method: string; token: string; body?: string; pauseMs?: number }) {
   return new Promise<{ status: number; connection: string | undefined; text: string }>((resolve, reject) => {
     const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${opts.token}` };
-    if (opts.body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(opts.body) });
+    if (opts.body !== undefined)
+      Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(opts.body) });
     const req = http.request(url, { method: opts.method, agent, headers });
     req.on('response', (res) => {
       let text = '';
@@ -82,7 +93,9 @@ function keepAliveRequest(agent: http.Agent, url: string, opts: { method: string
       res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, text }));
       res.on('error', reject);
     });
-    req.on('error', (err: NodeJS.ErrnoException) => reject(new Error(`${err.code ?? err.message}${req.reusedSocket ? ' on a reused socket' : ''}`)));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      reject(new Error(`${err.code ?? err.message}${req.reusedSocket ? ' on a reused socket' : ''}`)),
+    );
     if (opts.body === undefined) return void req.end();
     req.write(opts.body.slice(0, 5));
     setTimeout(() => req.end(opts.body!.slice(5)), opts.pauseMs ?? 0);
@@ -92,7 +105,12 @@ function keepAliveRequest(agent: http.Agent, url: string, opts: { method: string
 it('on SIGTERM under keep-alive load, every request sent is answered: in-flight and kept-alive ones with Connection: close', async () => {
   const org = await t.seedOrg();
   const port = await freePort();
-  const child = spawnTs('src/api.ts', [], { ...t.env, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SHUTDOWN_TIMEOUT_MS: '20000' });
+  const child = spawnTs('src/api.ts', [], {
+    ...t.env,
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    SHUTDOWN_TIMEOUT_MS: '20000',
+  });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -127,14 +145,18 @@ it('on SIGTERM under keep-alive load, every request sent is answered: in-flight 
     }
     return r;
   };
-  const loopers = [
-    ...[0, 1, 2, 3, 4].map((i) => loop('read', i)),
-    ...[5, 6].map((i) => loop('write', i)),
-    loop('slow-write', 7),
-  ];
+  const loopers = [...[0, 1, 2, 3, 4].map((i) => loop('read', i)), ...[5, 6].map((i) => loop('write', i)), loop('slow-write', 7)];
   try {
     // Under way on every socket (the members list reads PostgreSQL; the writes commit).
-    await waitFor(async () => (await fetch(`${base}/metrics`).then((x) => x.text()).catch(() => '')).length > 0 && agents.length === 8, { what: 'loopers' });
+    await waitFor(
+      async () =>
+        (
+          await fetch(`${base}/metrics`)
+            .then((x) => x.text())
+            .catch(() => '')
+        ).length > 0 && agents.length === 8,
+      { what: 'loopers' },
+    );
     await new Promise((r) => setTimeout(r, 500));
     child.kill('SIGTERM');
     const results = await Promise.all(loopers);
@@ -187,7 +209,14 @@ describe('a worker on SIGTERM', () => {
     return r.headers.get('location')!.split('/').pop()!;
   };
   const startChild = (timeoutMs: number) => {
-    const child = spawnTs('workers/main.ts', [], { ...w.env, WORKER_QUEUES: 'openapi', FETCH_TIMEOUT_MS: '120000', AUTO_MIGRATE: 'false', LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: String(timeoutMs) });
+    const child = spawnTs('workers/main.ts', [], {
+      ...w.env,
+      WORKER_QUEUES: 'openapi',
+      FETCH_TIMEOUT_MS: '120000',
+      AUTO_MIGRATE: 'false',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: String(timeoutMs),
+    });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -201,19 +230,26 @@ describe('a worker on SIGTERM', () => {
     try {
       const hitsBefore = gate.hits;
       const running = await addSpec(org, 'running-at-sigterm');
-      await waitFor(async () => gate.hits > hitsBefore && (await status(org.adminToken, running)) === 'running', { what: 'the child to start the job' });
+      await waitFor(async () => gate.hits > hitsBefore && (await status(org.adminToken, running)) === 'running', {
+        what: 'the child to start the job',
+      });
       worker.child.kill('SIGTERM');
       await waitFor(async () => /worker shutting down/.test(worker.output()), { what: 'the worker to begin its shutdown' });
       const later = await addSpec(org, 'accepted-during-shutdown');
       // Still running: the worker waits for its job rather than exiting.
-      expect(await Promise.race([worker.exited.then(() => 'exited'), new Promise((r) => setTimeout(() => r('running'), 1000))])).toBe('running');
+      expect(await Promise.race([worker.exited.then(() => 'exited'), new Promise((r) => setTimeout(() => r('running'), 1000))])).toBe(
+        'running',
+      );
       openGate();
       expect(await worker.exited).toBe(0);
       expect(await status(org.adminToken, running)).toBe('succeeded');
       // The job accepted during the shutdown was left for another worker, which completes it.
       expect(await status(org.adminToken, later)).toBe('queued');
       const pool = w.startWorkers(['openapi']);
-      await waitFor(async () => (await status(org.adminToken, later)) === 'succeeded', { timeoutMs: 60_000, what: 'the other worker to run the later job' });
+      await waitFor(async () => (await status(org.adminToken, later)) === 'succeeded', {
+        timeoutMs: 60_000,
+        what: 'the other worker to run the later job',
+      });
       await pool.close(5000);
     } finally {
       if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
@@ -227,7 +263,9 @@ describe('a worker on SIGTERM', () => {
     try {
       const hitsBefore = gate.hits;
       const op = await addSpec(org, 'outlives-the-timeout');
-      await waitFor(async () => gate.hits > hitsBefore && (await status(org.adminToken, op)) === 'running', { what: 'the child to start the job' });
+      await waitFor(async () => gate.hits > hitsBefore && (await status(org.adminToken, op)) === 'running', {
+        what: 'the child to start the job',
+      });
       worker.child.kill('SIGTERM');
       // The gate is still closed: the job cannot have finished, yet the worker exits.
       expect(await worker.exited).toBe(0);
@@ -235,7 +273,10 @@ describe('a worker on SIGTERM', () => {
       expect(await status(org.adminToken, op)).toBe('running');
       openGate();
       const pool = w.startWorkers(['openapi']);
-      await waitFor(async () => (await status(org.adminToken, op)) === 'succeeded', { timeoutMs: 60_000, what: 'another worker to complete the abandoned job' });
+      await waitFor(async () => (await status(org.adminToken, op)) === 'succeeded', {
+        timeoutMs: 60_000,
+        what: 'another worker to complete the abandoned job',
+      });
       await pool.close(5000);
     } finally {
       if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');

@@ -99,27 +99,39 @@ it('npm start restarts a killed worker and a killed API, logs it, and stops ever
     await waitFor(async () => supervisorLines().some((l) => l.child === 'worker 1' && l.childPid === worker1 && l.signal === 'SIGKILL'), {
       what: 'the supervisor to log the worker exit',
     });
-    const worker2 = await waitFor(async () => {
-      const pid = await childPid('workers/main.ts');
-      return pid !== worker1 ? pid : undefined;
-    }, { timeoutMs: 90_000, what: 'a new worker child' });
+    const worker2 = await waitFor(
+      async () => {
+        const pid = await childPid('workers/main.ts');
+        return pid !== worker1 ? pid : undefined;
+      },
+      { timeoutMs: 90_000, what: 'a new worker child' },
+    );
     expect(supervisorLines().some((l) => l.child === 'worker 1' && l.childPid === worker2 && /started/.test(l.msg))).toBe(true);
 
     // The new worker consumes jobs: an operation accepted after the kill completes.
-    const spec = await t.api('POST', `/v1/orgs/${admin.orgId}/openapi`, { token: admin.adminToken, body: { slug: 'after-crash', source: { text: await fixture('petstore.yaml') } } });
+    const spec = await t.api('POST', `/v1/orgs/${admin.orgId}/openapi`, {
+      token: admin.adminToken,
+      body: { slug: 'after-crash', source: { text: await fixture('petstore.yaml') } },
+    });
     expect(spec.status, JSON.stringify(spec.body)).toBeLessThan(300);
     const op = opIdOf(spec.headers.get('location'));
-    await waitFor(async () => (await opStatus(op)) === 'succeeded', { timeoutMs: 90_000, what: 'the operation to complete on the new worker' });
+    await waitFor(async () => (await opStatus(op)) === 'succeeded', {
+      timeoutMs: 90_000,
+      what: 'the operation to complete on the new worker',
+    });
 
     // The API dies: it is logged, restarted, and answers again on the same port.
     process.kill(api1, 'SIGKILL');
     await waitFor(async () => supervisorLines().some((l) => l.child === 'api' && l.childPid === api1 && l.signal === 'SIGKILL'), {
       what: 'the supervisor to log the API exit',
     });
-    const api2 = await waitFor(async () => {
-      const pid = await childPid('src/api.ts');
-      return pid !== api1 ? pid : undefined;
-    }, { timeoutMs: 90_000, what: 'a new API child' });
+    const api2 = await waitFor(
+      async () => {
+        const pid = await childPid('src/api.ts');
+        return pid !== api1 ? pid : undefined;
+      },
+      { timeoutMs: 90_000, what: 'a new API child' },
+    );
     const org = await waitFor(
       async () => {
         const r = await fetch(`${base}/v1/orgs/${admin.orgId}`, { headers: { authorization: `Bearer ${admin.adminToken}` } });
@@ -135,11 +147,19 @@ it('npm start restarts a killed worker and a killed API, logs it, and stops ever
     expect(await exited).toBe(0);
     const table = await processes();
     expect(table.filter((p) => everyChild.includes(p.pid) && !p.stat.startsWith('Z'))).toEqual([]);
-    expect(supervisorLines().filter((l) => /stopped/.test(l.msg)).map((l) => l.child).sort()).toEqual(['api', 'worker 1']);
+    expect(
+      supervisorLines()
+        .filter((l) => /stopped/.test(l.msg))
+        .map((l) => l.child)
+        .sort(),
+    ).toEqual(['api', 'worker 1']);
   } finally {
     if (supervisor.exitCode === null && supervisor.signalCode === null) {
       supervisor.kill('SIGKILL');
-      for (const pid of [...everyChild, ...[await childPid('workers/main.ts'), await childPid('src/api.ts')].filter((x): x is number => !!x)]) {
+      for (const pid of [
+        ...everyChild,
+        ...[await childPid('workers/main.ts'), await childPid('src/api.ts')].filter((x): x is number => !!x),
+      ]) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
@@ -169,7 +189,11 @@ it('a worker killed with SIGKILL leaves no Chromium behind', { timeout: 240_000 
     worker.kill('SIGKILL');
     await exited;
     // Chromium notices its worker is gone and exits, with every process it started.
-    await waitFor(async () => (await stillRunning(chromium)).length === 0, { timeoutMs: 60_000, intervalMs: 250, what: 'Chromium to exit after its worker' });
+    await waitFor(async () => (await stillRunning(chromium)).length === 0, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      what: 'Chromium to exit after its worker',
+    });
   } finally {
     if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
     for (const p of await stillRunning(chromium)) {
@@ -180,7 +204,9 @@ it('a worker killed with SIGKILL leaves no Chromium behind', { timeout: 240_000 
       }
     }
     // The killed worker could not remove its Chromium profile folder: do it for it.
-    for (const dir of new Set(chromium.map((p) => /--user-data-dir=(\S+)/.exec(p.args)?.[1]).filter((d): d is string => !!d && d.includes('dp-chromium-')))) {
+    for (const dir of new Set(
+      chromium.map((p) => /--user-data-dir=(\S+)/.exec(p.args)?.[1]).filter((d): d is string => !!d && d.includes('dp-chromium-')),
+    )) {
       await rm(dir, { recursive: true, force: true });
     }
   }

@@ -36,7 +36,8 @@ afterAll(async () => {
 });
 
 const base = () => `/v1/orgs/${org.orgId}/openapi`;
-const withCredentials = (path: string, password = PASS) => `${specs.url.replace('http://', `http://${USER}:${encodeURIComponent(password)}@`)}${path}`;
+const withCredentials = (path: string, password = PASS) =>
+  `${specs.url.replace('http://', `http://${USER}:${encodeURIComponent(password)}@`)}${path}`;
 
 function leaks(text: string): string[] {
   return FORMS.filter((f) => text.includes(f));
@@ -56,7 +57,9 @@ async function settle(location: string) {
 
 /** Every row of every table of the test database, as text. */
 async function databaseText(): Promise<string> {
-  const { rows: tables } = await t.app.db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
+  const { rows: tables } = await t.app.db.query(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+  );
   const parts: string[] = [];
   for (const { table_name } of tables) {
     const { rows } = await t.app.db.query(`SELECT t::text AS row FROM public."${table_name}" t`);
@@ -92,7 +95,10 @@ async function redisText(): Promise<string> {
 
 describe('credentials in an OpenAPI source URL', () => {
   it('fetches with the Basic credentials of the URL (relative $refs too) and shows or stores them nowhere', async () => {
-    const r = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'private-multi', source: { url: withCredentials('/basic/multi/openapi.yaml') } } });
+    const r = await t.api('POST', base(), {
+      token: org.adminToken,
+      body: { slug: 'private-multi', source: { url: withCredentials('/basic/multi/openapi.yaml') } },
+    });
     expect(r.status).toBe(201);
     expect(leaks(r.text)).toEqual([]);
     expect(r.body.sourceURL).toBe(`${specs.url}/basic/multi/openapi.yaml`);
@@ -102,15 +108,26 @@ describe('credentials in an OpenAPI source URL', () => {
     // The server answered only requests carrying the right credentials, the external files' too.
     expect([...specs.refused.keys()]).toEqual([]);
     expect(specs.hits.get('/basic/multi/openapi.yaml')).toBeGreaterThanOrEqual(1);
-    expect([...specs.hits.keys()].filter((p) => p.startsWith('/basic/multi/') && p !== '/basic/multi/openapi.yaml').length).toBeGreaterThan(0);
+    expect([...specs.hits.keys()].filter((p) => p.startsWith('/basic/multi/') && p !== '/basic/multi/openapi.yaml').length).toBeGreaterThan(
+      0,
+    );
 
     // A PUT of the same credentialed source: same treatment.
-    const put = await t.api('PUT', `${base()}/private-multi`, { token: org.adminToken, body: { source: { url: withCredentials('/basic/multi/openapi.yaml') } } });
+    const put = await t.api('PUT', `${base()}/private-multi`, {
+      token: org.adminToken,
+      body: { source: { url: withCredentials('/basic/multi/openapi.yaml') } },
+    });
     expect(put.status).toBe(200);
     expect(leaks(put.text)).toEqual([]);
     expect((await settle(put.headers.get('location')!)).status).toBe('succeeded');
 
-    for (const path of ['', '/private-multi', '/private-multi/versions/latest', '/private-multi/versions/latest/content', '/private-multi/versions/latest/content/raw']) {
+    for (const path of [
+      '',
+      '/private-multi',
+      '/private-multi/versions/latest',
+      '/private-multi/versions/latest/content',
+      '/private-multi/versions/latest/content/raw',
+    ]) {
       const res = await t.api('GET', `${base()}${path}`, { token: org.adminToken });
       expect(res.status, path).toBe(200);
       expect(leaks(res.text), path).toEqual([]);
@@ -132,7 +149,10 @@ describe('credentials in an OpenAPI source URL', () => {
   });
 
   it('seals a credential in the query string too; the shown URL has it redacted', async () => {
-    const r = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'token-in-query', source: { url: `${specs.url}/token/petstore.yaml?access_token=${TOKEN}&lang=en` } } });
+    const r = await t.api('POST', base(), {
+      token: org.adminToken,
+      body: { slug: 'token-in-query', source: { url: `${specs.url}/token/petstore.yaml?access_token=${TOKEN}&lang=en` } },
+    });
     expect(r.status).toBe(201);
     expect(leaks(r.text)).toEqual([]);
     expect(r.body.sourceURL).toBe(`${specs.url}/token/petstore.yaml?access_token=redacted&lang=en`);
@@ -145,7 +165,10 @@ describe('credentials in an OpenAPI source URL', () => {
 
   it('keeps credentials out of error messages that name the URL (spec, operation, Redis, logs)', async () => {
     // The parser's message names the referenced file's full URL, credentials included.
-    const r = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'bad-ref', source: { url: withCredentials('/basic/ref-to-malformed.yaml') } } });
+    const r = await t.api('POST', base(), {
+      token: org.adminToken,
+      body: { slug: 'bad-ref', source: { url: withCredentials('/basic/ref-to-malformed.yaml') } },
+    });
     const op = await settle(r.headers.get('location')!);
     expect(op.status).toBe('failed');
     expect(op.error).toContain(`${specs.url}/basic/malformed.yaml`);
@@ -156,7 +179,10 @@ describe('credentials in an OpenAPI source URL', () => {
 
     // Wrong credentials: the server refuses, the operation fails, and the wrong password leaks nowhere either.
     const wrong = `Wr0ng-${randomBytes(6).toString('hex')}`;
-    const w = await t.api('PUT', `${base()}/bad-ref`, { token: org.adminToken, body: { source: { url: withCredentials('/basic/petstore.yaml', wrong) } } });
+    const w = await t.api('PUT', `${base()}/bad-ref`, {
+      token: org.adminToken,
+      body: { source: { url: withCredentials('/basic/petstore.yaml', wrong) } },
+    });
     const wop = await settle(w.headers.get('location')!);
     expect(wop.status).toBe('failed');
     expect(wop.error).toMatch(/HTTP 401/);
@@ -173,7 +199,12 @@ describe('credentials in an OpenAPI source URL', () => {
     const clear = withCredentials('/basic/petstore.yaml');
     const op = await withTx(t.app.db, async (c) => {
       const specId = newId();
-      const op = await createOperation(c, 'openapi.process', { organizationId: org.orgId, payload: { specId }, targetType: 'openapi-spec', targetId: specId });
+      const op = await createOperation(c, 'openapi.process', {
+        organizationId: org.orgId,
+        payload: { specId },
+        targetType: 'openapi-spec',
+        targetId: specId,
+      });
       await insertSpec(c, { id: specId, orgId: org.orgId, slug: 'legacy-clear', sourceUrl: clear, sourceText: null, operationId: op.id });
       return op;
     });

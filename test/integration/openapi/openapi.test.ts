@@ -37,16 +37,30 @@ async function settle(location: string, token = org.adminToken) {
 
 describe('OpenAPI spec processing lifecycle', () => {
   it('creates from a URL: 201 pending at once, then progress to complete with a stored version', async () => {
-    const r = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'petstore', source: { url: `${specs.url}/petstore.yaml` } } });
+    const r = await t.api('POST', base(), {
+      token: org.adminToken,
+      body: { slug: 'petstore', source: { url: `${specs.url}/petstore.yaml` } },
+    });
     expect(r.status).toBe(201);
     assertMatchesSpec('POST', '/orgs/{organizationId}/openapi', 201, r.body);
-    expect(r.body).toMatchObject({ object: 'openapi-spec', slug: 'petstore', processingState: 'pending', sourceURL: `${specs.url}/petstore.yaml` });
+    expect(r.body).toMatchObject({
+      object: 'openapi-spec',
+      slug: 'petstore',
+      processingState: 'pending',
+      sourceURL: `${specs.url}/petstore.yaml`,
+    });
     expect(r.body.lastVersion).toBeUndefined();
     const location = r.headers.get('location')!;
     expect(location).toMatch(new RegExp(`^${t.baseUrl}/v1/operations/\\w+$`));
 
     const op = await settle(location);
-    expect(op).toMatchObject({ object: 'operation', kind: 'openapi.process', status: 'succeeded', progress: 1, target: { type: 'openapi-spec', id: r.body.id } });
+    expect(op).toMatchObject({
+      object: 'operation',
+      kind: 'openapi.process',
+      status: 'succeeded',
+      progress: 1,
+      target: { type: 'openapi-spec', id: r.body.id },
+    });
     expect(op.result).toMatchObject({ openapi: '3.0.3', title: 'Petstore' });
 
     const spec = await t.api('GET', `${base()}/petstore`, { token: org.adminToken });
@@ -70,14 +84,22 @@ describe('OpenAPI spec processing lifecycle', () => {
 
   it('saw the spec in the progress state while the worker fetched it', async () => {
     // /flaky/ stalls on its first request; the spec sits in `progress` until the fetch times out.
-    const r = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'slow', source: { url: `${specs.url}/flaky/petstore.yaml` } } });
-    await waitFor(async () => (await t.api('GET', `${base()}/slow`, { token: org.adminToken })).body.processingState === 'progress', { what: 'progress state' });
+    const r = await t.api('POST', base(), {
+      token: org.adminToken,
+      body: { slug: 'slow', source: { url: `${specs.url}/flaky/petstore.yaml` } },
+    });
+    await waitFor(async () => (await t.api('GET', `${base()}/slow`, { token: org.adminToken })).body.processingState === 'progress', {
+      what: 'progress state',
+    });
     const op = await settle(r.headers.get('location')!);
     expect(op.status).toBe('failed');
   });
 
   it('processes a real multi-file spec, bundling its relative $refs', async () => {
-    const r = await t.api('PUT', `${base()}/bookshop`, { token: org.adminToken, body: { source: { url: `${specs.url}/multi/openapi.yaml` } } });
+    const r = await t.api('PUT', `${base()}/bookshop`, {
+      token: org.adminToken,
+      body: { source: { url: `${specs.url}/multi/openapi.yaml` } },
+    });
     expect(r.status).toBe(201);
     const op = await settle(r.headers.get('location')!);
     expect(op.status).toBe('succeeded');
@@ -93,7 +115,10 @@ describe('OpenAPI spec processing lifecycle', () => {
   it('accepts Swagger 2.0 and OpenAPI 3.1 documents, and the inline-text source', async () => {
     const a = await t.api('PUT', `${base()}/legacy`, { token: org.adminToken, body: { source: { url: `${specs.url}/swagger2.json` } } });
     const b = await t.api('PUT', `${base()}/modern`, { token: org.adminToken, body: { source: { url: `${specs.url}/v31.json` } } });
-    const c = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'inline', source: { text: await fixture('petstore.yaml') } } });
+    const c = await t.api('POST', base(), {
+      token: org.adminToken,
+      body: { slug: 'inline', source: { text: await fixture('petstore.yaml') } },
+    });
     expect(c.status).toBe(201);
     expect(c.body.sourceURL).toBeUndefined();
     expect((await settle(a.headers.get('location')!)).result.openapi).toBe('2.0');
@@ -133,10 +158,20 @@ describe('OpenAPI spec processing lifecycle', () => {
   });
 
   it('gives PARSE_ERROR for malformed YAML and for an invalid document', async () => {
-    const a = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'malformed', source: { url: `${specs.url}/malformed.yaml` } } });
-    const b = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'invalid', source: { url: `${specs.url}/invalid.yaml` } } });
+    const a = await t.api('POST', base(), {
+      token: org.adminToken,
+      body: { slug: 'malformed', source: { url: `${specs.url}/malformed.yaml` } },
+    });
+    const b = await t.api('POST', base(), {
+      token: org.adminToken,
+      body: { slug: 'invalid', source: { url: `${specs.url}/invalid.yaml` } },
+    });
     const c = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'not-openapi', source: { text: 'hello: world' } } });
-    for (const [r, slug] of [[a, 'malformed'], [b, 'invalid'], [c, 'not-openapi']] as const) {
+    for (const [r, slug] of [
+      [a, 'malformed'],
+      [b, 'invalid'],
+      [c, 'not-openapi'],
+    ] as const) {
       const op = await settle(r.headers.get('location')!);
       expect(op.status).toBe('failed');
       expect(op.error).toMatch(/^PARSE_ERROR: /);
@@ -193,7 +228,10 @@ describe('OpenAPI spec operations', () => {
       expect(r.status, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(r.body.error.message).toContain(field);
     }
-    const ok = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'a'.repeat(100), source: { url: `${specs.url}/v31.json` } } });
+    const ok = await t.api('POST', base(), {
+      token: org.adminToken,
+      body: { slug: 'a'.repeat(100), source: { url: `${specs.url}/v31.json` } },
+    });
     expect(ok.status).toBe(201);
     expect((await t.api('GET', `${base()}/Not-Lower`, { token: org.adminToken })).status).toBe(400);
   });
@@ -229,7 +267,10 @@ describe('OpenAPI spec operations', () => {
     expect((await t.api('DELETE', `${base()}/petstore`, { token: reader.token })).status).toBe(403);
     expect((await t.api('GET', `${base()}/petstore`, { token: outsider.token })).status).toBe(403);
     expect((await t.api('GET', base(), { token: null })).status).toBe(401);
-    const c = await t.api('POST', base(), { token: creator.token, body: { slug: 'by-creator', source: { text: await fixture('petstore.yaml') } } });
+    const c = await t.api('POST', base(), {
+      token: creator.token,
+      body: { slug: 'by-creator', source: { text: await fixture('petstore.yaml') } },
+    });
     expect(c.status).toBe(201);
     expect(c.body.permissions).toEqual({ view: true, edit: true });
     // An outsider cannot read the organization's operations either: the 404 of an unknown id.
@@ -271,7 +312,10 @@ describe('fetch policy', () => {
       const o = await strict.seedOrg();
       const before = specs.hits.get('/petstore.yaml') ?? 0;
       // A literal loopback address is refused at once (400), before any operation exists.
-      const r = await strict.api('POST', `/v1/orgs/${o.orgId}/openapi`, { token: o.adminToken, body: { slug: 'ssrf', source: { url: `${specs.url}/petstore.yaml` } } });
+      const r = await strict.api('POST', `/v1/orgs/${o.orgId}/openapi`, {
+        token: o.adminToken,
+        body: { slug: 'ssrf', source: { url: `${specs.url}/petstore.yaml` } },
+      });
       expect(r.status).toBe(400);
       expect(r.body.error.message).toMatch(/body\.source\.url: Refusing to fetch .*private and loopback/);
       expect((await strict.api('GET', `/v1/orgs/${o.orgId}/openapi/ssrf`, { token: o.adminToken })).status).toBe(404);
@@ -279,8 +323,14 @@ describe('fetch policy', () => {
       // by the DNS guard at connect time, not only by the literal-address check.
       const host = os.hostname();
       const resolved = await dns.lookup(host, { all: true });
-      expect(resolved.some((a) => isPrivateAddress(a.address)), `${host} should resolve to a private address`).toBe(true);
-      const r2 = await strict.api('POST', `/v1/orgs/${o.orgId}/openapi`, { token: o.adminToken, body: { slug: 'ssrf-dns', source: { url: `http://${host}:${new URL(specs.url).port}/petstore.yaml` } } });
+      expect(
+        resolved.some((a) => isPrivateAddress(a.address)),
+        `${host} should resolve to a private address`,
+      ).toBe(true);
+      const r2 = await strict.api('POST', `/v1/orgs/${o.orgId}/openapi`, {
+        token: o.adminToken,
+        body: { slug: 'ssrf-dns', source: { url: `http://${host}:${new URL(specs.url).port}/petstore.yaml` } },
+      });
       const op2 = await waitFor(async () => {
         const x = await strict.api('GET', new URL(r2.headers.get('location')!).pathname, { token: o.adminToken });
         return x.body.status === 'failed' ? x.body : null;

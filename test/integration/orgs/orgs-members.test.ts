@@ -68,7 +68,10 @@ describe('organizations', () => {
       inviteLinks: true,
     });
     expect(r.body.urls.logo).toBe('https://cdn.acme.test/logo.png');
-    const cleared = await t.api('PATCH', `/v1/orgs/${org.orgId}`, { token: org.adminToken, body: { logo: null, defaultRole: null, defaultContent: null } });
+    const cleared = await t.api('PATCH', `/v1/orgs/${org.orgId}`, {
+      token: org.adminToken,
+      body: { logo: null, defaultRole: null, defaultContent: null },
+    });
     expect(cleared.body.urls.logo).toBeUndefined();
     expect(cleared.body.defaultRole).toBeNull();
     expect(cleared.body.defaultContent).toBeUndefined();
@@ -139,7 +142,13 @@ describe('members', () => {
     expect(r.status).toBe(200);
     assertMatchesSpec('GET', '/orgs/{organizationId}/members', 200, r.body);
     expect(r.body.count).toBe(5);
-    expect(r.body.items.map((x: any) => x.user.displayName)).toEqual(['Dan Guest', 'Carol Danvers', 'Bob Builder', 'Alice Liddell', 'Ada Admin']);
+    expect(r.body.items.map((x: any) => x.user.displayName)).toEqual([
+      'Dan Guest',
+      'Carol Danvers',
+      'Bob Builder',
+      'Alice Liddell',
+      'Ada Admin',
+    ]);
     const asc = await t.api('GET', `/v1/orgs/${m.orgId}/members?order=asc`, { token: m.adminToken });
     expect(asc.body.items[0].user.displayName).toBe('Ada Admin');
   });
@@ -156,7 +165,13 @@ describe('members', () => {
     const byEmail = await t.api('GET', `/v1/orgs/${m.orgId}/members?search=${users.bob.email.slice(0, 12)}`, { token: m.adminToken });
     expect(byEmail.body.items.map((x: any) => x.id)).toEqual([users.bob.userId]);
     const sorted = await t.api('GET', `/v1/orgs/${m.orgId}/members?sort=name&order=asc`, { token: m.adminToken });
-    expect(sorted.body.items.map((x: any) => x.user.displayName)).toEqual(['Ada Admin', 'Alice Liddell', 'Bob Builder', 'Carol Danvers', 'Dan Guest']);
+    expect(sorted.body.items.map((x: any) => x.user.displayName)).toEqual([
+      'Ada Admin',
+      'Alice Liddell',
+      'Bob Builder',
+      'Carol Danvers',
+      'Dan Guest',
+    ]);
     expect((await t.api('GET', `/v1/orgs/${m.orgId}/members?role=owner`, { token: m.adminToken })).status).toBe(400);
     expect((await t.api('GET', `/v1/orgs/${m.orgId}/members?sort=age`, { token: m.adminToken })).status).toBe(400);
   });
@@ -189,7 +204,9 @@ describe('members', () => {
     const late = [(await t.seedUser(p.orgId, 'read', 'Late 1')).userId, (await t.seedUser(p.orgId, 'read', 'Late 2')).userId];
     while (page.body.next) {
       expect(typeof page.body.next.page).toBe('string');
-      page = await t.api('GET', `/v1/orgs/${p.orgId}/members?limit=3&order=asc&page=${encodeURIComponent(page.body.next.page)}`, { token: p.adminToken });
+      page = await t.api('GET', `/v1/orgs/${p.orgId}/members?limit=3&order=asc&page=${encodeURIComponent(page.body.next.page)}`, {
+        token: p.adminToken,
+      });
       expect(page.status).toBe(200);
       seen.push(...page.body.items.map((x: any) => x.id));
     }
@@ -221,7 +238,10 @@ describe('members', () => {
     expect(r.body.role).toBe('review');
     const toGuest = await t.api('PATCH', `/v1/orgs/${m.orgId}/members/${users.bob.userId}`, { token: m.adminToken, body: { role: null } });
     expect(toGuest.body.role).toBeNull();
-    expect((await t.api('PATCH', `/v1/orgs/${m.orgId}/members/${users.bob.userId}`, { token: users.alice.token, body: { role: 'admin' } })).status).toBe(403);
+    expect(
+      (await t.api('PATCH', `/v1/orgs/${m.orgId}/members/${users.bob.userId}`, { token: users.alice.token, body: { role: 'admin' } }))
+        .status,
+    ).toBe(403);
     const solo = await t.seedOrg('Solo');
     const last = await t.api('PATCH', `/v1/orgs/${solo.orgId}/members/${solo.adminId}`, { token: solo.adminToken, body: { role: 'read' } });
     expect(last.status).toBe(409);

@@ -41,7 +41,6 @@ async function batch(spaceId: string, crId: string, changes: unknown[]) {
   return r.body as { changes: { page: { id: string } }[]; insertedFiles: { id: string }[] };
 }
 
-
 function run(cmd: string, args: string[], input: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args);
@@ -127,19 +126,33 @@ async function handbook() {
       operation: 'insert_page',
       ref: 'start',
       title: 'Getting Started',
-      document: { markdown: '## Install the tools\n\nRun the installer:\n\n```sh\nnpm install --global handbook-cli\n```\n\n## Configure the project\n\nSee [the reference](./reference.md).' },
+      document: {
+        markdown:
+          '## Install the tools\n\nRun the installer:\n\n```sh\nnpm install --global handbook-cli\n```\n\n## Configure the project\n\nSee [the reference](./reference.md).',
+      },
     },
     {
       operation: 'insert_page',
       ref: 'reference',
       title: 'API Reference',
-      document: { markdown: '## Endpoints table\n\n| Method | Path |\n| --- | --- |\n| GET | /widgets |\n| POST | /gadgets |\n\n![Architecture diagram](./diagram)' },
+      document: {
+        markdown:
+          '## Endpoints table\n\n| Method | Path |\n| --- | --- |\n| GET | /widgets |\n| POST | /gadgets |\n\n![Architecture diagram](./diagram)',
+      },
     },
-    { operation: 'insert_files', files: [{ ref: 'diagram', name: 'diagram.png', contentType: 'image/png', base64: DIAGRAM.toString('base64') }] },
+    {
+      operation: 'insert_files',
+      files: [{ ref: 'diagram', name: 'diagram.png', contentType: 'image/png', base64: DIAGRAM.toString('base64') }],
+    },
   ]);
   const [start, reference] = first.changes.map((x) => x.page.id);
   const second = await batch(s, c.id, [
-    { operation: 'insert_page', into: start, title: 'Troubleshooting', document: { markdown: '## Common errors\n\nRestart the `widget` service.' } },
+    {
+      operation: 'insert_page',
+      into: start,
+      title: 'Troubleshooting',
+      document: { markdown: '## Common errors\n\nRestart the `widget` service.' },
+    },
   ]);
   return { s, c, start, reference, trouble: second.changes[0].page.id };
 }
@@ -188,7 +201,15 @@ describe('PDF export', () => {
     const text = await pdfText(link.buf);
     expect(text).toContain('Team Handbook');
     expect(text).toContain('Change request #1: Rewrite the handbook');
-    for (const s of ['Getting Started', 'Troubleshooting', 'API Reference', 'Install the tools', 'Configure the project', 'Endpoints table', 'Common errors']) {
+    for (const s of [
+      'Getting Started',
+      'Troubleshooting',
+      'API Reference',
+      'Install the tools',
+      'Configure the project',
+      'Endpoints table',
+      'Common errors',
+    ]) {
       expect(text).toContain(s);
     }
     expect(text).toContain('npm install --global handbook-cli');
@@ -214,7 +235,9 @@ describe('PDF export', () => {
     expect(await countRenderOps(hb.c.id)).toBe(1);
 
     // Concurrent first requests for a new selection: one render, one operation.
-    const first = await Promise.all(Array.from({ length: 4 }, () => api('GET', `/v1/spaces/${hb.s}/change-requests/${hb.c.id}/pdf?page=${hb.start}`)));
+    const first = await Promise.all(
+      Array.from({ length: 4 }, () => api('GET', `/v1/spaces/${hb.s}/change-requests/${hb.c.id}/pdf?page=${hb.start}`)),
+    );
     expect(new Set(first.map((r) => renderIdOf(r.body.url))).size).toBe(1);
     expect(new Set(first.map((r) => r.headers.get('location'))).size).toBe(1);
     expect(await countRenderOps(hb.c.id)).toBe(2);
@@ -305,7 +328,11 @@ describe('PDF export', () => {
       const s = await space('Offline');
       const c = await cr(s, 'External image');
       await batch(s, c.id, [
-        { operation: 'insert_page', title: 'Tracked', document: { markdown: `## Remote picture\n\n![pixel](${tracker.url}/pixel.png)\n\n[home](${tracker.url}/)` } },
+        {
+          operation: 'insert_page',
+          title: 'Tracked',
+          document: { markdown: `## Remote picture\n\n![pixel](${tracker.url}/pixel.png)\n\n[home](${tracker.url}/)` },
+        },
       ]);
       const r = await exportPdf(`/v1/spaces/${s}/change-requests/${c.id}/pdf`);
       const text = await pdfText(r.pdf);

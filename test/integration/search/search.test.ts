@@ -44,7 +44,8 @@ describe('space search', () => {
       const parent = d.insertPage(null, { title: 'Guides', markdown: 'All our guides.' });
       child = d.insertPage(parent, {
         title: 'Setup',
-        markdown: '# Setup\n\nSome introduction.\n\n## Requirements\n\nYou will need a **quokka** licence before anything else.\n\n## Next steps\n\nRead on.\n',
+        markdown:
+          '# Setup\n\nSome introduction.\n\n## Requirements\n\nYou will need a **quokka** licence before anything else.\n\n## Next steps\n\nRead on.\n',
       });
     });
     const r = await search(s, 'quokka');
@@ -370,7 +371,10 @@ describe('text search configuration', () => {
     const other = await startTestApp({ env: { SEARCH_TEXT_CONFIG: 'klingon' } });
     try {
       const o = await other.seedOrg();
-      const created = await other.api('POST', `/v1/orgs/${o.orgId}/spaces`, { token: o.adminToken, body: { title: 'Simple', empty: true } });
+      const created = await other.api('POST', `/v1/orgs/${o.orgId}/spaces`, {
+        token: o.adminToken,
+        body: { title: 'Simple', empty: true },
+      });
       const s = created.body.id;
       await editContent(other, s, (d) => d.insertPage(null, { title: 'CLI', markdown: 'How to install the tool.' }));
       // simple: no stemming, no stop words.

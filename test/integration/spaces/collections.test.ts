@@ -130,7 +130,9 @@ describe('collections: create, read, update', () => {
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error.message).toContain(field);
     }
-    expect((await t.api('PATCH', `/v1/collections/${c.id}`, { token: o.adminToken, body: { description: 'd'.repeat(100) } })).status).toBe(200);
+    expect((await t.api('PATCH', `/v1/collections/${c.id}`, { token: o.adminToken, body: { description: 'd'.repeat(100) } })).status).toBe(
+      200,
+    );
     expect((await t.api('GET', `/v1/collections/${c.id}`, { token: o.adminToken })).body.title).toBe('Valid');
 
     const noArgs = await move(c.id, {}, o.adminToken);
@@ -214,7 +216,10 @@ describe('collection lists', () => {
     expect(asReader.body.count).toBe(2);
     expect(asReader.body.items[0].permissions).toMatchObject({ view: true, edit: false });
 
-    await t.api('POST', `/v1/spaces/${s2.id}/move`, { token: o.adminToken, body: { position: { before: { type: 'space', space: s1.id } } } });
+    await t.api('POST', `/v1/spaces/${s2.id}/move`, {
+      token: o.adminToken,
+      body: { position: { before: { type: 'space', space: s1.id } } },
+    });
     const p1 = await t.api('GET', `/v1/collections/${c.id}/spaces?limit=1`, { token: reader.token });
     expect(p1.body.items.map((s: any) => s.title)).toEqual(['Second']);
     const p2 = await t.api('GET', `/v1/collections/${c.id}/spaces?limit=1&page=${p1.body.next.page}`, { token: reader.token });
@@ -311,9 +316,13 @@ describe('moving and transferring collections', () => {
     expect((await t.api('GET', `/v1/collections/${c.id}`, { token: src.adminToken })).body.organization).toBe(src.orgId);
     // A plain member of both: 403 too.
     await addMember(t.app.db, dst.orgId, src.adminId, 'edit');
-    expect((await t.api('POST', `/v1/collections/${c.id}/transfer`, { token: src.adminToken, body: { organization: dst.orgId } })).status).toBe(403);
+    expect(
+      (await t.api('POST', `/v1/collections/${c.id}/transfer`, { token: src.adminToken, body: { organization: dst.orgId } })).status,
+    ).toBe(403);
     // An unknown target organization: 404.
-    expect((await t.api('POST', `/v1/collections/${c.id}/transfer`, { token: src.adminToken, body: { organization: 'noSuchOrg' } })).status).toBe(404);
+    expect(
+      (await t.api('POST', `/v1/collections/${c.id}/transfer`, { token: src.adminToken, body: { organization: 'noSuchOrg' } })).status,
+    ).toBe(404);
 
     await t.app.db.query(`UPDATE members SET role = 'admin' WHERE organization_id = $1 AND user_id = $2`, [dst.orgId, src.adminId]);
     const r = await t.api('POST', `/v1/collections/${c.id}/transfer`, { token: src.adminToken, body: { organization: dst.orgId } });
@@ -458,7 +467,10 @@ describe('deleting collections', () => {
       expect(r.body).toMatchObject({ visibility: 'private', defaultLevel: 'read' });
     }
     expect((await t.api('PATCH', `/v1/spaces/${s1.id}`, { token: editor.token, body: { title: 'x' } })).status).toBe(403);
-    expect((await t.api('GET', `/v1/spaces/${s2.id}`, { token: editor.token })).body.permissions).toMatchObject({ view: true, edit: false });
+    expect((await t.api('GET', `/v1/spaces/${s2.id}`, { token: editor.token })).body.permissions).toMatchObject({
+      view: true,
+      edit: false,
+    });
     const order = await siblingOrder(o.orgId, null);
     expect(order.slice(0, 2)).toEqual(['Survivor', 'Outside']);
     expect(order.slice(2).sort()).toEqual(['Deleted earlier', 'In child', 'In doomed']);
@@ -517,7 +529,9 @@ describe('collection permissions', () => {
     expect(patch.body.error.message).toContain('read');
     expect((await move(c.id, { parent: other.id }, reader.token)).status).toBe(403);
     expect((await move(c.id, { position: { before: { type: 'collection', collection: other.id } } }, reader.token)).status).toBe(403);
-    expect((await t.api('POST', `/v1/collections/${c.id}/transfer`, { token: reader.token, body: { organization: o.orgId } })).status).toBe(403);
+    expect((await t.api('POST', `/v1/collections/${c.id}/transfer`, { token: reader.token, body: { organization: o.orgId } })).status).toBe(
+      403,
+    );
     expect((await t.api('DELETE', `/v1/collections/${c.id}`, { token: reader.token })).status).toBe(403);
     const after = await t.api('GET', `/v1/collections/${c.id}`, { token: o.adminToken });
     expect(after.body).toMatchObject({ title: 'Guarded' });
@@ -537,12 +551,18 @@ describe('collection permissions', () => {
 
     const readOnly = await newCollection(o, { title: 'Read only' });
     await t.api('PATCH', `/v1/collections/${readOnly.id}`, { token: o.adminToken, body: { defaultLevel: 'read' } });
-    const denied = await t.api('POST', `/v1/orgs/${o.orgId}/collections`, { token: creator.token, body: { title: 'x', parent: readOnly.id } });
+    const denied = await t.api('POST', `/v1/orgs/${o.orgId}/collections`, {
+      token: creator.token,
+      body: { title: 'x', parent: readOnly.id },
+    });
     expect(denied.status).toBe(403);
     // A parent the caller cannot see is reported like a missing one.
     const hidden = await newCollection(o, { title: 'Hidden' });
     await t.api('PATCH', `/v1/collections/${hidden.id}`, { token: o.adminToken, body: { defaultLevel: null } });
-    const invisible = await t.api('POST', `/v1/orgs/${o.orgId}/collections`, { token: creator.token, body: { title: 'x', parent: hidden.id } });
+    const invisible = await t.api('POST', `/v1/orgs/${o.orgId}/collections`, {
+      token: creator.token,
+      body: { title: 'x', parent: hidden.id },
+    });
     expect(invisible.status).toBe(400);
     expect(invisible.body.error.message).toContain('body.parent');
     // Moving into a collection where the caller cannot create is refused too.

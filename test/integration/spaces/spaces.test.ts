@@ -136,12 +136,17 @@ describe('spaces', () => {
     expect((await t.api('GET', `/v1/spaces/${copyId}/content/pages`, { token: org.adminToken })).body.pages).toEqual([]);
 
     // One stored object for the bytes, referenced by both spaces.
-    const { rows } = await t.app.db.query('SELECT space_id FROM space_blobs WHERE blob_key = (SELECT blob_key FROM space_blobs WHERE space_id = $1 LIMIT 1) ORDER BY space_id', [s.id]);
+    const { rows } = await t.app.db.query(
+      'SELECT space_id FROM space_blobs WHERE blob_key = (SELECT blob_key FROM space_blobs WHERE space_id = $1 LIMIT 1) ORDER BY space_id',
+      [s.id],
+    );
     expect(rows.map((r) => r.space_id).sort()).toEqual([s.id, copyId].sort());
     expect((await t.app.blobs.list('files/')).length).toBe(1);
     const f = await t.api('GET', `/v1/spaces/${copyId}/content/files/${fileId}`, { token: org.adminToken });
     // Same bytes (the URL's path is their hash); the expiry in the query may differ between two reads.
-    expect(new URL(f.body.downloadURL).pathname).toBe(new URL((await t.api('GET', `/v1/spaces/${s.id}/content/files/${fileId}`, { token: org.adminToken })).body.downloadURL).pathname);
+    expect(new URL(f.body.downloadURL).pathname).toBe(
+      new URL((await t.api('GET', `/v1/spaces/${s.id}/content/files/${fileId}`, { token: org.adminToken })).body.downloadURL).pathname,
+    );
   });
 
   it('moves spaces before and after siblings; lists honour the order', async () => {
@@ -149,9 +154,13 @@ describe('spaces', () => {
     const a = await createSpace({ title: 'A' }, o.adminToken, o.orgId);
     const b = await createSpace({ title: 'B' }, o.adminToken, o.orgId);
     const c = await createSpace({ title: 'C' }, o.adminToken, o.orgId);
-    const titles = async () => (await t.api('GET', `/v1/orgs/${o.orgId}/spaces`, { token: o.adminToken })).body.items.map((s: any) => s.title);
+    const titles = async () =>
+      (await t.api('GET', `/v1/orgs/${o.orgId}/spaces`, { token: o.adminToken })).body.items.map((s: any) => s.title);
     expect(await titles()).toEqual(['A', 'B', 'C']);
-    const m1 = await t.api('POST', `/v1/spaces/${c.id}/move`, { token: o.adminToken, body: { position: { before: { type: 'space', space: a.id } } } });
+    const m1 = await t.api('POST', `/v1/spaces/${c.id}/move`, {
+      token: o.adminToken,
+      body: { position: { before: { type: 'space', space: a.id } } },
+    });
     expect(m1.status).toBe(200);
     assertMatchesSpec('POST', '/spaces/{spaceId}/move', 200, m1.body);
     expect(await titles()).toEqual(['C', 'A', 'B']);
@@ -161,10 +170,16 @@ describe('spaces', () => {
     expect(await titles()).toEqual(['C', 'B', 'A']);
     // Many moves into the same gap still keep a strict order (renumbering when floats run out).
     for (let i = 0; i < 60; i++) {
-      await t.api('POST', `/v1/spaces/${i % 2 ? b.id : a.id}/move`, { token: o.adminToken, body: { position: { after: { type: 'space', space: c.id } } } });
+      await t.api('POST', `/v1/spaces/${i % 2 ? b.id : a.id}/move`, {
+        token: o.adminToken,
+        body: { position: { after: { type: 'space', space: c.id } } },
+      });
     }
     expect(await titles()).toEqual(['C', 'B', 'A']);
-    const bad = await t.api('POST', `/v1/spaces/${a.id}/move`, { token: o.adminToken, body: { position: { before: { type: 'space', space: 'elsewhere' } } } });
+    const bad = await t.api('POST', `/v1/spaces/${a.id}/move`, {
+      token: o.adminToken,
+      body: { position: { before: { type: 'space', space: 'elsewhere' } } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('position.before');
     expect((await t.api('POST', `/v1/spaces/${a.id}/move`, { token: o.adminToken, body: {} })).status).toBe(400);
@@ -202,7 +217,9 @@ describe('space permissions', () => {
     expect((await t.api('PATCH', `/v1/spaces/${s.id}`, { token: editor.token, body: { title: 'Edited' } })).status).toBe(200);
     expect((await t.api('PATCH', `/v1/spaces/${s.id}`, { token: editor.token, body: { editMode: 'locked' } })).status).toBe(403);
     expect((await t.api('DELETE', `/v1/spaces/${s.id}`, { token: editor.token })).status).toBe(403);
-    expect((await t.api('POST', `/v1/spaces/${s.id}/transfer`, { token: editor.token, body: { organization: org.orgId } })).status).toBe(403);
+    expect((await t.api('POST', `/v1/spaces/${s.id}/transfer`, { token: editor.token, body: { organization: org.orgId } })).status).toBe(
+      403,
+    );
     expect((await t.api('POST', `/v1/spaces/${s.id}/move`, { token: editor.token, body: { parent: null } })).status).toBe(403);
     await t.api('DELETE', `/v1/spaces/${s.id}`, { token: org.adminToken });
     expect((await t.api('POST', `/v1/spaces/${s.id}/restore`, { token: editor.token })).status).toBe(403);
@@ -250,7 +267,9 @@ describe('space permissions', () => {
     expect(r.body.count).toBe(3);
     const desc = await t.api('GET', `/v1/orgs/${o.orgId}/members/${writer.userId}/spaces?limit=2`, { token: writer.token });
     expect(desc.body.items.map((x: any) => x.space.title)).toEqual(['Elevated', 'Read only']);
-    const next = await t.api('GET', `/v1/orgs/${o.orgId}/members/${writer.userId}/spaces?limit=2&page=${desc.body.next.page}`, { token: writer.token });
+    const next = await t.api('GET', `/v1/orgs/${o.orgId}/members/${writer.userId}/spaces?limit=2&page=${desc.body.next.page}`, {
+      token: writer.token,
+    });
     expect(next.body.items.map((x: any) => x.space.title)).toEqual(['Open']);
     const member = await t.api('GET', `/v1/orgs/${o.orgId}/members/${writer.userId}`, { token: o.adminToken });
     expect(member.body.spaces).toBe(1); // explicit invitations
@@ -272,7 +291,8 @@ describe('review fixes', () => {
 
   it('creating a space in a collection needs create on it; a hidden collection reads as missing', async () => {
     const creator = await t.seedUser(org.orgId, 'create');
-    const readOnly = (await t.api('POST', `/v1/orgs/${org.orgId}/collections`, { token: org.adminToken, body: { title: 'Read only' } })).body;
+    const readOnly = (await t.api('POST', `/v1/orgs/${org.orgId}/collections`, { token: org.adminToken, body: { title: 'Read only' } }))
+      .body;
     await t.api('PATCH', `/v1/collections/${readOnly.id}`, { token: org.adminToken, body: { defaultLevel: 'read' } });
     const denied = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: creator.token, body: { title: 'x', parent: readOnly.id } });
     expect(denied.status).toBe(403);

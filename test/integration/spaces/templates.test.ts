@@ -116,7 +116,10 @@ describe('creating a space from a built-in template', () => {
 
   it('refuses an unknown template or a content ref the new space cannot have, creating nothing', async () => {
     const before = (await t.api('GET', `/v1/orgs/${org.orgId}/spaces?limit=1000`, { token: org.adminToken })).body.count;
-    const unknown = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'X', template: { id: 'no-such-template' } } });
+    const unknown = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, {
+      token: org.adminToken,
+      body: { title: 'X', template: { id: 'no-such-template' } },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toContain('body.template.id');
     expect(unknown.body.error.message).toContain('product-docs');
@@ -148,7 +151,11 @@ describe('POST /v1/spaces/{spaceId}/content/template', () => {
     expect(intro.layout.cover).toBe(true);
     const md = await markdownOf(space.id, intro.id);
     expect(md.startsWith(`![Logo](/files/${logo})`)).toBe(true);
-    expect(extractLinks(md).filter((l) => l.kind === 'image').map((l) => l.url)).toEqual([`/files/${logo}`]);
+    expect(
+      extractLinks(md)
+        .filter((l) => l.kind === 'image')
+        .map((l) => l.url),
+    ).toEqual([`/files/${logo}`]);
     // The runbook's diagram slot.
     const runbook = await createSpace({ title: 'Runbook', empty: true });
     const diagram = await addFile(t, runbook.id, 'architecture.png', 'image/png', PNG_2x1);
@@ -166,11 +173,20 @@ describe('POST /v1/spaces/{spaceId}/content/template', () => {
     const pdf = await addFile(t, space.id, 'terms.pdf', 'application/pdf', Buffer.from('%PDF-1.4 not an image'));
     const revision = await revisionOf(space.id);
     const cases: [Record<string, unknown>, string][] = [
-      [{ id: 'product-docs', params: { contentRefs: { logo: { kind: 'file', file: 'missingFile' } } } }, 'body.params.contentRefs.logo: file "missingFile" does not exist'],
+      [
+        { id: 'product-docs', params: { contentRefs: { logo: { kind: 'file', file: 'missingFile' } } } },
+        'body.params.contentRefs.logo: file "missingFile" does not exist',
+      ],
       [{ id: 'product-docs', params: { contentRefs: { banner: { kind: 'file', file: pdf } } } }, 'body.params.contentRefs.banner'],
       [{ id: 'product-docs', params: { contentRefs: { cover: { kind: 'file', file: pdf } } } }, 'not an image'],
-      [{ id: 'product-docs', params: { contentRefs: { logo: { kind: 'file', file: pdf, space: 'otherSpace' } } } }, 'body.params.contentRefs.logo.space'],
-      [{ id: 'product-docs', params: { contentRefs: { logo: { kind: 'url', url: 'https://example.com/x.png' } } } }, 'body.params.contentRefs.logo'],
+      [
+        { id: 'product-docs', params: { contentRefs: { logo: { kind: 'file', file: pdf, space: 'otherSpace' } } } },
+        'body.params.contentRefs.logo.space',
+      ],
+      [
+        { id: 'product-docs', params: { contentRefs: { logo: { kind: 'url', url: 'https://example.com/x.png' } } } },
+        'body.params.contentRefs.logo',
+      ],
       [{ id: 'nope' }, 'body.id: unknown template "nope"'],
       [{ params: {} }, 'body.id'],
     ];
@@ -190,7 +206,15 @@ describe('POST /v1/spaces/{spaceId}/content/template', () => {
     const r = await t.api('POST', `/v1/spaces/${space.id}/content/template`, { token: org.adminToken, body: { id: 'api-reference' } });
     expect(r.status).toBe(204);
     const tree = await pages(space.id);
-    expect(tree.map((p) => p.title)).toEqual(['Introduction', 'Overview', 'Authentication', 'Errors', 'Pagination', 'Endpoints', 'Changelog']);
+    expect(tree.map((p) => p.title)).toEqual([
+      'Introduction',
+      'Overview',
+      'Authentication',
+      'Errors',
+      'Pagination',
+      'Endpoints',
+      'Changelog',
+    ]);
     expect(tree[0]).toMatchObject({ id: existing.id, slug: 'introduction' });
     const content = await t.api('GET', `/v1/spaces/${space.id}/content`, { token: org.adminToken });
     expect(content.body.parents).toEqual([before]);
@@ -212,7 +236,10 @@ describe('POST /v1/spaces/{spaceId}/content/template', () => {
     const mainRevision = await revisionOf(space.id);
     const cr = await t.api('POST', `/v1/spaces/${space.id}/change-requests`, { token: org.adminToken, body: { subject: 'Add a runbook' } });
     expect(cr.status).toBe(201);
-    const r = await t.api('POST', `/v1/spaces/${space.id}/content/template`, { token: org.adminToken, body: { id: 'runbook', changeRequestId: cr.body.id } });
+    const r = await t.api('POST', `/v1/spaces/${space.id}/content/template`, {
+      token: org.adminToken,
+      body: { id: 'runbook', changeRequestId: cr.body.id },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(204);
     expect(await revisionOf(space.id)).toBe(mainRevision);
     expect((await pages(space.id)).map((p) => p.title)).toEqual(['Introduction']);
@@ -224,8 +251,18 @@ describe('POST /v1/spaces/{spaceId}/content/template', () => {
     expect((await t.api('POST', `/v1/spaces/${space.id}/change-requests/${cr.body.id}/merge`, { token: org.adminToken })).status).toBe(200);
     expect((await pages(space.id)).map((p) => p.title)).toEqual(['Introduction', ...(EXPECTED.runbook as string[])]);
     // An unknown or merged change request: nothing applied.
-    expect((await t.api('POST', `/v1/spaces/${space.id}/content/template`, { token: org.adminToken, body: { id: 'runbook', changeRequestId: 'noSuchCr' } })).status).toBe(404);
-    const merged = await t.api('POST', `/v1/spaces/${space.id}/content/template`, { token: org.adminToken, body: { id: 'runbook', changeRequestId: cr.body.id } });
+    expect(
+      (
+        await t.api('POST', `/v1/spaces/${space.id}/content/template`, {
+          token: org.adminToken,
+          body: { id: 'runbook', changeRequestId: 'noSuchCr' },
+        })
+      ).status,
+    ).toBe(404);
+    const merged = await t.api('POST', `/v1/spaces/${space.id}/content/template`, {
+      token: org.adminToken,
+      body: { id: 'runbook', changeRequestId: cr.body.id },
+    });
     expect(merged.status).toBe(409);
   });
 
@@ -236,10 +273,14 @@ describe('POST /v1/spaces/{spaceId}/content/template', () => {
     const denied = await t.api('POST', `/v1/spaces/${space.id}/content/template`, { token: reader.token, body: { id: 'runbook' } });
     expect(denied.status).toBe(403);
     const outsider = await t.seedUser();
-    expect((await t.api('POST', `/v1/spaces/${space.id}/content/template`, { token: outsider.token, body: { id: 'runbook' } })).status).toBe(404);
+    expect(
+      (await t.api('POST', `/v1/spaces/${space.id}/content/template`, { token: outsider.token, body: { id: 'runbook' } })).status,
+    ).toBe(404);
     expect(await revisionOf(space.id)).toBe(revision);
     const editor = await t.seedUser(org.orgId, 'edit');
-    expect((await t.api('POST', `/v1/spaces/${space.id}/content/template`, { token: editor.token, body: { id: 'runbook' } })).status).toBe(204);
+    expect((await t.api('POST', `/v1/spaces/${space.id}/content/template`, { token: editor.token, body: { id: 'runbook' } })).status).toBe(
+      204,
+    );
     expect(await revisionOf(space.id)).not.toBe(revision);
   });
 

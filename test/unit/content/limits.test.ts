@@ -28,10 +28,20 @@ describe('scanMarkdown refuses hostile Markdown without parsing it, naming the l
     ['33 levels of indented lists', nestedList(33), 'depth', /nesting deeper than 32 levels \(line 33\)/],
     ['33 list markers on one line', `${'- '.repeat(33)}x`, 'depth', /nesting deeper than 32 levels/],
     ['quotes and lists mixed', `${'> - '.repeat(17)}x`, 'depth', /nesting deeper than 32 levels/],
-    ['nesting kept through lazy lines', Array.from({ length: 40 }, (_, i) => `${'  '.repeat(i)}- x\nlazy`).join('\n'), 'depth', /nesting deeper than 32 levels/],
+    [
+      'nesting kept through lazy lines',
+      Array.from({ length: 40 }, (_, i) => `${'  '.repeat(i)}- x\nlazy`).join('\n'),
+      'depth',
+      /nesting deeper than 32 levels/,
+    ],
     ['33 nested link brackets', `${'['.repeat(33)}x${']'.repeat(33)}`, 'depth', /^links nested deeper than 32 levels/],
     ['50,000 nested link brackets', '['.repeat(50_000), 'depth', /^links nested deeper than 32 levels/],
-    ['an emphasis run of 65', `${'*'.repeat(65)}x${'*'.repeat(65)}`, 'depth', /^emphasis nested deeper than 32 levels \(a run of 65 '\*' on line 1\)$/],
+    [
+      'an emphasis run of 65',
+      `${'*'.repeat(65)}x${'*'.repeat(65)}`,
+      'depth',
+      /^emphasis nested deeper than 32 levels \(a run of 65 '\*' on line 1\)$/,
+    ],
     ['5,001 emphasis markers in a paragraph', '*a '.repeat(5001), 'inline', /^more than 5,000 emphasis and link markers in one paragraph/],
     ['a page longer than the size limit', 'a'.repeat(LIMITS.pageChars + 1), 'size', /^longer than 1,000,000 characters \(1,000,001\)$/],
     ['more than 100,000 nodes', '- a\n'.repeat(40_000), 'nodes', /^more than 100,000 nodes$/],
@@ -48,7 +58,9 @@ describe('scanMarkdown refuses hostile Markdown without parsing it, naming the l
   }
 
   it('applies the size limit it is given (comments)', () => {
-    expect(scanMarkdown('a'.repeat(LIMITS.commentChars + 1), LIMITS.commentChars)?.message).toBe('longer than 100,000 characters (100,001)');
+    expect(scanMarkdown('a'.repeat(LIMITS.commentChars + 1), LIMITS.commentChars)?.message).toBe(
+      'longer than 100,000 characters (100,001)',
+    );
     expect(scanMarkdown('a'.repeat(LIMITS.commentChars), LIMITS.commentChars)).toBeNull();
   });
 });
@@ -72,7 +84,12 @@ describe('scanMarkdown accepts real content', () => {
   });
 
   it('every Markdown file of the repository and of the templates', () => {
-    const files = ['README.md', ...readdirSync(path.join(root, 'src/content/templates'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => `src/content/templates/${f}`)];
+    const files = [
+      'README.md',
+      ...readdirSync(path.join(root, 'src/content/templates'), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `src/content/templates/${f}`),
+    ];
     expect(files.length).toBeGreaterThan(10);
     for (const f of files) expect(scanMarkdown(readFileSync(path.join(root, f), 'utf8')), f).toBeNull();
   });
@@ -87,12 +104,52 @@ describe('scanMarkdown never sees less nesting than the parser', () => {
   // Random documents made of the pieces that change block structure (containers, lazy lines,
   // fences, HTML blocks, tables, indented code, tabs): whenever the scan accepts a document at a
   // small depth limit, the parsed tree must not be deeper. Seeded: the same documents every run.
-  const pieces = ['> ', '>', '- ', '* ', '+ ', '1. ', '2) ', '10. ', '  - ', '   > ', '\t- ', '  ', '    ', '\t', 'text ', 'a', 'lazy\n',
-    '\n', '\n', '\n\n', '```\n', '~~~\n', '# h\n', '---\n', '| a | b |\n', '|---|---|\n', '*', '_', '[', ']', '`', '\\', '<div>\n',
-    '<!-- ', '-->', '<pre>', '</pre>', '<?x', '    code\n', '-\n', '>\n'];
+  const pieces = [
+    '> ',
+    '>',
+    '- ',
+    '* ',
+    '+ ',
+    '1. ',
+    '2) ',
+    '10. ',
+    '  - ',
+    '   > ',
+    '\t- ',
+    '  ',
+    '    ',
+    '\t',
+    'text ',
+    'a',
+    'lazy\n',
+    '\n',
+    '\n',
+    '\n\n',
+    '```\n',
+    '~~~\n',
+    '# h\n',
+    '---\n',
+    '| a | b |\n',
+    '|---|---|\n',
+    '*',
+    '_',
+    '[',
+    ']',
+    '`',
+    '\\',
+    '<div>\n',
+    '<!-- ',
+    '-->',
+    '<pre>',
+    '</pre>',
+    '<?x',
+    '    code\n',
+    '-\n',
+    '>\n',
+  ];
   it('on 1,500 random documents at limits 1 to 6', () => {
     let seed = 20240601;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     let accepted = 0;
     for (let n = 0; n < 1500; n++) {
       let md = '';
@@ -121,17 +178,33 @@ describe('checkDocument', () => {
   });
 
   it('names a null node, and any other malformed one, by its path', () => {
-    expect(checkDocument(doc([null]))).toEqual({ limit: 'shape', path: 'nodes[0]', message: 'must be a node object (block, inline or text), not null' });
+    expect(checkDocument(doc([null]))).toEqual({
+      limit: 'shape',
+      path: 'nodes[0]',
+      message: 'must be a node object (block, inline or text), not null',
+    });
     expect(checkDocument(doc([para(text('a'), null)]))?.path).toBe('nodes[0].nodes[1]');
     expect(checkDocument(doc([para([])]))?.message).toBe('must be a node object (block, inline or text), not an array');
     expect(checkDocument(doc([{ object: 'block', nodes: [] }]))?.message).toBe('a block must have a "type"');
     expect(checkDocument(doc([{ object: 'blob', type: 'paragraph' }]))?.message).toBe('"object" must be "block", "inline" or "text"');
-    expect(checkDocument(doc([para({ object: 'text' })]))).toMatchObject({ path: 'nodes[0].nodes[0]', message: 'a text node must have a "leaves" array' });
-    expect(checkDocument(doc([para({ object: 'text', leaves: [null] })]))).toMatchObject({ path: 'nodes[0].nodes[0].leaves[0]', message: 'must be a leaf object, not null' });
+    expect(checkDocument(doc([para({ object: 'text' })]))).toMatchObject({
+      path: 'nodes[0].nodes[0]',
+      message: 'a text node must have a "leaves" array',
+    });
+    expect(checkDocument(doc([para({ object: 'text', leaves: [null] })]))).toMatchObject({
+      path: 'nodes[0].nodes[0].leaves[0]',
+      message: 'must be a leaf object, not null',
+    });
     expect(checkDocument(doc([para({ object: 'text', leaves: [{ text: 1 }] })]))?.message).toBe('must have a "text" string');
-    expect(checkDocument(doc([para({ object: 'text', leaves: [{ text: 'a', marks: [null] }] })]))?.path).toBe('nodes[0].nodes[0].leaves[0].marks[0]');
-    expect(checkDocument(doc([para({ object: 'inline', type: 'link', nodes: [text('a')] })]))?.message).toBe('a link must have "data.ref", a content reference');
-    expect(checkDocument(doc([{ object: 'block', type: 'table', data: {}, fragments: [null] }]))?.message).toBe('must be a fragment object, not null');
+    expect(checkDocument(doc([para({ object: 'text', leaves: [{ text: 'a', marks: [null] }] })]))?.path).toBe(
+      'nodes[0].nodes[0].leaves[0].marks[0]',
+    );
+    expect(checkDocument(doc([para({ object: 'inline', type: 'link', nodes: [text('a')] })]))?.message).toBe(
+      'a link must have "data.ref", a content reference',
+    );
+    expect(checkDocument(doc([{ object: 'block', type: 'table', data: {}, fragments: [null] }]))?.message).toBe(
+      'must be a fragment object, not null',
+    );
     expect(checkDocument(null)?.message).toBe('must be a document object, not null');
     expect(checkDocument({ object: 'document', nodes: 'x' })).toMatchObject({ path: 'nodes', message: 'must be an array of nodes' });
   });

@@ -45,7 +45,14 @@ function snapshot(pages: PageSpec[], files: Partial<FileNode>[] = [], spaceId = 
     };
     if (spec.markdown !== undefined) bodies.set(spec.id, spec.markdown);
     const parentPath = parent ? (parent.node.type === 'group' ? parent.path.split('/').slice(0, -1).join('/') : parent.path) : '';
-    const tp: TreePage = { node, hash: `h-${spec.id}`, parentId: parent?.node.id ?? null, path: parentPath ? `${parentPath}/${slug}` : slug, ancestors: [], children: [] };
+    const tp: TreePage = {
+      node,
+      hash: `h-${spec.id}`,
+      parentId: parent?.node.id ?? null,
+      path: parentPath ? `${parentPath}/${slug}` : slug,
+      ancestors: [],
+      children: [],
+    };
     byId.set(spec.id, tp);
     if (type !== 'group' && !byPath.has(tp.path)) byPath.set(tp.path, tp);
     ordered.push(tp);
@@ -116,7 +123,12 @@ describe('link resolution', () => {
     expect(r.resolve(`${PUBLIC}/app/o/org1`, from('intro'))).toEqual({ kind: 'url', url: `${PUBLIC}/app/o/org1`, inApp: true });
     expect(r.resolve('https://docs.example.test.evil.com/', from('intro'))).toMatchObject({ inApp: false });
     // The app URL of a page of this space names that page (a backlink), still a URL target.
-    expect(r.resolve(`${PUBLIC}/app/s/space1/page/setup`, from('intro'))).toEqual({ kind: 'url', url: `${PUBLIC}/app/s/space1/page/setup`, inApp: true, page: 'setup' });
+    expect(r.resolve(`${PUBLIC}/app/s/space1/page/setup`, from('intro'))).toEqual({
+      kind: 'url',
+      url: `${PUBLIC}/app/s/space1/page/setup`,
+      inApp: true,
+      page: 'setup',
+    });
     expect(r.resolve(`${PUBLIC}/app/s/otherSpace/page/setup`, from('intro'))).not.toHaveProperty('page');
   });
 
@@ -190,7 +202,12 @@ describe('link resolution', () => {
     const s = snapshot(
       [
         { id: 'home', git: 'README.md' },
-        { id: 'api', slug: 'api-reference', git: 'reference/README.md', children: [{ id: 'auth', slug: 'authentication', git: 'reference/auth.md' }] },
+        {
+          id: 'api',
+          slug: 'api-reference',
+          git: 'reference/README.md',
+          children: [{ id: 'auth', slug: 'authentication', git: 'reference/auth.md' }],
+        },
       ],
       [{ id: 'logo', name: 'logo.svg', git: { oid: 'o', path: 'reference/img/logo.svg' } }],
     );
@@ -227,7 +244,10 @@ describe('link extraction', () => {
       '![img](pic.png)',
       '| a | [cell](t.md) |\n|---|---|',
     ]) {
-      expect(extractPageLinks(md).map((l) => l.url), md).toEqual(extractLinks(md).map((l) => l.url));
+      expect(
+        extractPageLinks(md).map((l) => l.url),
+        md,
+      ).toEqual(extractLinks(md).map((l) => l.url));
       expect(extractPageLinks(md).length, md).toBeGreaterThan(0);
     }
     expect(extractPageLinks('# Plain\n\nNo links [here] or (there).\n\n```\ncode\n```')).toEqual([]);
@@ -259,7 +279,10 @@ describe('link extraction', () => {
 describe('link index', () => {
   const s = snapshot(
     [
-      { id: 'a', markdown: '[B](b.md) [B again](/pages/b) [B anchored](b.md#x) [self](a.md) [ext](https://x.test) ![img](.gitbook/assets/pic.png)' },
+      {
+        id: 'a',
+        markdown: '[B](b.md) [B again](/pages/b) [B anchored](b.md#x) [self](a.md) [ext](https://x.test) ![img](.gitbook/assets/pic.png)',
+      },
       { id: 'b', markdown: '[A](a.md) [gone](gone.md) [app](https://docs.example.test/app/s/space1/page/a)' },
       { id: 'c', markdown: '[B](b.md) [gone](gone.md) [pic](/files/pic) [ext](https://x.test)' },
       { id: 'd' },
@@ -282,7 +305,12 @@ describe('link index', () => {
       'link\nfile:pic': { status: 'ok', sources: ['c'] },
     });
     expect(linkStats(index.groups)).toEqual({ total: 8, broken: { total: 1, changeRequest: 0 } });
-    expect(index.pageGroups('c').map((g) => g.key).sort()).toEqual(['link\nbroken:gone.md', 'link\nfile:pic', 'link\npage:b', 'link\nurl:https://x.test']);
+    expect(
+      index
+        .pageGroups('c')
+        .map((g) => g.key)
+        .sort(),
+    ).toEqual(['link\nbroken:gone.md', 'link\nfile:pic', 'link\npage:b', 'link\nurl:https://x.test']);
     expect(index.pageGroups('d')).toEqual([]);
   });
 
@@ -295,7 +323,11 @@ describe('link index', () => {
 
   it('counts broken links introduced since a baseline', () => {
     const before = buildLinkIndex(
-      snapshot([{ id: 'b', markdown: '[gone](gone.md)' }, { id: 'c', markdown: '' }, { id: 'x', markdown: '[new](new.md)' }]),
+      snapshot([
+        { id: 'b', markdown: '[gone](gone.md)' },
+        { id: 'c', markdown: '' },
+        { id: 'x', markdown: '[new](new.md)' },
+      ]),
       (p) => extractPageLinks(p.node.id === 'b' ? '[gone](gone.md)' : p.node.id === 'x' ? '[new](new.md)' : ''),
       { publicUrl: PUBLIC },
     );

@@ -30,7 +30,11 @@ function allNodes(doc: JSONDocument): Array<{ object: string; type?: string; key
 const block = (doc: JSONDocument, i = 0): any => doc.nodes[i];
 
 const pageResolve = (url: string): ContentRef =>
-  url.startsWith('/pages/') ? { kind: 'page', page: url.slice(7) } : url.startsWith('/files/') ? { kind: 'file', file: url.slice(7) } : { kind: 'url', url };
+  url.startsWith('/pages/')
+    ? { kind: 'page', page: url.slice(7) }
+    : url.startsWith('/files/')
+      ? { kind: 'file', file: url.slice(7) }
+      : { kind: 'url', url };
 
 const KITCHEN_SINK = `Intro with **bold**, *italic*, \`code\`, ~~strike~~ and ***both***.
 Second line with a [link](https://example.com) and <https://auto.example>.
@@ -105,7 +109,9 @@ describe('markdownToDocument', () => {
     expect(markdownToDocument('Hello world')).toEqual({
       object: 'document',
       data: {},
-      nodes: [{ object: 'block', type: 'paragraph', key: 'k1', data: {}, nodes: [{ object: 'text', key: 'k2', leaves: [leaf('Hello world')] }] }],
+      nodes: [
+        { object: 'block', type: 'paragraph', key: 'k1', data: {}, nodes: [{ object: 'text', key: 'k2', leaves: [leaf('Hello world')] }] },
+      ],
     });
   });
 
@@ -199,7 +205,15 @@ describe('markdownToDocument', () => {
 
   it('degrades code inside a quote to code-marked paragraphs (the schema allows no code there)', () => {
     const doc = markdownToDocument('> ```sh\n> npm test\n> ```');
-    expect(block(doc).nodes).toEqual([{ object: 'block', type: 'paragraph', key: expect.any(String), data: {}, nodes: [{ object: 'text', key: expect.any(String), leaves: [leaf('npm test', 'code')] }] }]);
+    expect(block(doc).nodes).toEqual([
+      {
+        object: 'block',
+        type: 'paragraph',
+        key: expect.any(String),
+        data: {},
+        nodes: [{ object: 'text', key: expect.any(String), leaves: [leaf('npm test', 'code')] }],
+      },
+    ]);
     assertMatchesSchema('JSONDocument', doc);
   });
 
@@ -214,11 +228,18 @@ describe('markdownToDocument', () => {
       ],
     });
     expect(block(doc, 0).nodes[1].data.alt).toBeUndefined();
-    expect(block(doc, 1).nodes[1]).toMatchObject({ object: 'inline', type: 'inline-image', data: { ref: { kind: 'url', url: 'i.png' }, alt: 'icon' }, isVoid: true });
+    expect(block(doc, 1).nodes[1]).toMatchObject({
+      object: 'inline',
+      type: 'inline-image',
+      data: { ref: { kind: 'url', url: 'i.png' }, alt: 'icon' },
+      isVoid: true,
+    });
   });
 
   it('maps inline, reference and autolinks to link inlines with url refs by default', () => {
-    const doc = markdownToDocument('[a **b**](https://a.example) [ref][r] <https://auto.example> www.lit.example\n\n[r]: https://ref.example');
+    const doc = markdownToDocument(
+      '[a **b**](https://a.example) [ref][r] <https://auto.example> www.lit.example\n\n[r]: https://ref.example',
+    );
     const links = block(doc).nodes.filter((n: any) => n.type === 'link');
     expect(links.map((l: any) => l.data.ref)).toEqual([
       { kind: 'url', url: 'https://a.example' },
@@ -226,7 +247,11 @@ describe('markdownToDocument', () => {
       { kind: 'url', url: 'https://auto.example' },
       { kind: 'url', url: 'http://www.lit.example' },
     ]);
-    expect(links[0]).toMatchObject({ object: 'inline', type: 'link', nodes: [{ object: 'text', leaves: [leaf('a '), leaf('b', 'bold')] }] });
+    expect(links[0]).toMatchObject({
+      object: 'inline',
+      type: 'link',
+      nodes: [{ object: 'text', leaves: [leaf('a '), leaf('b', 'bold')] }],
+    });
     expect(doc.nodes).toHaveLength(1); // the definition produces no block
   });
 
@@ -254,7 +279,10 @@ describe('markdownToDocument', () => {
       r1: { orderIndex: 'a0001', values: { c0: 'r1-c0' } },
     });
     expect(table.fragments.map((f: any) => f.fragment)).toEqual(['r0-c0', 'r0-c1', 'r1-c0']);
-    expect(table.fragments[0]).toMatchObject({ object: 'fragment', nodes: [{ type: 'paragraph', nodes: [{ leaves: [leaf('a', 'code')] }] }] });
+    expect(table.fragments[0]).toMatchObject({
+      object: 'fragment',
+      nodes: [{ type: 'paragraph', nodes: [{ leaves: [leaf('a', 'code')] }] }],
+    });
     expect(table.fragments[1].nodes[0].nodes[0]).toMatchObject({ type: 'link', data: { ref: { kind: 'url', url: 'https://x' } } });
     assertMatchesSchema('JSONDocument', doc);
   });
@@ -264,7 +292,9 @@ describe('markdownToDocument', () => {
   });
 
   it('maps {% hint %} to a hint block, but not inside code', () => {
-    const doc = markdownToDocument('{% hint style="danger" %}\nDo **not** do this.\n\n> quoted\n{% endhint %}\n\n```\n{% hint style="info" %}\n```');
+    const doc = markdownToDocument(
+      '{% hint style="danger" %}\nDo **not** do this.\n\n> quoted\n{% endhint %}\n\n```\n{% hint style="info" %}\n```',
+    );
     expect(block(doc, 0)).toMatchObject({ type: 'hint', data: { style: 'danger' } });
     expect(block(doc, 0).nodes.map((n: any) => n.type)).toEqual(['paragraph', 'paragraph']);
     expect(block(doc, 0).nodes[0].nodes[0].leaves).toEqual([leaf('Do '), leaf('not', 'bold'), leaf(' do this.')]);
@@ -295,7 +325,28 @@ describe('markdownToDocument', () => {
   it('produces a document that matches the public JSONDocument schema', () => {
     const doc = markdownToDocument(KITCHEN_SINK);
     expect(new Set(allNodes(doc).map((n) => n.type ?? n.object))).toEqual(
-      new Set(['paragraph', 'text', 'link', 'heading-1', 'heading-2', 'heading-3', 'code', 'code-line', 'list-unordered', 'list-ordered', 'list-tasks', 'list-item', 'blockquote', 'divider', 'images', 'image', 'inline-image', 'table', 'fragment', 'hint']),
+      new Set([
+        'paragraph',
+        'text',
+        'link',
+        'heading-1',
+        'heading-2',
+        'heading-3',
+        'code',
+        'code-line',
+        'list-unordered',
+        'list-ordered',
+        'list-tasks',
+        'list-item',
+        'blockquote',
+        'divider',
+        'images',
+        'image',
+        'inline-image',
+        'table',
+        'fragment',
+        'hint',
+      ]),
     );
     assertMatchesSchema('JSONDocument', doc);
   });
@@ -335,9 +386,19 @@ describe('documentToMarkdown', () => {
           object: 'block',
           type: 'paragraph',
           nodes: [
-            { object: 'inline', type: 'link', data: { ref: { kind: 'page', page: 'p1' } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Guide', marks: [] }] }] },
+            {
+              object: 'inline',
+              type: 'link',
+              data: { ref: { kind: 'page', page: 'p1' } },
+              nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Guide', marks: [] }] }],
+            },
             { object: 'text', leaves: [{ object: 'leaf', text: ' ', marks: [] }] },
-            { object: 'inline', type: 'link', data: { ref: { kind: 'anchor', anchor: 'setup' } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Setup', marks: [] }] }] },
+            {
+              object: 'inline',
+              type: 'link',
+              data: { ref: { kind: 'anchor', anchor: 'setup' } },
+              nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Setup', marks: [] }] }],
+            },
             { object: 'text', leaves: [{ object: 'leaf', text: ' ', marks: [] }] },
             { object: 'inline', type: 'inline-image', data: { ref: { kind: 'file', file: 'f1' }, alt: 'Logo' }, isVoid: true },
           ],
@@ -345,8 +406,11 @@ describe('documentToMarkdown', () => {
       ],
     };
     expect(documentToMarkdown(doc)).toBe('[Guide](/pages/p1) [Setup](#setup) ![Logo](/files/f1)\n');
-    const custom = (ref: ContentRef) => (ref.kind === 'page' ? `https://docs.example/${ref.page}` : ref.kind === 'file' ? `https://cdn.example/${ref.file}.png` : '#x');
-    expect(documentToMarkdown(doc, { formatRef: custom })).toBe('[Guide](https://docs.example/p1) [Setup](#x) ![Logo](https://cdn.example/f1.png)\n');
+    const custom = (ref: ContentRef) =>
+      ref.kind === 'page' ? `https://docs.example/${ref.page}` : ref.kind === 'file' ? `https://cdn.example/${ref.file}.png` : '#x';
+    expect(documentToMarkdown(doc, { formatRef: custom })).toBe(
+      '[Guide](https://docs.example/p1) [Setup](#x) ![Logo](https://cdn.example/f1.png)\n',
+    );
   });
 
   it('round-trips page and file refs through formatRef and resolve', () => {
@@ -368,10 +432,13 @@ describe('documentToMarkdown', () => {
     'quotes with degraded content': '> ```js\n> x()\n> ```\n>\n> | a | b |\n> |---|---|\n> | 1 | 2 |\n>\n> ![i](u.png)',
     'list items with code, quotes and images': '- item\n\n  ```sh\n  run\n  ```\n\n  > quote\n\n  ![img](x.png)',
     tables: '| a | b |\n|---|:-:|\n| **1** | `|` |\n| 3 |\n\n| | |\n|-|-|\n| x | y |',
-    links: '[a](https://a "title") [r][ref] [collapsed][] <https://auto> www.literal.com me@mail.com [anchor](#top) [![badge](b.svg)](https://ci)\n\n[ref]: https://r\n[collapsed]: https://c',
-    'escapes and html': '\\*not emphasis\\* 1\\. not a list \\# not a heading <span>x</span> & < > [brackets] `` a`b ``\n\n<!-- c -->\n\n<details>\n<summary>S</summary>\n\nbody\n\n</details>',
+    links:
+      '[a](https://a "title") [r][ref] [collapsed][] <https://auto> www.literal.com me@mail.com [anchor](#top) [![badge](b.svg)](https://ci)\n\n[ref]: https://r\n[collapsed]: https://c',
+    'escapes and html':
+      '\\*not emphasis\\* 1\\. not a list \\# not a heading <span>x</span> & < > [brackets] `` a`b ``\n\n<!-- c -->\n\n<details>\n<summary>S</summary>\n\nbody\n\n</details>',
     footnotes: 'Text[^1] and more.\n\n[^1]: The **note**.',
-    hints: '{% hint style="success" %}\n# Inside\n\n| t |\n|---|\n| 1 |\n\n```\ncode\n```\n{% endhint %}\n\n{% hint style="info" %}\n{% endhint %}',
+    hints:
+      '{% hint style="success" %}\n# Inside\n\n| t |\n|---|\n| 1 |\n\n```\ncode\n```\n{% endhint %}\n\n{% hint style="info" %}\n{% endhint %}',
     cjk: '# 文档平台\n\n## 安装指南\n\n这是一个文档平台，**支持** `中文`。\n\n- 列表\n- 项目',
   };
 
@@ -468,7 +535,8 @@ describe('splitSections', () => {
 
 describe('plainText and headings', () => {
   it('renders the page as plain text, one line per block, markup removed', () => {
-    const md = '# Title\n\nSome **bold** and [a link](https://x) with `code`.\n\n> quoted\n\n```js\nconst  a = 1;\n```\n\n![alt text](i.png)\n\n<!-- note -->\n\nfoo[^1]\n\n[^1]: footnote';
+    const md =
+      '# Title\n\nSome **bold** and [a link](https://x) with `code`.\n\n> quoted\n\n```js\nconst  a = 1;\n```\n\n![alt text](i.png)\n\n<!-- note -->\n\nfoo[^1]\n\n[^1]: footnote';
     expect(plainText(md)).toBe('Title\nSome bold and a link with code.\nquoted\nconst a = 1;\nalt text\nfoo\nfootnote');
   });
 
@@ -523,4 +591,3 @@ describe('slugify', () => {
     for (const t of ['Ça va? Oui!', 'ÀÉÎÕÜ ñ ç', 'a -- b __ c', 'x\ty\nz']) expect(slugify(t)).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
   });
 });
-

@@ -64,7 +64,8 @@ const nothing = () => {};
 const replaceLine = (from: string, to: string) => TEXT.replace(from, to);
 
 /** The line merge the Markdown pool runs, run here on the test's own thread (no pool needed). */
-const mergeText = async (base: string, ours: string, theirs: string) => runTask({ op: 'diff3', base, ours, theirs }) as { merged: string } | { conflict: string };
+const mergeText = async (base: string, ours: string, theirs: string) =>
+  runTask({ op: 'diff3', base, ours, theirs }) as { merged: string } | { conflict: string };
 
 describe('merge: page text', () => {
   it('changes nothing when their side did not change', async () => {
@@ -91,14 +92,18 @@ describe('merge: page text', () => {
     );
     expect(conflicts).toEqual([]);
     expect(await store.body(merged, 'install')).toBe(
-      TEXT.replace('Download the installer.', 'Download the installer from the website.').replace('Restart when asked.', 'Restart twice when asked.'),
+      TEXT.replace('Download the installer.', 'Download the installer from the website.').replace(
+        'Restart when asked.',
+        'Restart twice when asked.',
+      ),
     );
   });
 
   it('reports a conflict naming the page when both sides changed the same lines', async () => {
     const { conflicts } = await merge(
       (d) => d.updatePage('install', { markdown: replaceLine('Run it as an administrator.', 'Run it as root.') }),
-      (d) => d.updatePage('install', { title: 'Installation', markdown: replaceLine('Run it as an administrator.', 'Run it as yourself.') }),
+      (d) =>
+        d.updatePage('install', { title: 'Installation', markdown: replaceLine('Run it as an administrator.', 'Run it as yourself.') }),
     );
     expect(conflicts).toEqual([{ pageId: 'install', title: 'Installation', reason: 'both sides changed the same lines of the page' }]);
   });
@@ -125,7 +130,12 @@ describe('merge: page fields', () => {
       (d) => d.updatePage('install', { emoji: '1f680', hidden: true, markdown: 'New text.\n' }),
     );
     expect(conflicts).toEqual([]);
-    expect(merged.byId.get('install')!.node).toMatchObject({ title: 'Installation', description: 'How to install', emoji: '1f680', hidden: true });
+    expect(merged.byId.get('install')!.node).toMatchObject({
+      title: 'Installation',
+      description: 'How to install',
+      emoji: '1f680',
+      hidden: true,
+    });
     expect(await store.body(merged, 'install')).toBe('New text.\n');
   });
 
@@ -302,7 +312,9 @@ describe('merge: moves', () => {
       (d) => d.deletePage('faq'),
       (d) => d.movePage('intro', 'faq'),
     );
-    expect(conflicts).toEqual([{ pageId: 'intro', title: 'Introduction', reason: 'moved under a page that was deleted on the other side' }]);
+    expect(conflicts).toEqual([
+      { pageId: 'intro', title: 'Introduction', reason: 'moved under a page that was deleted on the other side' },
+    ]);
   });
 });
 

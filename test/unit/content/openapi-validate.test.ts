@@ -37,7 +37,9 @@ describe('processSpec validation', () => {
     expect(await process(await fixture('v31.json'))).toMatchObject({ openapi: '3.1.0', title: 'Modern API', apiVersion: '3.0.0' });
     expect(await process(await fixture('swagger2.json'))).toMatchObject({ openapi: '2.0', title: 'Legacy API', apiVersion: '2.1' });
     // 3.1 without paths but with webhooks, and 3.0.4.
-    await expect(process({ openapi: '3.1.1', info, webhooks: { hook: { post: { responses: ok } } } })).resolves.toMatchObject({ openapi: '3.1.1' });
+    await expect(process({ openapi: '3.1.1', info, webhooks: { hook: { post: { responses: ok } } } })).resolves.toMatchObject({
+      openapi: '3.1.1',
+    });
     await expect(process({ openapi: '3.0.4', info, paths: {} })).resolves.toMatchObject({ openapi: '3.0.4' });
   });
 
@@ -45,12 +47,22 @@ describe('processSpec validation', () => {
     const node = (ref: string) => ({ type: 'object', properties: { kids: { type: 'array', items: { $ref: ref } } } });
     const r30 = await process(
       v30({
-        paths: { '/tree': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } } } } } } },
+        paths: {
+          '/tree': {
+            get: {
+              responses: {
+                '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } } },
+              },
+            },
+          },
+        },
         components: { schemas: { Node: node('#/components/schemas/Node') } },
       }),
     );
     expect(JSON.stringify(r30.bundled)).toContain('#/components/schemas/Node');
-    await expect(process(v31({ components: { schemas: { Node: node('#/components/schemas/Node') } } }))).resolves.toMatchObject({ openapi: '3.1.0' });
+    await expect(process(v31({ components: { schemas: { Node: node('#/components/schemas/Node') } } }))).resolves.toMatchObject({
+      openapi: '3.1.0',
+    });
     await expect(
       process(
         sw2({
@@ -69,8 +81,12 @@ describe('processSpec validation', () => {
       "Invalid OpenAPI document: OpenAPI 3.0 schema validation failed: #/paths/~1a/get must have required property 'responses'",
     );
     // A oneOf (parameter or reference): the bad value and what is allowed, not the branch bookkeeping.
-    const badIn = await rejection(v30({ paths: { '/a': { get: { parameters: [{ name: 'q', in: 'body', schema: {} }], responses: ok } } } }));
-    expect(badIn).toMatch(/^Invalid OpenAPI document: OpenAPI 3\.0 schema validation failed: #\/paths\/~1a\/get\/parameters\/0\/in must be one of "path", "query", "header", "cookie"/);
+    const badIn = await rejection(
+      v30({ paths: { '/a': { get: { parameters: [{ name: 'q', in: 'body', schema: {} }], responses: ok } } } }),
+    );
+    expect(badIn).toMatch(
+      /^Invalid OpenAPI document: OpenAPI 3\.0 schema validation failed: #\/paths\/~1a\/get\/parameters\/0\/in must be one of "path", "query", "header", "cookie"/,
+    );
     expect(badIn).not.toContain('oneOf');
     expect(badIn).not.toContain("'$ref'");
 
@@ -84,11 +100,20 @@ describe('processSpec validation', () => {
     );
     // Validated after dereferencing: a reference to the wrong kind of object is caught where it is used.
     expect(
-      await rejection(v30({ paths: { '/a': { get: { parameters: [{ $ref: '#/components/schemas/S' }], responses: ok } } }, components: { schemas: { S: { type: 'string' } } } })),
+      await rejection(
+        v30({
+          paths: { '/a': { get: { parameters: [{ $ref: '#/components/schemas/S' }], responses: ok } } },
+          components: { schemas: { S: { type: 'string' } } },
+        }),
+      ),
     ).toContain("#/paths/~1a/get/parameters/0 must have required property 'name'");
     // ... and invalid parts of circular schemas too.
     expect(
-      await rejection(v30({ components: { schemas: { Node: { type: 'object', required: 5, properties: { kid: { $ref: '#/components/schemas/Node' } } } } } })),
+      await rejection(
+        v30({
+          components: { schemas: { Node: { type: 'object', required: 5, properties: { kid: { $ref: '#/components/schemas/Node' } } } } },
+        }),
+      ),
     ).toBe('Invalid OpenAPI document: OpenAPI 3.0 schema validation failed: #/components/schemas/Node/required must be array');
   });
 
@@ -113,9 +138,11 @@ describe('processSpec validation', () => {
     );
     // Semantic checks see through circular references.
     const node = { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#/definitions/Node' } } } };
-    expect(await rejection(sw2({ definitions: { Node: node, Leaf: { type: 'object', required: ['z'], allOf: [{ $ref: '#/definitions/Node' }] } } }))).toBe(
-      "Invalid OpenAPI document: Validation failed. Property 'z' listed as required but does not exist in '/definitions/Leaf'",
-    );
+    expect(
+      await rejection(
+        sw2({ definitions: { Node: node, Leaf: { type: 'object', required: ['z'], allOf: [{ $ref: '#/definitions/Node' }] } } }),
+      ),
+    ).toBe("Invalid OpenAPI document: Validation failed. Property 'z' listed as required but does not exist in '/definitions/Leaf'");
   });
 
   it('keeps the version checks and the earlier PARSE_ERRORs', async () => {
@@ -144,7 +171,13 @@ describe('validator compilation', () => {
     const run = async (n: number) => {
       let accepted = 0;
       for (let i = 0; i < n; i++) {
-        if (await process(docs[i % docs.length]).then(() => true, () => false)) accepted++;
+        if (
+          await process(docs[i % docs.length]).then(
+            () => true,
+            () => false,
+          )
+        )
+          accepted++;
       }
       return accepted;
     };

@@ -13,9 +13,23 @@ describe('cursors', () => {
 
   it('builds a next page only when an extra row was fetched', () => {
     const rows = [{ k: 1 }, { k: 2 }, { k: 3 }];
-    const page = buildPage(rows, 2, 10, (r) => [r.k], (r) => r.k);
+    const page = buildPage(
+      rows,
+      2,
+      10,
+      (r) => [r.k],
+      (r) => r.k,
+    );
     expect(page.items).toEqual([1, 2]);
     expect(decodeCursor(page.next!.page, 1)).toEqual([2]);
-    expect(buildPage(rows, 3, 3, (r) => [r.k], (r) => r.k).next).toBeUndefined();
+    expect(
+      buildPage(
+        rows,
+        3,
+        3,
+        (r) => [r.k],
+        (r) => r.k,
+      ).next,
+    ).toBeUndefined();
   });
 });

@@ -10,7 +10,8 @@ const SCANNED = ['src', 'jobs', 'workers'];
 // The SQL layer itself: repositories, plus the pool (transactions), the migrator and the database
 // creation, which run DDL and transaction control, not queries of the domain.
 const ALLOWED = [/^src\/db\/repos\//, /^src\/db\/(pool|migrate|ensure-database)\.ts$/];
-const STATEMENT = /\b(SELECT\s+[\w*(]|INSERT\s+INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|pg_(try_)?advisory_(xact_)?lock|CREATE\s+(TABLE|INDEX)\s|WITH\s+\w+\s+AS\s*\()/; // uppercase SQL, as the code base writes it
+const STATEMENT =
+  /\b(SELECT\s+[\w*(]|INSERT\s+INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|pg_(try_)?advisory_(xact_)?lock|CREATE\s+(TABLE|INDEX)\s|WITH\s+\w+\s+AS\s*\()/; // uppercase SQL, as the code base writes it
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -35,7 +35,10 @@ const files = (entries: Record<string, string | Buffer>) =>
 
 /** Titles, types and nesting of a tree, as an outline. */
 function outline(pages: Array<{ type: string; title: string; path?: string; children: any[] }>): unknown[] {
-  return pages.map((p) => [p.type === 'group' ? `## ${p.title}` : `${p.title} <${p.path}>`, ...(p.children.length ? [outline(p.children)] : [])]);
+  return pages.map((p) => [
+    p.type === 'group' ? `## ${p.title}` : `${p.title} <${p.path}>`,
+    ...(p.children.length ? [outline(p.children)] : []),
+  ]);
 }
 
 function find(pages: ImportedPage[], title: string): ImportedPage {
@@ -58,10 +61,17 @@ function findOrNull(pages: ImportedPage[], title: string): ImportedPage | null {
 function toExport(pages: ImportedPage[], slugs = new Map<string, number>()): ExportPage[] {
   return pages.map((p, i) => {
     const { path: gitPath, children, ...rest } = p;
-    return { ...rest, id: `${p.title}-${i}`, slug: p.title.toLowerCase().replace(/[^a-z0-9]+/g, '-'), ...(gitPath ? { gitPath } : {}), children: toExport(children, slugs) };
+    return {
+      ...rest,
+      id: `${p.title}-${i}`,
+      slug: p.title.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+      ...(gitPath ? { gitPath } : {}),
+      children: toExport(children, slugs),
+    };
   });
 }
-const filesToExport = (imported: ImportedFile[]): ExportFile[] => imported.map((f) => ({ name: f.name, gitPath: f.path, content: f.content }));
+const filesToExport = (imported: ImportedFile[]): ExportFile[] =>
+  imported.map((f) => ({ name: f.name, gitPath: f.path, content: f.content }));
 
 /** The parts of a page tree that must survive a round trip. */
 function essence(pages: Array<ImportedPage | ExportPage>): unknown[] {
@@ -107,12 +117,18 @@ describe('parseRepository: a repository in GitBook style', () => {
         'Getting started <getting-started/README.md>',
         [
           ['Installation <getting-started/installation.md>'],
-          ['Configuration <getting-started/configuration.md>', [['Environment variables <getting-started/configuration/environment-variables.md>']]],
+          [
+            'Configuration <getting-started/configuration.md>',
+            [['Environment variables <getting-started/configuration/environment-variables.md>']],
+          ],
         ],
       ],
       ['FAQ <faq.md>'],
       ['## Guides', [['Writing pages <guides/writing-pages.md>'], ['Images & files <guides/images-and-files.md>']]],
-      ['## Reference', [['API <reference/api/README.md>', [['Authentication <reference/api/authentication.md>']]], ['Changelog <reference/changelog.md>']]],
+      [
+        '## Reference',
+        [['API <reference/api/README.md>', [['Authentication <reference/api/authentication.md>']]], ['Changelog <reference/changelog.md>']],
+      ],
     ]);
     const group = result.pages[3];
     expect(group).toMatchObject({ type: 'group', path: '', markdown: '' });
@@ -120,9 +136,20 @@ describe('parseRepository: a repository in GitBook style', () => {
 
   it('reads front matter into page metadata, with layout options as the API has them', () => {
     const welcome = find(result.pages, 'Welcome');
-    expect(welcome.description).toBe('Everything you need to install, configure and run Acme, from the very first download to a production deployment behind a load balancer.');
+    expect(welcome.description).toBe(
+      'Everything you need to install, configure and run Acme, from the very first download to a production deployment behind a load balancer.',
+    );
     expect(welcome.icon).toBe('house');
-    expect(welcome.layout).toEqual({ width: 'wide', cover: true, coverSize: 'hero', title: true, description: true, tableOfContents: true, outline: false, pagination: true });
+    expect(welcome.layout).toEqual({
+      width: 'wide',
+      cover: true,
+      coverSize: 'hero',
+      title: true,
+      description: true,
+      tableOfContents: true,
+      outline: false,
+      pagination: true,
+    });
     expect(find(result.pages, 'Environment variables').hidden).toBe(true);
     expect(find(result.pages, 'FAQ').emoji).toBe('1f4a1');
     expect(find(result.pages, 'Writing pages').description).toBe('Markdown: the basics, and what GitBook adds to it');
@@ -137,7 +164,9 @@ describe('parseRepository: a repository in GitBook style', () => {
     );
     expect(find(result.pages, 'Installation').markdown).toMatch(/^\{% hint style="info" %\}\n/);
     expect(find(result.pages, 'Installation').markdown).toContain('![The installer](../.gitbook/assets/install-screen.png)');
-    expect(find(result.pages, 'Configuration').markdown).toMatch(/^Acme reads `acme.yaml`.*\[Environment variables\]\(configuration\/environment-variables.md\)\.\n\n## File format\n/);
+    expect(find(result.pages, 'Configuration').markdown).toMatch(
+      /^Acme reads `acme.yaml`.*\[Environment variables\]\(configuration\/environment-variables.md\)\.\n\n## File format\n/,
+    );
     expect(find(result.pages, 'Changelog').markdown).toBe('## 1.0.0\n\nFirst release.\n');
   });
 
@@ -177,9 +206,18 @@ describe('parseRepository: a repository in GitBook style', () => {
 describe('parseRepository: .gitbook.yaml, docs root and monorepos', () => {
   it('reads root, structure and redirects, and only the files under the root', () => {
     const { config, pages, files: assets } = parseRepository(loadFixture('docs-root'));
-    expect(config).toEqual({ root: './docs/', readme: 'intro.md', summary: 'toc.md', redirects: { 'old/setup': 'guide/setup.md', help: 'support.md' } });
+    expect(config).toEqual({
+      root: './docs/',
+      readme: 'intro.md',
+      summary: 'toc.md',
+      redirects: { 'old/setup': 'guide/setup.md', help: 'support.md' },
+    });
     // The readme comes first even though toc.md does not list it; '-' bullets and 4-space nesting are fine.
-    expect(outline(pages)).toEqual([['Introduction <intro.md>'], ['Setup guide <guide/setup.md>', [['Advanced setup <guide/advanced.md>']]], ['Support <support.md>']]);
+    expect(outline(pages)).toEqual([
+      ['Introduction <intro.md>'],
+      ['Setup guide <guide/setup.md>', [['Advanced setup <guide/advanced.md>']]],
+      ['Support <support.md>'],
+    ]);
     expect(find(pages, 'Introduction').markdown).toBe('Welcome to Acme. This page has no heading.\n');
     // The SUMMARY title wins; a different first heading stays in the body.
     expect(find(pages, 'Setup guide').markdown).toBe('# Setting up\n\nThe SUMMARY title wins, so this heading stays in the body.\n');
@@ -207,7 +245,9 @@ describe('parseRepository: .gitbook.yaml, docs root and monorepos', () => {
     expect(out.get('docs/toc.md')!.toString()).toBe(
       '# Table of contents\n\n* [Introduction](intro.md)\n* [Setup guide](guide/setup.md)\n  * [Advanced setup](guide/advanced.md)\n* [Support](support.md)\n',
     );
-    expect(out.get('docs/support.md')!.toString()).toBe('---\ndescription: How to get help\n---\n\n# Support\n\nWrite to support@example.com.\n');
+    expect(out.get('docs/support.md')!.toString()).toBe(
+      '---\ndescription: How to get help\n---\n\n# Support\n\nWrite to support@example.com.\n',
+    );
     const again = parseRepository(new Map([...out, ['.gitbook.yaml', loadFixture('docs-root').get('.gitbook.yaml')!]]));
     expect(essence(again.pages)).toEqual(essence(pages));
   });
@@ -241,7 +281,10 @@ describe('parseRepository without SUMMARY.md: the folder layout', () => {
       ['Concepts <2-concepts.md>'],
       ['Troubleshooting <10-troubleshooting.md>'],
       ['## Api reference', [['Endpoints <api-reference/endpoints.md>']]],
-      ['Guides <guides/README.md>', [['Advanced <guides/advanced/README.md>', [['Tuning <guides/advanced/tuning.md>']]], ['Deploy <guides/deploy.md>']]],
+      [
+        'Guides <guides/README.md>',
+        [['Advanced <guides/advanced/README.md>', [['Tuning <guides/advanced/tuning.md>']]], ['Deploy <guides/deploy.md>']],
+      ],
     ]);
   });
 
@@ -249,7 +292,11 @@ describe('parseRepository without SUMMARY.md: the folder layout', () => {
     expect(find(pages, 'Home').markdown).toBe('Welcome.\n');
     expect(find(pages, 'Quickstart').markdown).toBe('No heading here: the title comes from the file name.\n');
     expect(find(pages, 'Concepts')).toMatchObject({ description: 'The ideas behind Acme', markdown: 'Text.\n' });
-    expect(find(pages, 'Advanced')).toMatchObject({ type: 'document', markdown: '', children: [expect.objectContaining({ title: 'Tuning' })] });
+    expect(find(pages, 'Advanced')).toMatchObject({
+      type: 'document',
+      markdown: '',
+      children: [expect.objectContaining({ title: 'Tuning' })],
+    });
     expect(assets.map((f) => f.path)).toEqual(['.gitbook/assets/arch.png']);
   });
 
@@ -289,7 +336,10 @@ describe('generateRepository', () => {
     id: `id-${title}`,
     type: 'document',
     title,
-    slug: title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''),
+    slug: title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, ''),
     markdown: `Body of ${title}.\n`,
     children: [],
     ...extra,
@@ -300,7 +350,13 @@ describe('generateRepository', () => {
       [
         page('Introduction'),
         page('Guide', { children: [page('Install'), page('Deep', { children: [page('Deeper')] })] }),
-        { ...page('Reference'), type: 'group', slug: 'reference', markdown: '', children: [page('API'), page('CLI', { children: [page('Flags')] })] },
+        {
+          ...page('Reference'),
+          type: 'group',
+          slug: 'reference',
+          markdown: '',
+          children: [page('API'), page('CLI', { children: [page('Flags')] })],
+        },
       ],
       [],
     );
@@ -376,18 +432,23 @@ describe('generateRepository', () => {
 
   it('never makes a file and a folder of the same name', () => {
     const out = generateRepository(
-      [
-        page('Home'),
-        page('Guide', { children: [page('Step')] }),
-        { ...page('Ref'), type: 'group', slug: 'ref', children: [page('Item')] },
-      ],
+      [page('Home'), page('Guide', { children: [page('Step')] }), { ...page('Ref'), type: 'group', slug: 'ref', children: [page('Item')] }],
       [
         { name: 'guide', gitPath: 'guide', content: Buffer.from('a file named like a folder') },
         { name: 'ref', gitPath: 'ref', content: Buffer.from('another') },
         { name: 'x.png', gitPath: '.gitbook', content: Buffer.from('would block the assets folder') },
       ],
     );
-    expect([...out.keys()]).toEqual(['SUMMARY.md', 'README.md', 'guide-2/README.md', 'guide-2/step.md', 'item.md', 'guide', 'ref', '.gitbook/assets/x.png']);
+    expect([...out.keys()]).toEqual([
+      'SUMMARY.md',
+      'README.md',
+      'guide-2/README.md',
+      'guide-2/step.md',
+      'item.md',
+      'guide',
+      'ref',
+      '.gitbook/assets/x.png',
+    ]);
   });
 
   it('never writes outside the docs root, whatever the stored gitPath, slug or file name', () => {
@@ -428,7 +489,9 @@ describe('generateRepository', () => {
   it('writes front matter only with metadata, keys in a stable order', () => {
     expect(renderPageFile(page('Plain'))).toBe('# Plain\n\nBody of Plain.\n');
     expect(renderPageFile(page('Empty', { markdown: '' }))).toBe('# Empty\n');
-    expect(renderPageFile(page('Blank meta', { description: '', hidden: false, layout: {} }))).toBe('# Blank meta\n\nBody of Blank meta.\n');
+    expect(renderPageFile(page('Blank meta', { description: '', hidden: false, layout: {} }))).toBe(
+      '# Blank meta\n\nBody of Blank meta.\n',
+    );
     const text = renderPageFile(
       page('Meta', {
         layout: { pagination: false, coverSize: 'full', title: true, width: 'wide', cover: true, outline: true },
@@ -467,19 +530,47 @@ describe('generateRepository', () => {
   });
 
   it('does not write .gitbook.yaml and rejects a config whose root escapes', () => {
-    const out = generateRepository([page('A')], [], { root: './docs/', readme: 'README.md', summary: 'SUMMARY.md', redirects: { a: 'b.md' } });
+    const out = generateRepository([page('A')], [], {
+      root: './docs/',
+      readme: 'README.md',
+      summary: 'SUMMARY.md',
+      redirects: { a: 'b.md' },
+    });
     expect(out.has('.gitbook.yaml')).toBe(false);
-    expectFormatError(() => generateRepository([page('A')], [], { root: '../up/', readme: 'README.md', summary: 'SUMMARY.md', redirects: {} }), "'../up/'", /escapes/);
+    expectFormatError(
+      () => generateRepository([page('A')], [], { root: '../up/', readme: 'README.md', summary: 'SUMMARY.md', redirects: {} }),
+      "'../up/'",
+      /escapes/,
+    );
   });
 });
 
 describe('round trip: tree → generateRepository → parseRepository', () => {
-  const p = (title: string, slug: string, extra: Partial<ExportPage> = {}): ExportPage => ({ id: slug, type: 'document', title, slug, markdown: '', children: [], ...extra });
+  const p = (title: string, slug: string, extra: Partial<ExportPage> = {}): ExportPage => ({
+    id: slug,
+    type: 'document',
+    title,
+    slug,
+    markdown: '',
+    children: [],
+    ...extra,
+  });
   const tree: ExportPage[] = [
     p('Welcome', 'welcome', {
-      description: 'A long description that certainly goes past the eighty columns of a YAML line, so it is folded on export and read back whole.',
+      description:
+        'A long description that certainly goes past the eighty columns of a YAML line, so it is folded on export and read back whole.',
       icon: 'house',
-      layout: { width: 'wide', cover: false, coverSize: 'hero', title: true, description: false, tableOfContents: true, outline: true, pagination: false, metadata: true },
+      layout: {
+        width: 'wide',
+        cover: false,
+        coverSize: 'hero',
+        title: true,
+        description: false,
+        tableOfContents: true,
+        outline: true,
+        pagination: false,
+        metadata: true,
+      },
       markdown: 'Hello **world**.\n\n![Logo](.gitbook/assets/logo.png)\n',
     }),
     p('C# & *stars* [brackets] #1', 'csharp', {
@@ -494,10 +585,18 @@ describe('round trip: tree → generateRepository → parseRepository', () => {
         }),
       ],
     }),
-    { ...p('Group one', 'group-one'), type: 'group', children: [p('In group', 'in-group', { markdown: 'x\n' }), p('Setup', 'setup'), p('Setup', 'setup')] },
+    {
+      ...p('Group one', 'group-one'),
+      type: 'group',
+      children: [p('In group', 'in-group', { markdown: 'x\n' }), p('Setup', 'setup'), p('Setup', 'setup')],
+    },
     { ...p('Empty group', 'empty-group'), type: 'group', children: [] },
     p('After groups', 'after-groups', { markdown: 'Top-level again.\n', description: "it's: true" }),
-    { ...p('Group two', 'group-two'), type: 'group', children: [p('yes', 'yes', { description: 'yes' }), p('安装指南', '安装指南', { markdown: '中文\n' })] },
+    {
+      ...p('Group two', 'group-two'),
+      type: 'group',
+      children: [p('yes', 'yes', { description: 'yes' }), p('安装指南', '安装指南', { markdown: '中文\n' })],
+    },
   ];
   const assets: ExportFile[] = [
     { name: 'logo.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]) },
@@ -525,7 +624,9 @@ describe('round trip: tree → generateRepository → parseRepository', () => {
   });
 
   it('writes a nested group as a page (groups exist only at the top)', () => {
-    const nested: ExportPage[] = [p('Top', 'top', { children: [{ ...p('Inner group', 'inner'), type: 'group', children: [p('Leaf', 'leaf')] }] })];
+    const nested: ExportPage[] = [
+      p('Top', 'top', { children: [{ ...p('Inner group', 'inner'), type: 'group', children: [p('Leaf', 'leaf')] }] }),
+    ];
     const parsed = parseRepository(generateRepository(nested, []));
     expect(outline(parsed.pages)).toEqual([['Top <README.md>', [['Inner group <inner/README.md>', [['Leaf <inner/leaf.md>']]]]]]);
   });
@@ -533,11 +634,23 @@ describe('round trip: tree → generateRepository → parseRepository', () => {
 
 describe('RepoFormatError', () => {
   const summaryRepo = (summary: string, extra: Record<string, string> = {}) =>
-    files({ 'SUMMARY.md': summary, 'README.md': '# Home\n', 'a.md': '# A\n', 'b.md': '# B\n', 'guide/c.md': '# C\n', 'image.png': 'png', ...extra });
+    files({
+      'SUMMARY.md': summary,
+      'README.md': '# Home\n',
+      'a.md': '# A\n',
+      'b.md': '# B\n',
+      'guide/c.md': '# C\n',
+      'image.png': 'png',
+      ...extra,
+    });
 
   it('rejects a root that escapes the project directory or is not a plain relative path', () => {
     for (const root of ['../outside', './docs/../../up', '/etc', 'C:/docs', 'docs\\\\win']) {
-      expectFormatError(() => parseRepository(files({ '.gitbook.yaml': `root: "${root}"\n`, 'README.md': '# x\n' })), '.gitbook.yaml root', root.replace(/\\\\/g, '\\'));
+      expectFormatError(
+        () => parseRepository(files({ '.gitbook.yaml': `root: "${root}"\n`, 'README.md': '# x\n' })),
+        '.gitbook.yaml root',
+        root.replace(/\\\\/g, '\\'),
+      );
     }
     expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'root: "do\\0cs"\n', 'README.md': '# x\n' })), /NUL/);
   });
@@ -546,20 +659,39 @@ describe('RepoFormatError', () => {
     expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'root: [unclosed\n' })), '.gitbook.yaml', /invalid YAML/);
     expectFormatError(() => parseRepository(files({ '.gitbook.yaml': '- a list\n' })), /mapping/);
     expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'root: 42\n' })), /root must be a string/);
-    expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'structure:\n  summary: toc.txt\n' })), /structure.summary/, /not a markdown file/);
+    expectFormatError(
+      () => parseRepository(files({ '.gitbook.yaml': 'structure:\n  summary: toc.txt\n' })),
+      /structure.summary/,
+      /not a markdown file/,
+    );
     expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'redirects: [a, b]\n' })), /redirects must be a mapping/);
     expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'root: ./docs/\n', 'README.md': '# x\n' })), /'docs' holds no files/);
   });
 
   it('rejects redirects that escape or are absolute', () => {
-    expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'redirects:\n  old: ../../etc/passwd\n' })), 'redirects', "'../../etc/passwd'", /escapes/);
-    expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'redirects:\n  /abs/old: new.md\n' })), 'redirects', "'/abs/old'", /absolute/);
+    expectFormatError(
+      () => parseRepository(files({ '.gitbook.yaml': 'redirects:\n  old: ../../etc/passwd\n' })),
+      'redirects',
+      "'../../etc/passwd'",
+      /escapes/,
+    );
+    expectFormatError(
+      () => parseRepository(files({ '.gitbook.yaml': 'redirects:\n  /abs/old: new.md\n' })),
+      'redirects',
+      "'/abs/old'",
+      /absolute/,
+    );
     expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'redirects:\n  old: "a\\\\b.md"\n' })), /backslash/);
     expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'redirects:\n  old: 3\n' })), /target of 'old' must be a path/);
   });
 
   it('rejects SUMMARY links that escape the docs root or are not relative paths', () => {
-    expectFormatError(() => parseRepository(summaryRepo('* [A](a.md)\n* [Evil](../../etc/passwd.md)\n')), 'SUMMARY.md line 2', "'../../etc/passwd.md'", /escapes/);
+    expectFormatError(
+      () => parseRepository(summaryRepo('* [A](a.md)\n* [Evil](../../etc/passwd.md)\n')),
+      'SUMMARY.md line 2',
+      "'../../etc/passwd.md'",
+      /escapes/,
+    );
     expectFormatError(() => parseRepository(summaryRepo('* [Abs](/etc/a.md)\n')), 'SUMMARY.md line 1', /absolute/);
     expectFormatError(() => parseRepository(summaryRepo('* [Back](guide\\\\c.md)\n')), 'SUMMARY.md line 1', /backslash/);
     expectFormatError(() => parseRepository(summaryRepo('* [Nul](a%00.md)\n')), 'SUMMARY.md line 1', /NUL/);
@@ -572,13 +704,25 @@ describe('RepoFormatError', () => {
   });
 
   it('rejects a malformed SUMMARY.md, naming the line', () => {
-    expectFormatError(() => parseRepository(summaryRepo('# Table of contents\n\n* [A](a.md)\n\nSome stray text.\n')), 'SUMMARY.md line 5', /text outside a list/);
+    expectFormatError(
+      () => parseRepository(summaryRepo('# Table of contents\n\n* [A](a.md)\n\nSome stray text.\n')),
+      'SUMMARY.md line 5',
+      /text outside a list/,
+    );
     expectFormatError(() => parseRepository(summaryRepo('* [A](a.md)\n* Just words\n')), 'SUMMARY.md line 2', /not a link/);
     expectFormatError(() => parseRepository(summaryRepo('* [A](a.md) and more\n')), 'SUMMARY.md line 1', /not a link/);
-    expectFormatError(() => parseRepository(summaryRepo('* [Pic](image.png)\n')), 'SUMMARY.md line 1', /'image.png' is not a markdown file/);
+    expectFormatError(
+      () => parseRepository(summaryRepo('* [Pic](image.png)\n')),
+      'SUMMARY.md line 1',
+      /'image.png' is not a markdown file/,
+    );
     expectFormatError(() => parseRepository(summaryRepo('* [Site](https://example.com/a.md)\n')), 'SUMMARY.md line 1', /external link/);
     expectFormatError(() => parseRepository(summaryRepo('* [A](a.md)\n* [Part](b.md#part)\n')), 'SUMMARY.md line 2', /anchor/);
-    expectFormatError(() => parseRepository(summaryRepo('* [A](a.md)\n  * [Again](a.md)\n')), 'SUMMARY.md line 2', /already linked on line 1/);
+    expectFormatError(
+      () => parseRepository(summaryRepo('* [A](a.md)\n  * [Again](a.md)\n')),
+      'SUMMARY.md line 2',
+      /already linked on line 1/,
+    );
     expectFormatError(() => parseRepository(summaryRepo('* [A](a.md)\n\n##\n')), 'SUMMARY.md line 3', /group heading needs a title/);
   });
 
@@ -592,22 +736,44 @@ describe('RepoFormatError', () => {
   });
 
   it('rejects a SUMMARY link to a missing file', () => {
-    expectFormatError(() => parseRepository(summaryRepo('* [A](a.md)\n* [Gone](guide/missing.md)\n')), 'SUMMARY.md line 2', "'guide/missing.md'", /does not exist/);
+    expectFormatError(
+      () => parseRepository(summaryRepo('* [A](a.md)\n* [Gone](guide/missing.md)\n')),
+      'SUMMARY.md line 2',
+      "'guide/missing.md'",
+      /does not exist/,
+    );
     expectFormatError(() => parseRepository(summaryRepo('* [Case](Guide/C.md)\n')), /does not exist/, /did you mean 'guide\/c.md'/);
   });
 
   it('rejects invalid front matter, naming the file', () => {
-    expectFormatError(() => parseRepository(files({ 'README.md': '---\ndescription: [unclosed\n---\n\n# Hi\n' })), 'README.md', /invalid front matter/);
-    expectFormatError(() => parseRepository(files({ 'README.md': '---\nhidden: sometimes\n---\n\n# Hi\n' })), 'README.md', /'hidden' must be true or false/);
+    expectFormatError(
+      () => parseRepository(files({ 'README.md': '---\ndescription: [unclosed\n---\n\n# Hi\n' })),
+      'README.md',
+      /invalid front matter/,
+    );
+    expectFormatError(
+      () => parseRepository(files({ 'README.md': '---\nhidden: sometimes\n---\n\n# Hi\n' })),
+      'README.md',
+      /'hidden' must be true or false/,
+    );
     expectFormatError(() => parseRepository(files({ 'README.md': '---\nlayout: wide\n---\n\n# Hi\n' })), /'layout' must be a mapping/);
   });
 
   it('accepts valid input around the error cases (the tests above can fail)', () => {
-    const r = parseRepository(summaryRepo('# Table of contents\n\n<!-- a comment -->\n\n* [A](a.md)\n  * [C](guide/c.md)\n* [B](<./b.md>)\n'));
+    const r = parseRepository(
+      summaryRepo('# Table of contents\n\n<!-- a comment -->\n\n* [A](a.md)\n  * [C](guide/c.md)\n* [B](<./b.md>)\n'),
+    );
     expect(outline(r.pages)).toEqual([['Home <README.md>'], ['A <a.md>', [['C <guide/c.md>']]], ['B <b.md>']]);
     expect(parseRepository(files({ '.gitbook.yaml': 'root: ./docs/../docs/\n', 'docs/README.md': '# x\n' })).config.root).toBe('./docs/');
     // A folder link means its README.md; percent-encoded and angle-bracketed destinations are read.
-    const folders = parseRepository(files({ 'SUMMARY.md': '* [G](guide)\n* [H](guide/sub/)\n* [I](my%20page.md)\n', 'guide/README.md': '# G\n', 'guide/sub/README.md': '# H\n', 'my page.md': '# I\n' }));
+    const folders = parseRepository(
+      files({
+        'SUMMARY.md': '* [G](guide)\n* [H](guide/sub/)\n* [I](my%20page.md)\n',
+        'guide/README.md': '# G\n',
+        'guide/sub/README.md': '# H\n',
+        'my page.md': '# I\n',
+      }),
+    );
     expect(outline(folders.pages)).toEqual([['G <guide/README.md>'], ['H <guide/sub/README.md>'], ['I <my page.md>']]);
   });
 

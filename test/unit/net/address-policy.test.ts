@@ -3,11 +3,24 @@ import { isPrivateAddress } from '../../../src/net/address-policy.js';
 import { checkFetchUrl } from '../../../src/net/safe-fetch.js';
 
 describe('address policy', () => {
-  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1'])(
-    'refuses %s',
-    (ip) => expect(isPrivateAddress(ip)).toBe(true),
+  it.each([
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    'fd00::1',
+    'fe80::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+  ])('refuses %s', (ip) => expect(isPrivateAddress(ip)).toBe(true));
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])('allows %s', (ip) =>
+    expect(isPrivateAddress(ip)).toBe(false),
   );
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])('allows %s', (ip) => expect(isPrivateAddress(ip)).toBe(false));
 
   it('checks literal hosts and schemes before connecting', () => {
     expect(() => checkFetchUrl('http://127.0.0.1/x', false)).toThrow(/private/);
@@ -24,10 +37,22 @@ describe('address policy', () => {
 // addresses just outside stay allowed, so a range that is too wide fails too.
 const RANGES = [
   { name: 'TEST-NET-1 192.0.2.0/24', inside: ['192.0.2.0', '192.0.2.77', '192.0.2.255'], outside: ['192.0.1.255', '192.0.3.0'] },
-  { name: 'TEST-NET-2 198.51.100.0/24', inside: ['198.51.100.0', '198.51.100.42', '198.51.100.255'], outside: ['198.51.99.255', '198.51.101.0'] },
+  {
+    name: 'TEST-NET-2 198.51.100.0/24',
+    inside: ['198.51.100.0', '198.51.100.42', '198.51.100.255'],
+    outside: ['198.51.99.255', '198.51.101.0'],
+  },
   { name: 'TEST-NET-3 203.0.113.0/24', inside: ['203.0.113.0', '203.0.113.9', '203.0.113.255'], outside: ['203.0.112.255', '203.0.114.0'] },
-  { name: 'benchmarking 198.18.0.0/15', inside: ['198.18.0.0', '198.18.200.1', '198.19.255.255'], outside: ['198.17.255.255', '198.20.0.0'] },
-  { name: 'shared address space 100.64.0.0/10', inside: ['100.64.0.0', '100.100.100.200', '100.127.255.255'], outside: ['100.63.255.255', '100.128.0.0'] },
+  {
+    name: 'benchmarking 198.18.0.0/15',
+    inside: ['198.18.0.0', '198.18.200.1', '198.19.255.255'],
+    outside: ['198.17.255.255', '198.20.0.0'],
+  },
+  {
+    name: 'shared address space 100.64.0.0/10',
+    inside: ['100.64.0.0', '100.100.100.200', '100.127.255.255'],
+    outside: ['100.63.255.255', '100.128.0.0'],
+  },
 ];
 
 /** The IPv6 spellings of an IPv4 address that reach it (mapped, dotted and hex, long and short). */
@@ -35,7 +60,15 @@ function ipv6Forms(v4: string): string[] {
   const [a, b, c, d] = v4.split('.').map(Number);
   const hi = ((a << 8) | b).toString(16);
   const lo = ((c << 8) | d).toString(16);
-  return [`::ffff:${v4}`, `::ffff:${hi}:${lo}`, `0:0:0:0:0:ffff:${hi}:${lo}`, `::FFFF:${v4}`, `::ffff:0:${v4}`, `64:ff9b::${hi}:${lo}`, `::${v4}`];
+  return [
+    `::ffff:${v4}`,
+    `::ffff:${hi}:${lo}`,
+    `0:0:0:0:0:ffff:${hi}:${lo}`,
+    `::FFFF:${v4}`,
+    `::ffff:0:${v4}`,
+    `64:ff9b::${hi}:${lo}`,
+    `::${v4}`,
+  ];
 }
 
 describe('address policy: documentation, benchmarking and shared ranges', () => {
@@ -55,7 +88,14 @@ describe('address policy: documentation, benchmarking and shared ranges', () => 
   }
 
   it('refuses the IPv6 documentation and benchmarking ranges', () => {
-    for (const ip of ['2001:db8::1', '2001:db8:ffff:ffff:ffff:ffff:ffff:ffff', '3fff::1', '3fff:fff:ffff::1', '2001:2::1', '2001:2:0:ffff::1']) {
+    for (const ip of [
+      '2001:db8::1',
+      '2001:db8:ffff:ffff:ffff:ffff:ffff:ffff',
+      '3fff::1',
+      '3fff:fff:ffff::1',
+      '2001:2::1',
+      '2001:2:0:ffff::1',
+    ]) {
       expect(isPrivateAddress(ip), ip).toBe(true);
     }
     for (const ip of ['2001:db9::1', '4000::1', '2001:3::1', '2001:4860:4860::8888']) expect(isPrivateAddress(ip), ip).toBe(false);

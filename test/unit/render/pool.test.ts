@@ -16,7 +16,9 @@ describe('render tasks', () => {
     expect(codeLines(doc.value)).toEqual([DEEP, 'second line']);
 
     const html = runTask({ op: 'html', md: `${DEEP}\n<script>`, anchor: 'a', images: [], links: [], files: [] }) as BodyOutput<'html'>;
-    expect(html.value).toContain('<p class="content-limit"><em>This page is shown as plain text: it exceeds the content limits (nesting deeper than 32 levels (line 1)).</em></p>');
+    expect(html.value).toContain(
+      '<p class="content-limit"><em>This page is shown as plain text: it exceeds the content limits (nesting deeper than 32 levels (line 1)).</em></p>',
+    );
     expect(html.value).toContain(`<pre class="plain-text">${'&gt;'.repeat(50_000)} deep\n&lt;script&gt;</pre>`);
 
     const sections = runTask({ op: 'sections', md: `${DEEP}\n\n  findme  \n` }) as BodyOutput<'sections'>;
@@ -48,7 +50,12 @@ describe('render tasks', () => {
     expect(runTask({ op: 'fromDocument', doc: doc([{ object: 'block', type: 'paragraph', nodes: [null] }]), maxChars: 100 })).toEqual({
       violation: { limit: 'shape', path: 'nodes[0].nodes[0]', message: 'must be a node object (block, inline or text), not null' },
     });
-    const para = { object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'x'.repeat(200), marks: [] }] }] };
+    const para = {
+      object: 'block',
+      type: 'paragraph',
+      data: {},
+      nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'x'.repeat(200), marks: [] }] }],
+    };
     expect((runTask({ op: 'fromDocument', doc: doc([para]), maxChars: 100 }) as { violation: unknown }).violation).toEqual({
       limit: 'size',
       path: '',
@@ -93,8 +100,12 @@ describe('MarkdownPool', () => {
     const doc = await p.document(slow);
     expect(doc.nodes[0]).toMatchObject({ type: 'code', data: { syntax: 'markdown' } });
     // Remembered as slow: the other readers get plain text at once.
-    expect(await p.html(slow, { anchor: 'x', images: [], links: [], files: [] })).toContain('This page is shown as plain text: it could not be processed within 300 ms');
-    expect(await p.sections([slow])).toEqual([[{ id: '', title: '', depth: 0, body: Array(20).fill('[a](b) '.repeat(2400).trim()).join('\n') }]]);
+    expect(await p.html(slow, { anchor: 'x', images: [], links: [], files: [] })).toContain(
+      'This page is shown as plain text: it could not be processed within 300 ms',
+    );
+    expect(await p.sections([slow])).toEqual([
+      [{ id: '', title: '', depth: 0, body: Array(20).fill('[a](b) '.repeat(2400).trim()).join('\n') }],
+    ]);
     // A new thread takes the stopped one's place.
     const md = 'Fine *text*.\n\n'.repeat(100);
     expect(await p.document(md)).toEqual(markdownToDocument(md));
@@ -107,8 +118,12 @@ describe('MarkdownPool', () => {
     ours[0] = 'ours';
     const theirs = [...base];
     theirs[199] = 'theirs';
-    expect(await p.mergeText(base.join('\n'), ours.join('\n'), theirs.join('\n'))).toEqual({ merged: [...ours.slice(0, 199), 'theirs'].join('\n') });
-    expect(await p.mergeText(base.join('\n'), ours.join('\n'), ['other', ...base.slice(1)].join('\n'))).toEqual({ conflict: 'both sides changed the same lines of the page' });
+    expect(await p.mergeText(base.join('\n'), ours.join('\n'), theirs.join('\n'))).toEqual({
+      merged: [...ours.slice(0, 199), 'theirs'].join('\n'),
+    });
+    expect(await p.mergeText(base.join('\n'), ours.join('\n'), ['other', ...base.slice(1)].join('\n'))).toEqual({
+      conflict: 'both sides changed the same lines of the page',
+    });
   });
 
   it('runs on the calling thread with no threads', async () => {

@@ -18,7 +18,14 @@ export const changelog: TemplateDef = {
       description: "What's new, newest first",
       file: 'changelog.md',
       cover: 'cover',
-      children: [{ key: 'writing-release-notes', title: 'Writing release notes', description: 'Entry format and style', file: 'writing-release-notes.md' }],
+      children: [
+        {
+          key: 'writing-release-notes',
+          title: 'Writing release notes',
+          description: 'Entry format and style',
+          file: 'writing-release-notes.md',
+        },
+      ],
     },
   ],
 };

@@ -12,7 +12,14 @@ export const productDocs: TemplateDef = {
   },
   dir: new URL('./', import.meta.url),
   pages: [
-    { key: 'introduction', title: 'Introduction', emoji: '👋', description: 'What the product is and where to start', file: 'introduction.md', cover: 'cover' },
+    {
+      key: 'introduction',
+      title: 'Introduction',
+      emoji: '👋',
+      description: 'What the product is and where to start',
+      file: 'introduction.md',
+      cover: 'cover',
+    },
     {
       key: 'getting-started',
       title: 'Getting started',
@@ -21,7 +28,12 @@ export const productDocs: TemplateDef = {
       file: 'getting-started.md',
       children: [
         { key: 'quickstart', title: 'Quickstart', description: 'A first project in five minutes', file: 'quickstart.md' },
-        { key: 'installation', title: 'Installation', description: 'Install and configure on your own infrastructure', file: 'installation.md' },
+        {
+          key: 'installation',
+          title: 'Installation',
+          description: 'Install and configure on your own infrastructure',
+          file: 'installation.md',
+        },
       ],
     },
     { key: 'guides', title: 'Guides', emoji: '📖', description: 'Task-oriented walkthroughs', file: 'guides.md' },

@@ -8,7 +8,10 @@ import type { Role } from '../../../../src/core/roles.js';
 
 type Chain = Record<string, { parent: string | null; level: string | null }>;
 
-const ctx = (orgRole: Role | null | undefined, chain: Chain = {}): AccessContext => ({ orgRole, collections: new Map(Object.entries(chain)) });
+const ctx = (orgRole: Role | null | undefined, chain: Chain = {}): AccessContext => ({
+  orgRole,
+  collections: new Map(Object.entries(chain)),
+});
 
 // guides (inherit) -> product (edit) -> top;  secret (null) -> top;  loop-a <-> loop-b (corrupt chain)
 const CHAIN: Chain = {

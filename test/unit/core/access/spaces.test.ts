@@ -31,7 +31,12 @@ const CHAIN: Chain = {
 
 describe('spaceRole: organization members', () => {
   it('gives organization admins admin on every space, whatever its level, visibility or grants', () => {
-    for (const s of [space(), space({ default_level: null }), space({ default_level: 'read', parent_id: 'team' }), space({ visibility: 'in-collection', parent_id: 'team' })]) {
+    for (const s of [
+      space(),
+      space({ default_level: null }),
+      space({ default_level: 'read', parent_id: 'team' }),
+      space({ visibility: 'in-collection', parent_id: 'team' }),
+    ]) {
       expect(spaceRole(ctx('admin', CHAIN), s, undefined)).toBe('admin');
       expect(spaceRole(ctx('admin', CHAIN), s, 'read')).toBe('admin');
     }
@@ -82,8 +87,12 @@ describe('spaceRole: collection chains', () => {
   });
 
   it('makes an in-collection space take the level of its collection, ignoring its own defaultLevel', () => {
-    expect(spaceRole(ctx('read', CHAIN), space({ visibility: 'in-collection', parent_id: 'docs', default_level: null }), undefined)).toBe('review');
-    expect(spaceRole(ctx('read', CHAIN), space({ visibility: 'in-collection', parent_id: 'team', default_level: 'admin' }), undefined)).toBeNull();
+    expect(spaceRole(ctx('read', CHAIN), space({ visibility: 'in-collection', parent_id: 'docs', default_level: null }), undefined)).toBe(
+      'review',
+    );
+    expect(
+      spaceRole(ctx('read', CHAIN), space({ visibility: 'in-collection', parent_id: 'team', default_level: 'admin' }), undefined),
+    ).toBeNull();
   });
 
   it('treats an unknown parent collection as the top of the chain', () => {
@@ -165,6 +174,17 @@ describe('spacePermissions', () => {
     expect(granted('edit')).toEqual(['access', 'comment', 'edit', 'triggerGitSync', 'view']);
     expect(granted('review')).toEqual(['access', 'comment', 'edit', 'merge', 'review', 'triggerGitSync', 'view']);
     expect(granted('create')).toEqual(granted('review'));
-    expect(granted('admin')).toEqual(['access', 'admin', 'comment', 'edit', 'installIntegration', 'merge', 'review', 'triggerGitSync', 'view', 'viewInviteLinks']);
+    expect(granted('admin')).toEqual([
+      'access',
+      'admin',
+      'comment',
+      'edit',
+      'installIntegration',
+      'merge',
+      'review',
+      'triggerGitSync',
+      'view',
+      'viewInviteLinks',
+    ]);
   });
 });
