@@ -224,10 +224,11 @@ export class Draft {
     for (let p = parentId === null ? null : this.byId.get(parentId); p; p = p.parent) {
       if (p === m) throw new DraftError('A page cannot be moved inside itself', 400);
     }
+    // The destination first: a missing parent throws before anything changed.
+    const to = this.siblings(parentId);
     const from = m.parent ? m.parent.children : this.top;
     this.dirty(m.parent);
     from.splice(from.indexOf(m), 1);
-    const to = this.siblings(parentId);
     m.parent = parentId === null ? null : this.byId.get(parentId)!;
     m.node.slug = this.uniqueSlug(to, m.node.slug, m);
     to.splice(index === undefined ? to.length : clamp(index, 0, to.length), 0, m);

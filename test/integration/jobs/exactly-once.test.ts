@@ -180,11 +180,11 @@ describe('an operation running on a live worker', () => {
 
   it('the reconciler re-enqueues a running operation missing from Redis only once its lease is stale', async () => {
     // An operation of a queue no worker here consumes, leased by a run elsewhere, its job lost.
-    const opId = await withTx(
-      t.app.db,
-      async (c) => (await createOperation(c, 'openapi.process', { organizationId: org.orgId, payload: { specId: newId() } })).id,
-    );
-    const claim = await claimOperation(t.app.db, opId, 'another-worker:1', 60_000);
+    // Created and claimed in one transaction: no reconciler pass can see it unleased in between.
+    const { opId, claim } = await withTx(t.app.db, async (c) => {
+      const id = (await createOperation(c, 'openapi.process', { organizationId: org.orgId, payload: { specId: newId() } })).id;
+      return { opId: id, claim: await claimOperation(c, id, 'another-worker:1', 60_000) };
+    });
     expect(claim.state).toBe('claimed');
     const queue = t.app.jobs.queue('openapi');
 

@@ -154,6 +154,15 @@ describe('Draft: pages', () => {
     expect(draftError(() => d.movePage('ghost', null)).status).toBe(404);
   });
 
+  it('refuses a move under a parent that does not exist (404) and leaves the page where it was', () => {
+    const d = new Draft(null);
+    d.insertPage(null, { id: 'a', title: 'A' });
+    d.insertPage('a', { id: 'a1', title: 'A1' });
+    expect(draftError(() => d.movePage('a1', 'ghost')).status).toBe(404);
+    expect(d.parentOf('a1')).toBe('a');
+    expect(d.childIds('a')).toEqual(['a1']);
+  });
+
   it('deletes a page with its subtree and returns the ids removed', () => {
     const d = new Draft(null);
     d.insertPage(null, { id: 'a', title: 'A' });
