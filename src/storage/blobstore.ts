@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 /**
  * Where bytes live: S3 (any S3-compatible endpoint) in production, a local folder for a single
  * machine. Keys are relative, slash-separated paths; metadata (content type, names) lives in
- * PostgreSQL rows, not here. Every driver passes the same contract tests (test/integration/storage.test.ts).
+ * PostgreSQL rows, not here. Every driver passes the same contract tests (test/integration/storage/storage.test.ts).
  */
 export interface BlobStore {
   readonly driver: 'local' | 's3';

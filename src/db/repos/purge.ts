@@ -3,7 +3,7 @@
 //  1. purgeNextSpace: in one transaction, lock one expired space (FOR UPDATE SKIP LOCKED: a space
 //     is purged by exactly one worker), queue its blob keys in blob_garbage, delete its rows.
 //  2. claimGarbageKey + blobReferences + forgetBlob: per key, under the same advisory lock
-//     storeFileBytes (src/services/files.ts) holds while it (re)writes bytes and references them,
+//     storeFileBytes (src/content/files.ts) holds while it (re)writes bytes and references them,
 //     delete the bytes only when no space references them any more.
 import type pg from 'pg';
 import type { Queryable } from '../pool.js';
