@@ -7,6 +7,7 @@
 //     delete the bytes only when no space references them any more.
 import type pg from 'pg';
 import type { Queryable } from '../pool.js';
+import { lockBlobKey } from './blobs.js';
 
 /**
  * Purge one space deleted before `before`, inside the caller's transaction; returns its id, or
@@ -61,12 +62,12 @@ export async function listGarbageAfter(db: Queryable, after: string | null, limi
 }
 
 /**
- * Inside a transaction: take the per-key advisory lock (the one storeFileBytes takes), then lock
+ * Inside a transaction: take the per-key lock storeFileBytes takes (lockBlobKey), then lock
  * the garbage row, waiting for another worker handling it. False when the row is gone (another
  * worker finished this key meanwhile): nothing to do.
  */
 export async function claimGarbageKey(c: pg.PoolClient, key: string): Promise<boolean> {
-  await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+  await lockBlobKey(c, key);
   const { rows } = await c.query('SELECT 1 FROM blob_garbage WHERE blob_key = $1 FOR UPDATE', [key]);
   return rows.length > 0;
 }
