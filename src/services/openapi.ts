@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/pool.js';
 import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
 import * as specs from '../db/repos/openapi.js';
@@ -57,28 +58,38 @@ export async function getSpec(app: AppContext, p: Principal, orgId: string, slug
   return toSpec(app, s, permissions);
 }
 
+/** Inside the caller's transaction: the processing operation of spec `id`, which the worker runs. */
+function processOperation(c: Queryable, orgId: string, id: string, p: Principal) {
+  return createOperation(c, 'openapi.process', {
+    organizationId: orgId,
+    payload: { specId: id },
+    targetType: 'openapi-spec',
+    targetId: id,
+    createdBy: p.userId,
+  });
+}
+
+/** Inside the caller's transaction: a new spec row; null when the slug is taken. */
+function insertNewSpec(c: Queryable, id: string, orgId: string, slug: string, columns: SpecSourceColumns, operationId: string) {
+  return specs.insertSpec(c, {
+    id,
+    orgId,
+    slug,
+    sourceUrl: columns.url,
+    sourceUrlSealed: columns.urlSealed,
+    sourceText: columns.text,
+    operationId,
+  });
+}
+
 /** POST: create only (409 when the slug exists). Processing continues in a worker. */
 export async function createSpec(app: AppContext, p: Principal, orgId: string, slug: string, source: SpecSource) {
   const { permissions } = await requireOrg(app.db, p, orgId, 'createOpenAPISpec');
   const columns = sourceColumns(app, source);
   const { spec, op } = await withTx(app.db, async (c) => {
     const id = newId();
-    const op = await createOperation(c, 'openapi.process', {
-      organizationId: orgId,
-      payload: { specId: id },
-      targetType: 'openapi-spec',
-      targetId: id,
-      createdBy: p.userId,
-    });
-    const spec = await specs.insertSpec(c, {
-      id,
-      orgId,
-      slug,
-      sourceUrl: columns.url,
-      sourceUrlSealed: columns.urlSealed,
-      sourceText: columns.text,
-      operationId: op.id,
-    });
+    const op = await processOperation(c, orgId, id, p);
+    const spec = await insertNewSpec(c, id, orgId, slug, columns, op.id);
     if (!spec) throw conflict(`An OpenAPI spec with slug "${slug}" already exists in this organization`);
     return { spec, op };
   });
@@ -93,26 +104,12 @@ export async function upsertSpec(app: AppContext, p: Principal, orgId: string, s
   const result = await withTx(app.db, async (c) => {
     const existing = await specs.getSpecBySlug(c, orgId, slug, true);
     const id = existing?.id ?? newId();
-    const op = await createOperation(c, 'openapi.process', {
-      organizationId: orgId,
-      payload: { specId: id },
-      targetType: 'openapi-spec',
-      targetId: id,
-      createdBy: p.userId,
-    });
+    const op = await processOperation(c, orgId, id, p);
     if (existing) {
       await specs.resetSpecSource(c, id, columns, op.id);
       return { created: false, op, spec: (await specs.getSpec(c, id))! };
     }
-    const spec = await specs.insertSpec(c, {
-      id,
-      orgId,
-      slug,
-      sourceUrl: columns.url,
-      sourceUrlSealed: columns.urlSealed,
-      sourceText: columns.text,
-      operationId: op.id,
-    });
+    const spec = await insertNewSpec(c, id, orgId, slug, columns, op.id);
     // A concurrent PUT created it between our read and insert: the caller may simply retry.
     if (!spec) throw conflict(`OpenAPI spec "${slug}" was created concurrently; retry the request`);
     return { created: true, op, spec };
