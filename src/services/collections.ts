@@ -43,7 +43,7 @@ import * as repo from '../db/repos/collections.js';
 import type { CollectionListRow } from '../db/repos/collections.js';
 import * as spacesRepo from '../db/repos/spaces.js';
 import { nextPosition } from '../db/repos/siblings.js';
-import { badRequest, forbidden, notFound } from '../core/errors.js';
+import { ApiError, badRequest, forbidden, notFound } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
 import { requireOrg } from '../core/access/organizations.js';
@@ -208,7 +208,13 @@ export async function transferCollection(app: AppContext, p: Principal, collecti
 /** Cascading delete; see the comment at the top of this file. */
 export async function deleteCollection(app: AppContext, p: Principal, collectionId: string) {
   if (!(await repo.getCollection(app.db, collectionId))) return;
-  const { collection, ctx } = await requireCollection(app.db, p, collectionId, 'admin');
+  const access = await requireCollection(app.db, p, collectionId, 'admin').catch(async (err: unknown) => {
+    // Deleted by a concurrent call since the read above: 204 as for any absent collection.
+    if (err instanceof ApiError && err.status === 404 && !(await repo.getCollection(app.db, collectionId))) return null;
+    throw err;
+  });
+  if (!access) return;
+  const { collection, ctx } = access;
   const orgId = collection.organization_id;
   await withTx(app.db, async (c) => {
     await repo.lockCollectionTree(c, [orgId]);

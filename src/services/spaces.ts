@@ -98,7 +98,9 @@ export async function updateSpace(app: AppContext, p: Principal, spaceId: string
 export async function deleteSpace(app: AppContext, p: Principal, spaceId: string) {
   const existing = await spaces.getSpace(app.db, spaceId);
   if (!existing) return;
-  await requireSpace(app.db, p, spaceId, 'admin');
+  // Deleted ones included: a concurrent delete between the read above and this check must not
+  // turn this one into a 404 (deleting answers 204 whether or not the space still existed).
+  await requireSpace(app.db, p, spaceId, 'admin', { includeDeleted: true });
   // In a transaction so a deadlock with a concurrent writer is retried rather than surfaced.
   await withTx(app.db, (c) => spaces.softDeleteSpace(c, spaceId, p.userId));
 }

@@ -136,9 +136,24 @@ describe('no 5xx from races and odd content', () => {
     for (let i = 0; i < 6; i++)
       spaces.push((await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: `Del ${i}` } })).body.id);
     const calls = spaces.flatMap((id) => [1, 2, 3].map(() => t.api('DELETE', `/v1/spaces/${id}`, { token: org.adminToken })));
-    const statuses = (await Promise.all(calls)).map((r) => r.status);
-    expect(statuses.every((s) => s === 204)).toBe(true);
+    const answers = await Promise.all(calls);
+    expect(
+      answers.filter((r) => r.status !== 204).map((r) => `${r.status} ${r.text}`),
+      'every concurrent delete answers 204',
+    ).toEqual([]);
     for (const id of spaces) expect((await t.api('GET', `/v1/spaces/${id}`, { token: org.adminToken })).status).toBe(404);
+    // Collections too: a delete racing another delete of the same collection answers 204.
+    const collections = [];
+    for (let i = 0; i < 4; i++) {
+      collections.push(
+        (await t.api('POST', `/v1/orgs/${org.orgId}/collections`, { token: org.adminToken, body: { title: `C ${i}` } })).body.id,
+      );
+    }
+    const collectionAnswers = await Promise.all(
+      collections.flatMap((id) => [1, 2, 3].map(() => t.api('DELETE', `/v1/collections/${id}`, { token: org.adminToken }))),
+    );
+    expect(collectionAnswers.filter((r) => r.status !== 204).map((r) => `${r.status} ${r.text}`)).toEqual([]);
+    for (const id of collections) expect((await t.api('GET', `/v1/collections/${id}`, { token: org.adminToken })).status).toBe(404);
   });
 
   it('duplicates a space while its source is reindexed, without a foreign-key 500', async () => {
