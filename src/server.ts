@@ -15,7 +15,8 @@ import { referenceRoutes } from './routes/reference.js';
 import { createMetrics } from './ops/metrics.js';
 import { createDashboard } from './ops/dashboard.js';
 import { createRateLimiter, rateLimitHeaders } from './http/rate-limit.js';
-import { parseTarget, safeDecode } from './http/path.js';
+import { parseTarget } from './http/path.js';
+import { decodeOrKeep } from './util/uri.js';
 import { databaseErrorReply } from './http/db-errors.js';
 import { drainable } from './http/shutdown.js';
 import type { Principal } from './auth/principal.js';
@@ -117,7 +118,7 @@ export function createApiServer(app: AppContext): ApiServer {
     await limit(res, `ip:${clientAddress(req)}`);
     const fromQuery = url.searchParams.get('token');
     const fromCookie = /(?:^|;\s*)dp_admin_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
-    const token = bearer(req) ?? fromQuery ?? (fromCookie ? safeDecode(fromCookie) : null);
+    const token = bearer(req) ?? fromQuery ?? (fromCookie ? decodeOrKeep(fromCookie) : null);
     if (token === null) throw unauthorized();
     const principal = await authenticate(app.db, token);
     if (!principal) throw unauthorized('Invalid or expired access token');

@@ -41,6 +41,7 @@ import { pageLinks, slugify, type PageLink } from './markdown.js';
 import { getObjects } from './objects.js';
 import type { Snapshot, TreePage } from './snapshot.js';
 import type { BodyNode, FileNode, Hash } from './types.js';
+import { decodeOrKeep } from '../util/uri.js';
 
 type LinkRelation = 'link' | 'image';
 export type LinkStatus = 'ok' | 'broken' | 'in-app';
@@ -88,14 +89,6 @@ const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const PAGE_REF = /^\/?pages\/([^/]+)\/?$/;
 const FILE_REF = /^\/?files\/([^/]+)\/?$/;
 const ASSETS = /(?:^|\/)\.gitbook\/assets\/(.+)$/;
-
-function decode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
 
 /** Join `rel` onto `baseDir` ('' = root); `/`-prefixed `rel` starts at the root. null above the root. */
 export function joinRelative(baseDir: string, rel: string): string | null {
@@ -154,7 +147,7 @@ export function createResolver(snap: SnapshotLike, opts: ResolverOptions): Resol
     const out: LinkTarget = { kind: 'url', url, inApp };
     if (inApp && parsed) {
       const m = appPage.exec(parsed.pathname);
-      if (m && decode(m[1]) === snap.spaceId && snap.byId.has(decode(m[2]))) out.page = decode(m[2]);
+      if (m && decodeOrKeep(m[1]) === snap.spaceId && snap.byId.has(decodeOrKeep(m[2]))) out.page = decodeOrKeep(m[2]);
     }
     return out;
   };
@@ -194,11 +187,11 @@ export function createResolver(snap: SnapshotLike, opts: ResolverOptions): Resol
       const url = raw.trim();
       if (SCHEME.test(url) || url.startsWith('//')) return absolute(url);
       const hashAt = url.indexOf('#');
-      const anchor = hashAt >= 0 ? decode(url.slice(hashAt + 1)) : '';
+      const anchor = hashAt >= 0 ? decodeOrKeep(url.slice(hashAt + 1)) : '';
       let path = hashAt >= 0 ? url.slice(0, hashAt) : url;
       const queryAt = path.indexOf('?');
       if (queryAt >= 0) path = path.slice(0, queryAt);
-      path = path.split('/').map(decode).join('/');
+      path = path.split('/').map(decodeOrKeep).join('/');
       if (path === '') return null; // `#anchor` or `?query`: the same page
 
       const broken: LinkTarget = { kind: 'broken', url };

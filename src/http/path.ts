@@ -33,20 +33,5 @@ export function parseTarget(rawUrl: string | undefined): RequestTarget {
   }
   if (/%(?![0-9a-f]{2})/i.test(path)) throw badRequest('Invalid request target: malformed percent-encoding in the path');
   if (/%00|\0/i.test(path)) throw badRequest('Invalid request target: NUL byte in the path');
-  let searchParams: URLSearchParams;
-  try {
-    searchParams = new URLSearchParams(search);
-  } catch {
-    throw badRequest('Invalid request target: malformed query string');
-  }
-  return { path, search, searchParams };
-}
-
-/** `decodeURIComponent` that answers null instead of throwing on malformed input. */
-export function safeDecode(s: string): string | null {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return null;
-  }
+  return { path, search, searchParams: new URLSearchParams(search) };
 }

@@ -15,6 +15,7 @@ import { safeFetch, FetchFailedError, FetchTimeoutError, type SafeFetchResult } 
 import { htmlTooDeep, MAX_HTML_DEPTH, parsePage, type ParsedPage } from './html.js';
 import { inScope, looksLikePage, pageKey, scopeOf, type CrawlScope } from './scope.js';
 import { parseRobots, ALLOW_ALL, type RobotsRules } from './robots.js';
+import { decodeOrKeep } from '../util/uri.js';
 
 const USER_AGENT = 'docsplatform-import/1 (+website import)';
 
@@ -241,12 +242,7 @@ const IMAGE_TYPES: Record<string, string> = {
 };
 
 function imageName(u: URL, contentType: string): string {
-  let last = u.pathname.split('/').pop() ?? '';
-  try {
-    last = decodeURIComponent(last);
-  } catch {
-    /* keep as is */
-  }
+  let last = decodeOrKeep(u.pathname.split('/').pop() ?? '');
   last = last.replace(/[\\/\0]/g, '').slice(0, 200);
   if (last) return last;
   const ext = Object.entries(IMAGE_TYPES).find(([, t]) => t === contentType)?.[0];

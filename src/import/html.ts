@@ -3,6 +3,7 @@
 import { parse, type HTMLElement } from 'node-html-parser';
 import TurndownService from 'turndown';
 import { resolveUrl } from './scope.js';
+import { decodeOrKeep } from '../util/uri.js';
 
 export interface ParsedPage {
   title: string;
@@ -121,19 +122,11 @@ export function parsePage(html: string, url: URL): ParsedPage {
 function pickTitle(titleTag: string, h1: string, url: URL): string {
   if (h1 && (!titleTag || titleTag.includes(h1))) return h1.slice(0, 500);
   if (titleTag) return titleTag.slice(0, 500);
-  const last = decodeURIComponentSafe(url.pathname.replace(/\/+$/, '').split('/').pop() ?? '')
+  const last = decodeOrKeep(url.pathname.replace(/\/+$/, '').split('/').pop() ?? '')
     .replace(/\.html?$/i, '')
     .replace(/[-_]+/g, ' ')
     .trim();
   return (last ? last[0].toUpperCase() + last.slice(1) : url.host).slice(0, 500);
-}
-
-function decodeURIComponentSafe(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }
 
 /** The `src` of an image, looking past lazy-loading placeholders. */

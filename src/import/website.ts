@@ -24,6 +24,7 @@ import { crawl, downloadImages, StartPageError } from './crawler.js';
 import { htmlToMarkdown, rewriteContent, sameOriginImages } from './html.js';
 import { pageKey } from './scope.js';
 import { buildTree } from './tree.js';
+import { decodeOrKeep } from '../util/uri.js';
 
 /** Total time one import may spend fetching; what was fetched by then is imported. */
 const IMPORT_TIME_BUDGET_MS = 10 * 60 * 1000;
@@ -63,12 +64,7 @@ function pageSlug(url: URL, isStart: boolean, title: string): string {
       .replace(/\/index\.html?$/i, '')
       .split('/')
       .pop() ?? '';
-  let segment = last.replace(/\.html?$/i, '');
-  try {
-    segment = decodeURIComponent(segment);
-  } catch {
-    /* keep as is */
-  }
+  const segment = decodeOrKeep(last.replace(/\.html?$/i, ''));
   return (!isStart && slugify(segment)) || slugify(title);
 }
 

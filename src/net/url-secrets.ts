@@ -1,4 +1,5 @@
 import { openText, sealText } from '../util/seal.js';
+import { decodeOrKeep } from '../util/uri.js';
 
 // Credentials a URL may carry: user info (`https://user:pass@host/...`) and query (or fragment)
 // parameters whose names say they are credentials (`?token=`, `?access_token=`, `?api_key=`,
@@ -63,7 +64,7 @@ export function splitUrlSecrets(raw: string): UrlSecrets {
   }
   const secrets: string[] = [];
   if (u.username || u.password) {
-    for (const part of [u.username, u.password]) if (part) secrets.push(safeDecode(part));
+    for (const part of [u.username, u.password]) if (part) secrets.push(decodeOrKeep(part));
     u.username = '';
     u.password = '';
   }
@@ -72,14 +73,6 @@ export function splitUrlSecrets(raw: string): UrlSecrets {
   const fragment = redactParams(u.hash.slice(1), secrets);
   if (fragment !== null) u.hash = fragment;
   return { display: secrets.length ? u.toString() : raw, secrets };
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }
 
 /**

@@ -15,6 +15,7 @@ import { decodeText, parsePageFile } from './page-file.js';
 import { basename, dirname, hasScheme, isMarkdownPath, joinPath, pathProblem, resolvePath } from './paths.js';
 import { parseSummary, type SummaryNode, type SummaryPage } from './summary.js';
 import type { GitBookConfig, ImportedFile, ImportedPage } from './types.js';
+import { decodeOrKeep } from '../../util/uri.js';
 
 export const ASSETS_DIR = '.gitbook/assets';
 
@@ -178,7 +179,7 @@ function collectFiles(ctx: Context, pages: ImportedPage[]): ImportedFile[] {
       for (const raw of referencedUrls(page.markdown)) {
         const url = raw.trim().replace(/[?#].*$/, '');
         if (!url || hasScheme(url) || pathProblem(url)) continue;
-        for (const candidate of new Set([url, safeDecode(url)])) {
+        for (const candidate of new Set([url, decodeOrKeep(url)])) {
           let path: string;
           try {
             path = resolvePath(candidate, 'link', dirname(page.path));
@@ -198,14 +199,6 @@ function collectFiles(ctx: Context, pages: ImportedPage[]): ImportedFile[] {
   return [...paths]
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
     .map((path) => ({ path, name: basename(path), contentType: contentTypeFor(path), content: ctx.docs.get(path)! }));
-}
-
-function safeDecode(url: string): string {
-  try {
-    return decodeURIComponent(url);
-  } catch {
-    return url;
-  }
 }
 
 /**

@@ -23,6 +23,7 @@ import { scanMarkdown } from '../../content/limits.js';
 import { RepoFormatError } from './errors.js';
 import { hasScheme, isMarkdownPath, joinPath, relativePath, resolvePath } from './paths.js';
 import { cleanTitle } from './page-file.js';
+import { decodeOrKeep } from '../../util/uri.js';
 
 export interface SummaryPage {
   kind: 'page';
@@ -72,14 +73,6 @@ function describe(node: RootContent): string {
   }
 }
 
-function safeDecode(url: string): string {
-  try {
-    return decodeURIComponent(url);
-  } catch {
-    return url;
-  }
-}
-
 export function parseSummary(source: string, ctx: SummaryContext): SummaryNode[] {
   const tooComplex = scanMarkdown(source);
   if (tooComplex) throw new RepoFormatError(`${ctx.label}: ${tooComplex.message}`);
@@ -97,7 +90,7 @@ export function parseSummary(source: string, ctx: SummaryContext): SummaryNode[]
     if (!url) throw new RepoFormatError(`${where}: the link '${lineText(line)}' has no target`);
     if (hasScheme(url))
       throw new RepoFormatError(`${where}: '${url}' is an external link; only markdown files of the repository can be pages`);
-    const candidates = [...new Set([url, safeDecode(url)])];
+    const candidates = [...new Set([url, decodeOrKeep(url)])];
     let first: string | undefined;
     for (const candidate of candidates) {
       let path = resolvePath(candidate, where, ctx.dir);
