@@ -1,0 +1,8 @@
+-- A description that parses and resolves but breaks strict validation (responses without a
+-- description, arrays without items, a `$ref` where the schema allows none) is processed; what
+-- validation found is kept as warnings: on the version it produced, and on the spec for its last
+-- processing (shown in `lastProcessedErrors`). At most 100 are kept; the count is the total.
+ALTER TABLE openapi_spec_versions ADD COLUMN warnings jsonb NOT NULL DEFAULT '[]';
+ALTER TABLE openapi_spec_versions ADD COLUMN warning_count integer NOT NULL DEFAULT 0;
+ALTER TABLE openapi_specs ADD COLUMN last_process_warnings jsonb NOT NULL DEFAULT '[]';
+ALTER TABLE openapi_specs ADD COLUMN last_process_warning_count integer NOT NULL DEFAULT 0;
