@@ -102,6 +102,7 @@ export const processOpenAPISpec: Processor<'openapi.process'> = async ({ specId 
       title: processed.title,
       apiVersion: processed.apiVersion,
       warnings: processed.warnings,
+      groups: processed.groups,
     });
     return specs.completeSpec(c, specId, operation.id, {
       versionId,

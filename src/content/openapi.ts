@@ -1,6 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import YAML from 'yaml';
 import { validateBundled, type ValidationWarning } from './openapi-validate.js';
+import { referenceGroups } from './openapi-render.js';
 
 export type { ValidationWarning };
 
@@ -16,7 +17,12 @@ interface ProcessedSpec {
   apiVersion?: string;
   /** What strict validation found: recorded and shown, never a reason to refuse the document. */
   warnings: ValidationWarning[];
+  /** Groups of operations (by tag) a reference split into pages shows, at most MAX_GROUPS. */
+  groups: { key: string; title: string }[];
 }
+
+/** Most groups (tag pages) kept for a reference split into pages. */
+const MAX_GROUPS = 200;
 
 /**
  * Parse (JSON or YAML), bundle external `$ref`s and validate an OpenAPI 3.0/3.1 or Swagger 2.0
@@ -82,6 +88,7 @@ export async function processSpec(
     title: typeof bundled.info?.title === 'string' ? bundled.info.title : undefined,
     apiVersion: bundled.info?.version !== undefined ? String(bundled.info.version) : undefined,
     warnings,
+    groups: referenceGroups(bundled).slice(0, MAX_GROUPS),
   };
 }
 

@@ -6,3 +6,6 @@ ALTER TABLE openapi_spec_versions ADD COLUMN warnings jsonb NOT NULL DEFAULT '[]
 ALTER TABLE openapi_spec_versions ADD COLUMN warning_count integer NOT NULL DEFAULT 0;
 ALTER TABLE openapi_specs ADD COLUMN last_process_warnings jsonb NOT NULL DEFAULT '[]';
 ALTER TABLE openapi_specs ADD COLUMN last_process_warning_count integer NOT NULL DEFAULT 0;
+-- The groups of operations (tags) of a version, computed by the worker that processed it: a space
+-- created from the spec gets one computed page per group without the API reading the description.
+ALTER TABLE openapi_spec_versions ADD COLUMN reference_groups jsonb NOT NULL DEFAULT '[]';

@@ -172,12 +172,14 @@ export async function insertVersion(
     title?: string;
     apiVersion?: string;
     warnings?: StoredWarning[];
+    /** Groups of operations (tag, '' for untagged; title), in reference order. */
+    groups?: { key: string; title: string }[];
   },
 ) {
   const warnings = v.warnings ?? [];
   await db.query(
-    `INSERT INTO openapi_spec_versions (id, spec_id, blob_key, sha256, size, openapi, title, api_version, warnings, warning_count)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10)`,
+    `INSERT INTO openapi_spec_versions (id, spec_id, blob_key, sha256, size, openapi, title, api_version, warnings, warning_count, reference_groups)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb)`,
     [
       v.id,
       v.specId,
@@ -189,6 +191,7 @@ export async function insertVersion(
       v.apiVersion ?? null,
       JSON.stringify(warnings.slice(0, MAX_STORED_WARNINGS)),
       warnings.length,
+      JSON.stringify(v.groups ?? []),
     ],
   );
 }
