@@ -30,23 +30,45 @@ export async function evaluateComputedPage(app: AppContext, orgId: string, node:
   if (!spec) return `> This page is computed from an unsupported source (${c?.type ?? 'none'}).\n`;
   const blobKey = await latestVersionBlobKey(app.db, orgId, spec);
   if (!blobKey) return `> The OpenAPI spec "${spec}" has no processed version yet.\n`;
-  const props = (c?.props ?? {}) as { models?: unknown; doc?: unknown; page?: unknown };
-  const models = props.models === true;
+  const props = (c?.props ?? {}) as { models?: unknown; doc?: unknown; page?: unknown; method?: unknown };
   const part: ReferenceOptions['part'] =
     props.doc === 'info' || props.doc === 'models'
       ? { doc: props.doc }
       : props.doc === 'tag' && typeof props.page === 'string'
         ? { doc: 'tag', page: props.page }
-        : undefined;
-  const key = `${blobKey}\n${models}\n${JSON.stringify(part ?? null)}`;
+        : props.doc === 'operation' && typeof props.page === 'string' && typeof props.method === 'string'
+          ? { doc: 'operation', page: props.page, method: props.method }
+          : undefined;
+  return renderReference(app, spec, blobKey, { models: props.models === true, part });
+}
+
+/**
+ * One operation of an organization's OpenAPI spec (slug or id) as Markdown, for GitBook's
+ * `{% openapi-operation %}` / `{% openapi %}` blocks: path as written in the description, method
+ * in any case. Rendered off the event loop and cached like computed pages.
+ */
+export async function evaluateOpenAPIOperation(
+  app: AppContext,
+  orgId: string,
+  spec: string,
+  path: string,
+  method: string,
+): Promise<string> {
+  const blobKey = await latestVersionBlobKey(app.db, orgId, spec);
+  if (!blobKey) return `> The OpenAPI spec "${spec}" has no processed version yet.\n`;
+  return renderReference(app, spec, blobKey, { part: { doc: 'operation', page: path, method: method.toLowerCase() } });
+}
+
+function renderReference(app: AppContext, spec: string, blobKey: string, options: ReferenceOptions): Promise<string> {
+  const key = `${blobKey}\n${JSON.stringify(options)}`;
   const hit = cache.get(key);
-  if (hit !== undefined) return hit;
+  if (hit !== undefined) return Promise.resolve(hit);
   let run = pending.get(key);
   if (!run) {
     run = (async () => {
       const bytes = await app.blobs.get(blobKey);
       if (!bytes) return `> The OpenAPI spec "${spec}" has no processed version yet.\n`;
-      const out = await app.markdown.openapiReference(bytes.toString('utf8'), { models, part });
+      const out = await app.markdown.openapiReference(bytes.toString('utf8'), options);
       if (!out.timedOut) cache.set(key, out.markdown);
       return out.markdown;
     })().finally(() => pending.delete(key));

@@ -34,7 +34,7 @@ export interface ReferenceOptions {
    * ComputedContentSourceDocumentOpenAPI props): the overview, one tag's operations, or the models.
    * Absent: the whole reference on one page.
    */
-  part?: { doc: 'info' } | { doc: 'tag'; page: string } | { doc: 'models' };
+  part?: { doc: 'info' } | { doc: 'tag'; page: string } | { doc: 'models' } | { doc: 'operation'; page: string; method: string };
   /** Most characters of the page (less schema detail above it); MAX_CHARS by default. */
   maxChars?: number;
 }
@@ -56,6 +56,7 @@ const LEVELS: Level[] = [
 /** The whole reference page. */
 export function openapiReferenceMarkdown(doc: unknown, opts: ReferenceOptions = {}): string {
   if (!isObject(doc)) return '> The OpenAPI description is not an object.\n';
+  if (opts.part?.doc === 'operation') return openapiOperationMarkdown(doc, opts.part.page, opts.part.method);
   let out = '';
   // Less detail for the models first, then for the operations too.
   const attempts: [number, number][] = opts.models

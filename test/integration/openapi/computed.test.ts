@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/http.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { startSpecServer } from '../../helpers/spec-server.js';
+import { evaluateOpenAPIOperation } from '../../../src/content/computed.js';
 
 let t: TestApp;
 let org: Awaited<ReturnType<TestApp['seedOrg']>>;
@@ -160,6 +161,18 @@ describe('spaces created from an OpenAPI computed source', () => {
     // The overview: the description's own text and where its operations are.
     expect(read[0].markdown).toContain('Version: `2.0`');
     expect(read[0].markdown).toContain('- health: 1 operation');
+  });
+
+  it('renders one operation of a spec for GitBook operation blocks', async () => {
+    const md = await evaluateOpenAPIOperation(t.app, org.orgId, 'harbor', '/projects/{project_name_or_id}', 'GET');
+    expect(md).toMatch(/^## Return specific project detail information\n\n`GET \/projects\/\{project_name_or_id\}`/);
+    // Parameters given by $ref to the shared `parameters` of the description.
+    expect(md).toContain('| `X-Request-Id` | header | string | no |');
+    expect(md).toContain('| `project_name_or_id` | path | string | yes |');
+    expect(md).toContain('| `X-Is-Resource-Name` | header | boolean | no |');
+    expect(md).toContain('Response **200**');
+    expect(await evaluateOpenAPIOperation(t.app, org.orgId, 'harbor', '/nope', 'get')).toContain('no operation `GET /nope`');
+    expect(await evaluateOpenAPIOperation(t.app, org.orgId, 'absent', '/nope', 'get')).toContain('has no processed version yet');
   });
 
   it('refuses a computed source it cannot compute, naming the field', async () => {
