@@ -163,6 +163,18 @@ describe('spaces created from an OpenAPI computed source', () => {
     expect(read[0].markdown).toContain('- health: 1 operation');
   });
 
+  it('publishes the computed pages as HTML', async () => {
+    const { space, pages } = await createComputedSpace('growthbook');
+    await t.api('PATCH', `/v1/spaces/${space.id}`, { token: org.adminToken, body: { visibility: 'public' } });
+    const features = pages.find((p) => p.computed.props.page === 'features')!;
+    const r = await fetch(`${t.baseUrl}/s/${space.id}/${features.path}`);
+    expect(r.status).toBe(200);
+    const html = await r.text();
+    expect(html).toContain('<code>GET /features</code>');
+    expect(html).toMatch(/<td><code>limit<\/code><\/td>\s*<td>query<\/td>/);
+    expect(html).not.toContain('shown as plain text');
+  });
+
   it('renders one operation of a spec for GitBook operation blocks', async () => {
     const md = await evaluateOpenAPIOperation(t.app, org.orgId, 'harbor', '/projects/{project_name_or_id}', 'GET');
     expect(md).toMatch(/^## Return specific project detail information\n\n`GET \/projects\/\{project_name_or_id\}`/);
