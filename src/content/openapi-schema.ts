@@ -87,7 +87,7 @@ export function code(v: string): string {
 
 function typeOfSchema(doc: Json, s: Json | undefined, name: string | undefined, seen: number): string {
   if (!s) return name ?? 'any';
-  if (seen > 4) return name ?? 'object';
+  if (seen > 2) return name ?? 'object';
   let t: string;
   const type = Array.isArray(s.type) ? s.type.filter((x: unknown) => typeof x === 'string').join(' | ') : s.type;
   if (type === 'array' || (type === undefined && s.items !== undefined)) {
@@ -99,7 +99,7 @@ function typeOfSchema(doc: Json, s: Json | undefined, name: string | undefined, 
   } else if (Array.isArray(s.oneOf) || Array.isArray(s.anyOf)) {
     const alts = (s.oneOf ?? s.anyOf) as unknown[];
     t = alts
-      .slice(0, 6)
+      .slice(0, 4)
       .map((a) => {
         const r = resolve(doc, a);
         return typeOfSchema(doc, r.value, r.name, seen + 1);
@@ -135,13 +135,20 @@ export function schemaFacts(s: Json | undefined): string {
   return facts.join('; ');
 }
 
+/** Most schema objects one object's allOf merges. */
+const MAX_MERGED = 64;
+
 /** Properties of an object schema, allOf parts merged (bounded), with their required flags. */
 function objectProperties(doc: Json, s: Json, guard: number): { props: [string, unknown][]; required: Set<string> } {
   const props: [string, unknown][] = [];
   const required = new Set<string>();
+  // Each schema object merged once (an allOf may name the same part twice, or itself), and at most
+  // MAX_MERGED of them: the walk stays linear however the parts nest.
+  const seen = new Set<Json>();
   const add = (o: Json | undefined, level: number) => {
-    if (!o || level > 8) return;
-    if (isObject(o.properties)) for (const entry of Object.entries(o.properties)) props.push(entry);
+    if (!o || level > 8 || seen.has(o) || seen.size >= MAX_MERGED) return;
+    seen.add(o);
+    if (isObject(o.properties)) for (const entry of Object.entries(o.properties).slice(0, 1000)) props.push(entry);
     if (Array.isArray(o.required)) for (const r of o.required) if (typeof r === 'string') required.add(r);
     if (Array.isArray(o.allOf)) for (const part of o.allOf.slice(0, 16)) add(resolve(doc, part).value, level + 1);
   };
@@ -163,17 +170,17 @@ export interface SchemaRow {
  * linear work, where nested lists of a large description cost it quadratic work. Components seen on
  * the way are not expanded again (cycles).
  */
-export function schemaRows(doc: Json, schema: unknown, budget: SchemaBudget, prefix = '', path: string[] = []): SchemaRow[] {
+export function schemaRows(doc: Json, schema: unknown, budget: SchemaBudget, prefix = '', path: string[] = [], level = 0): SchemaRow[] {
   const out: SchemaRow[] = [];
   const r = resolve(doc, schema);
   const s = r.value;
-  if (!s || path.length >= budget.depth || budget.lines <= 0) return out;
+  if (!s || path.length >= budget.depth || budget.lines <= 0 || level > 32) return out;
   if (r.name && path.includes(r.name)) return out; // a cycle: named, not expanded again
   const inPath = r.name ? [...path, r.name] : path;
 
   const type = Array.isArray(s.type) ? s.type : [s.type];
   if (type.includes('array') || (s.type === undefined && s.items !== undefined)) {
-    return schemaRows(doc, s.items, budget, prefix ? `${prefix}[]` : '', inPath);
+    return schemaRows(doc, s.items, budget, prefix ? `${prefix}[]` : '', inPath, level + 1);
   }
   const { props, required } = objectProperties(doc, s, 0);
   for (const [name, propSchema] of props.slice(0, budget.properties)) {
@@ -189,7 +196,7 @@ export function schemaRows(doc: Json, schema: unknown, budget: SchemaBudget, pre
       required: required.has(name),
       description: [desc, facts && `(${facts})`].filter(Boolean).join(' '),
     });
-    out.push(...schemaRows(doc, propSchema, budget, field, inPath));
+    out.push(...schemaRows(doc, propSchema, budget, field, inPath, level + 1));
   }
   if (props.length > budget.properties && budget.lines > 0) {
     budget.lines--;
@@ -212,7 +219,7 @@ export function schemaRows(doc: Json, schema: unknown, budget: SchemaBudget, pre
         required: false,
         description: oneLine(resolve(doc, alt).value?.description, 200),
       });
-      out.push(...schemaRows(doc, alt, budget, prefix, inPath));
+      out.push(...schemaRows(doc, alt, budget, prefix, inPath, level + 1));
     }
   }
   return out;

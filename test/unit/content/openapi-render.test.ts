@@ -138,4 +138,32 @@ describe('openapiReferenceMarkdown', () => {
     expect(md.length).toBeLessThanOrEqual(250_000);
     for (let i = 0; i < 400; i++) expect(md).toContain(`\`GET /r${i}\``);
   });
+
+  it('reads hostile and broken descriptions without blowing up', () => {
+    // An allOf naming itself sixteen times, and alternatives of alternatives.
+    const self = { $ref: '#/components/schemas/Loop' };
+    const alt = (n: number): unknown => (n === 0 ? { type: 'string' } : { oneOf: Array.from({ length: 8 }, () => alt(n - 1)) });
+    const hostile = {
+      openapi: '3.1.0',
+      info,
+      paths: {
+        '/loop': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: self } } } } } },
+        '/alt': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: alt(6) } } } } } },
+        '/junk': { get: { parameters: 'nope', responses: ['x'] }, post: null, parameters: [null, 5, { $ref: '#/nowhere' }] },
+        '/refchain': { $ref: '#/paths/~1refchain' },
+      },
+      components: {
+        schemas: {
+          Loop: { allOf: Array.from({ length: 16 }, () => self), properties: { a: self, b: { type: 'array', items: self } } },
+        },
+      },
+    };
+    const md = openapiReferenceMarkdown(hostile, { models: true });
+    expect(md).toContain('`GET /loop`');
+    expect(md).toContain('`GET /alt`');
+    expect(md).toContain('`GET /junk`');
+    expect(md.length).toBeLessThan(250_000);
+    expect(openapiReferenceMarkdown(null)).toContain('not an object');
+    expect(openapiReferenceMarkdown({ openapi: '3.0.0', paths: 5 })).toContain('Version: `unknown`');
+  });
 });
