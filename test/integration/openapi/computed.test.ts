@@ -4,6 +4,7 @@ import { waitFor } from '../../helpers/http.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { startSpecServer } from '../../helpers/spec-server.js';
 import { evaluateOpenAPIOperation } from '../../../src/content/computed.js';
+import { GitBookAPI } from '@gitbook/api';
 
 let t: TestApp;
 let org: Awaited<ReturnType<TestApp['seedOrg']>>;
@@ -161,6 +162,18 @@ describe('spaces created from an OpenAPI computed source', () => {
     // The overview: the description's own text and where its operations are.
     expect(read[0].markdown).toContain('Version: `2.0`');
     expect(read[0].markdown).toContain('- health: 1 operation');
+  });
+
+  it("accepts the official client's createSpace with a computed source", async () => {
+    // Untyped here for the reason given in test/integration/http/official-client.test.ts.
+    const client: any = new GitBookAPI({ endpoint: t.baseUrl, authToken: org.adminToken });
+    const r = await client.orgs.createSpace(org.orgId, { title: 'Client reference', computedSource: source('harbor', true) });
+    expect(r.status).toBe(201);
+    const pages = await client.spaces.listPages(r.data.id);
+    const titles = pages.data.pages.map((p: any) => p.title);
+    expect(titles[0]).toBe('Harbor API');
+    expect(titles).toContain('health');
+    expect(titles[titles.length - 1]).toBe('Models');
   });
 
   it('publishes the computed pages as HTML', async () => {
