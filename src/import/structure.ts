@@ -54,11 +54,13 @@ function languageOf(classList: string[]): string | null {
 
 /**
  * The language of a code block: a `language-x`/`lang-x` class (highlight.js, Prism, MkDocs), or
- * Sphinx's `highlight-x` wrapper, on the `<code>`, the `<pre>` or one of a few wrappers around it.
+ * Sphinx's `highlight-x` wrapper, on the `<code>`, the `<pre>` or one of a few wrappers around it,
+ * or a `data-lang`/`data-language` attribute of the `<code>` or `<pre>` (Hugo, Prism plugins).
  */
 function codeLanguage(pre: DomElement, outer: DomElement = pre): string {
   const code = pre.querySelector('code');
-  let found = languageOf(classes(code)) ?? languageOf(classes(pre)) ?? languageOf(classes(outer));
+  const attr = (e: DomElement | null) => e?.getAttribute('data-lang') ?? e?.getAttribute('data-language') ?? null;
+  let found = languageOf(classes(code)) ?? languageOf(classes(pre)) ?? attr(code) ?? attr(pre) ?? languageOf(classes(outer));
   for (let cur = outer.parentNode, i = 0; !found && cur && i < 5; cur = cur.parentNode, i++) found = languageOf(classes(cur));
   if (!found) return '';
   const lang = found.toLowerCase();

@@ -95,6 +95,15 @@ describe('website import structure', () => {
     expect(convert(SPHINX.code)).toBe('```python\nimport acme\n```');
     expect(convert(SPHINX.caption)).toBe(`{% code title="conf.py" %}\n\`\`\`python\nproject = 'acme'\n\`\`\`\n{% endcode %}`);
     expect(convert(SPHINX.console)).toBe('```console\n$ make html\n```');
+    // Elsewhere: a data-lang attribute (Hugo), and Jekyll's Rouge wrappers.
+    expect(convert('<div class="highlight"><pre tabindex="0"><code data-lang="go">package main\n</code></pre></div>')).toBe(
+      '```go\npackage main\n```',
+    );
+    expect(
+      convert(
+        '<div class="language-ruby highlighter-rouge"><div class="highlight"><pre class="highlight"><code>puts 1\n</code></pre></div></div>',
+      ),
+    ).toBe('```ruby\nputs 1\n```');
   });
 
   it('turns admonitions into hints', () => {
