@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.js';
 import type { PageNode } from './types.js';
 import type { ReferenceOptions } from './openapi-render.js';
-import { latestVersionBlobKey } from '../db/repos/openapi.js';
+import { latestVersionBlob } from '../db/repos/openapi.js';
 
 /** Rendered references kept per process (versions are immutable: keyed by their blob). */
 const CACHE_CHARS = 32 * 1024 * 1024;
@@ -20,7 +20,8 @@ export function computedSpecRef(c: PageNode['computed'] | undefined): string | n
  * Evaluate a computed page into markdown. Supported source: an OpenAPI spec of the organization
  * (`computed.type` "builtin:openapi"), rendered from its latest processed version as a reference of
  * its operations (and of its models with `props.models`), or one part of it (`props.doc` "info",
- * "tag" with `props.page` the tag, or "models") when the reference is split into pages. The description is parsed and rendered
+ * "tag" with `props.page` the tag, or "models") when the reference is split into pages; with
+ * `props.downloadLink`, the overview links to the description when the spec is public. The description is parsed and rendered
  * on the Markdown pool's threads, within its time limit, never on the caller's event loop; the
  * result is cached per version.
  */
@@ -28,9 +29,9 @@ export async function evaluateComputedPage(app: AppContext, orgId: string, node:
   const c = node.computed;
   const spec = computedSpecRef(c);
   if (!spec) return `> This page is computed from an unsupported source (${c?.type ?? 'none'}).\n`;
-  const blobKey = await latestVersionBlobKey(app.db, orgId, spec);
-  if (!blobKey) return `> The OpenAPI spec "${spec}" has no processed version yet.\n`;
-  const props = (c?.props ?? {}) as { models?: unknown; doc?: unknown; page?: unknown; method?: unknown };
+  const latest = await latestVersionBlob(app.db, orgId, spec);
+  if (!latest) return `> The OpenAPI spec "${spec}" has no processed version yet.\n`;
+  const props = (c?.props ?? {}) as { models?: unknown; downloadLink?: unknown; doc?: unknown; page?: unknown; method?: unknown };
   const part: ReferenceOptions['part'] =
     props.doc === 'info' || props.doc === 'models'
       ? { doc: props.doc }
@@ -39,7 +40,13 @@ export async function evaluateComputedPage(app: AppContext, orgId: string, node:
         : props.doc === 'operation' && typeof props.page === 'string' && typeof props.method === 'string'
           ? { doc: 'operation', page: props.page, method: props.method }
           : undefined;
-  return renderReference(app, spec, blobKey, { models: props.models === true, part });
+  const markdown = await renderReference(app, spec, latest.blobKey, { models: props.models === true, part });
+  // `downloadLink`: readers get the description itself, where they may (a public spec's link).
+  if (props.downloadLink === true && latest.visibility === 'public' && (!part || part.doc === 'info')) {
+    const url = `${app.config.publicUrl}/public/openapi/${encodeURIComponent(orgId)}/${encodeURIComponent(latest.slug)}`;
+    return `[Download the OpenAPI description](${url})\n\n${markdown}`;
+  }
+  return markdown;
 }
 
 /**
@@ -54,9 +61,9 @@ export async function evaluateOpenAPIOperation(
   path: string,
   method: string,
 ): Promise<string> {
-  const blobKey = await latestVersionBlobKey(app.db, orgId, spec);
-  if (!blobKey) return `> The OpenAPI spec "${spec}" has no processed version yet.\n`;
-  return renderReference(app, spec, blobKey, { part: { doc: 'operation', page: path, method: method.toLowerCase() } });
+  const latest = await latestVersionBlob(app.db, orgId, spec);
+  if (!latest) return `> The OpenAPI spec "${spec}" has no processed version yet.\n`;
+  return renderReference(app, spec, latest.blobKey, { part: { doc: 'operation', page: path, method: method.toLowerCase() } });
 }
 
 function renderReference(app: AppContext, spec: string, blobKey: string, options: ReferenceOptions): Promise<string> {

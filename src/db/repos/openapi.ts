@@ -201,14 +201,18 @@ export async function getVersion(db: Queryable, specId: string, versionId: strin
   return rows[0] ?? null;
 }
 
-/** Blob key of the latest processed version of an organization's spec (by slug or id); null when none. */
-export async function latestVersionBlobKey(db: Queryable, orgId: string, slugOrId: string): Promise<string | null> {
-  const { rows } = await db.query<{ blob_key: string }>(
-    `SELECT v.blob_key FROM openapi_specs s JOIN openapi_spec_versions v ON v.id = s.last_version
+/** The latest processed version of an organization's spec (by slug or id): its blob, and the spec's slug and visibility; null when none. */
+export async function latestVersionBlob(
+  db: Queryable,
+  orgId: string,
+  slugOrId: string,
+): Promise<{ blobKey: string; slug: string; visibility: 'public' | 'private' } | null> {
+  const { rows } = await db.query<{ blob_key: string; slug: string; visibility: 'public' | 'private' }>(
+    `SELECT v.blob_key, s.slug, s.visibility FROM openapi_specs s JOIN openapi_spec_versions v ON v.id = s.last_version
       WHERE s.organization_id = $1 AND (s.slug = $2 OR s.id = $2)`,
     [orgId, slugOrId],
   );
-  return rows[0]?.blob_key ?? null;
+  return rows[0] ? { blobKey: rows[0].blob_key, slug: rows[0].slug, visibility: rows[0].visibility } : null;
 }
 
 export function specBlobPrefix(specId: string) {

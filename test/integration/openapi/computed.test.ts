@@ -176,6 +176,28 @@ describe('spaces created from an OpenAPI computed source', () => {
     expect(titles[titles.length - 1]).toBe('Models');
   });
 
+  it('links the overview to the description with downloadLink, once the spec is public', async () => {
+    const r = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, {
+      token: org.adminToken,
+      body: { computedSource: { ...source('harbor'), props: { models: false, downloadLink: true } } },
+    });
+    expect(r.status).toBe(201);
+    const pages = (await t.api('GET', `/v1/spaces/${r.body.id}/content/pages`, { token: org.adminToken })).body.pages;
+    const overview = () => t.api('GET', `/v1/spaces/${r.body.id}/content/page/${pages[0].id}`, { token: org.adminToken });
+    expect((await overview()).body.markdown).not.toContain('Download');
+    const patched = await t.api('PATCH', `/v1/orgs/${org.orgId}/openapi/harbor`, { token: org.adminToken, body: { visibility: 'public' } });
+    expect(patched.status).toBe(200);
+    const md = (await overview()).body.markdown;
+    const link = /^\[Download the OpenAPI description\]\((\S+)\)/.exec(md)?.[1];
+    expect(link).toBe(patched.body.urls.published);
+    expect((await fetch(link!)).status).toBe(200);
+    // Tag pages carry no link.
+    expect(
+      (await t.api('GET', `/v1/spaces/${r.body.id}/content/page/${pages[1].id}`, { token: org.adminToken })).body.markdown,
+    ).not.toContain('Download');
+    await t.api('PATCH', `/v1/orgs/${org.orgId}/openapi/harbor`, { token: org.adminToken, body: { visibility: 'private' } });
+  });
+
   it('publishes the computed pages as HTML', async () => {
     const { space, pages } = await createComputedSpace('growthbook');
     await t.api('PATCH', `/v1/spaces/${space.id}`, { token: org.adminToken, body: { visibility: 'public' } });
