@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/http.js';
@@ -17,7 +18,7 @@ const REAL = {
 
 beforeAll(async () => {
   specs = await startSpecServer();
-  t = await startTestApp({ workers: ['openapi'] });
+  t = await startTestApp({ workers: ['openapi', 'pdf'] });
   org = await t.seedOrg();
   for (const [slug, file] of Object.entries(REAL)) {
     const r = await t.api('PUT', `/v1/orgs/${org.orgId}/openapi/${slug}`, {
@@ -56,6 +57,18 @@ async function createComputedSpace(spec: string, models = false) {
   const pages = await t.api('GET', `/v1/spaces/${r.body.id}/content/pages`, { token: org.adminToken });
   expect(pages.status).toBe(200);
   return { space: r.body, pages: pages.body.pages as any[] };
+}
+
+/** A PDF's text (poppler's pdftotext), whitespace collapsed. */
+function pdfText(pdf: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('pdftotext', ['-', '-']);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out.replace(/\s+/g, ' ')) : reject(new Error(`pdftotext exited with ${code}`))));
+    child.stdin.end(pdf);
+  });
 }
 
 /** A JSON pointer of the test's own, to check the server's resolution independently. */
@@ -208,6 +221,31 @@ describe('spaces created from an OpenAPI computed source', () => {
     expect(html).toContain('<code>GET /features</code>');
     expect(html).toMatch(/<td><code>limit<\/code><\/td>\s*<td>query<\/td>/);
     expect(html).not.toContain('shown as plain text');
+  });
+
+  it('exports a computed page to PDF with its operations and parameters', async () => {
+    const { space, pages } = await createComputedSpace('growthbook');
+    const features = pages.find((p) => p.computed.props.page === 'features')!;
+    const r = await t.api('GET', `/v1/spaces/${space.id}/pdf?page=${features.id}&only=true`, { token: org.adminToken });
+    expect(r.status).toBe(200);
+    const opPath = new URL(r.headers.get('location')!).pathname;
+    const op = await waitFor(
+      async () => {
+        const o = (await t.api('GET', opPath, { token: org.adminToken })).body;
+        return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : null;
+      },
+      { timeoutMs: 150_000, what: 'the PDF export' },
+    );
+    expect(op.status, JSON.stringify(op)).toBe('succeeded');
+    const pdf = Buffer.from(await (await fetch(r.body.url)).arrayBuffer());
+    const text = await pdfText(pdf);
+    expect(text).toContain('GET /features');
+    expect(text).toContain('POST /features');
+    // Table cells wrap inside narrow columns; whole descriptions of parameters and fields survive.
+    expect(text).toContain('Operation ID: listFeatures');
+    expect(text).toContain('The number of items to return');
+    expect(text).toContain('Request body (required)');
+    expect(text).not.toContain('shown as plain text');
   });
 
   it('renders one operation of a spec for GitBook operation blocks', async () => {
