@@ -18,7 +18,8 @@ function scrubError(err: unknown, secrets: string[]): unknown {
 
 /**
  * Fetch (or read inline), parse, bundle and validate an OpenAPI spec, store the version in the
- * BlobStore and move the spec pending -> progress -> complete. A failure sets
+ * BlobStore and move the spec pending -> progress -> complete. What strict validation finds is
+ * stored as warnings with the version (the description is processed all the same). A failure sets
  * lastProcessErrorCode (FETCH_TIMEOUT, FETCH_ERROR or PARSE_ERROR) and fails the operation; the
  * previous version, if any, stays the current one. Only the operation the spec currently waits
  * for may write its state: a newer PUT supersedes an older run.
@@ -100,12 +101,24 @@ export const processOpenAPISpec: Processor<'openapi.process'> = async ({ specId 
       openapi: processed.openapi,
       title: processed.title,
       apiVersion: processed.apiVersion,
+      warnings: processed.warnings,
+      groups: processed.groups,
     });
-    return specs.completeSpec(c, specId, operation.id, { versionId });
+    return specs.completeSpec(c, specId, operation.id, {
+      versionId,
+      warnings: processed.warnings,
+      warningCount: processed.warnings.length,
+    });
   });
   if (!applied) {
     await app.blobs.deletePrefix(prefix).catch(() => {});
     throw new JobSkipped('Superseded by a newer update of the spec');
   }
-  return { version: versionId, openapi: processed.openapi, title: processed.title ?? null, size: body.length };
+  return {
+    version: versionId,
+    openapi: processed.openapi,
+    title: processed.title ?? null,
+    size: body.length,
+    warnings: processed.warnings.length,
+  };
 };

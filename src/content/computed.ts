@@ -1,47 +1,85 @@
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.js';
 import type { PageNode } from './types.js';
-import { latestVersionBlobKey } from '../db/repos/openapi.js';
+import type { ReferenceOptions } from './openapi-render.js';
+import { latestVersionBlob } from '../db/repos/openapi.js';
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+/** Rendered references kept per process (versions are immutable: keyed by their blob). */
+const CACHE_CHARS = 32 * 1024 * 1024;
+const cache = new LRUCache<string, string>({ maxSize: CACHE_CHARS, sizeCalculation: (v, k) => v.length + k.length + 64 });
+const pending = new Map<string, Promise<string>>();
+
+/** The OpenAPI spec a computed source depends on (`dependencies.spec.ref` = `{kind: "openapi", spec: <slug or id>}`). */
+export function computedSpecRef(c: PageNode['computed'] | undefined): string | null {
+  const ref = (c?.dependencies as { spec?: { ref?: { kind?: string; spec?: string } } } | undefined)?.spec?.ref;
+  if (!c || !/openapi/.test(c.type) || ref?.kind !== 'openapi' || typeof ref.spec !== 'string' || !ref.spec) return null;
+  return ref.spec;
+}
 
 /**
  * Evaluate a computed page into markdown. Supported source: an OpenAPI spec of the organization
- * (`computed.type` "openapi", `dependencies.spec.ref` = `{kind: "openapi", spec: <slug or id>}`),
- * rendered from its latest processed version as a reference of its operations.
+ * (`computed.type` "builtin:openapi"), rendered from its latest processed version as a reference of
+ * its operations (and of its models with `props.models`), or one part of it (`props.doc` "info",
+ * "tag" with `props.page` the tag, or "models") when the reference is split into pages; with
+ * `props.downloadLink`, the overview links to the description when the spec is public. The description is parsed and rendered
+ * on the Markdown pool's threads, within its time limit, never on the caller's event loop; the
+ * result is cached per version.
  */
 export async function evaluateComputedPage(app: AppContext, orgId: string, node: PageNode): Promise<string> {
   const c = node.computed;
-  const ref = (c?.dependencies as { spec?: { ref?: { kind?: string; spec?: string } } } | undefined)?.spec?.ref;
-  if (!c || !/openapi/.test(c.type) || ref?.kind !== 'openapi' || !ref.spec) {
-    return `> This page is computed from an unsupported source (${c?.type ?? 'none'}).\n`;
+  const spec = computedSpecRef(c);
+  if (!spec) return `> This page is computed from an unsupported source (${c?.type ?? 'none'}).\n`;
+  const latest = await latestVersionBlob(app.db, orgId, spec);
+  if (!latest) return `> The OpenAPI spec "${spec}" has no processed version yet.\n`;
+  const props = (c?.props ?? {}) as { models?: unknown; downloadLink?: unknown; doc?: unknown; page?: unknown; method?: unknown };
+  const part: ReferenceOptions['part'] =
+    props.doc === 'info' || props.doc === 'models'
+      ? { doc: props.doc }
+      : props.doc === 'tag' && typeof props.page === 'string'
+        ? { doc: 'tag', page: props.page }
+        : props.doc === 'operation' && typeof props.page === 'string' && typeof props.method === 'string'
+          ? { doc: 'operation', page: props.page, method: props.method }
+          : undefined;
+  const markdown = await renderReference(app, spec, latest.blobKey, { models: props.models === true, part });
+  // `downloadLink`: readers get the description itself, where they may (a public spec's link).
+  if (props.downloadLink === true && latest.visibility === 'public' && (!part || part.doc === 'info')) {
+    const url = `${app.config.publicUrl}/public/openapi/${encodeURIComponent(orgId)}/${encodeURIComponent(latest.slug)}`;
+    return `[Download the OpenAPI description](${url})\n\n${markdown}`;
   }
-  const blobKey = await latestVersionBlobKey(app.db, orgId, ref.spec);
-  const bytes = blobKey ? await app.blobs.get(blobKey) : null;
-  if (!bytes) return `> The OpenAPI spec "${ref.spec}" has no processed version yet.\n`;
-  return openapiToMarkdown(JSON.parse(bytes.toString('utf8')));
+  return markdown;
 }
 
-function openapiToMarkdown(doc: any): string {
-  const lines: string[] = [];
-  const info = doc.info ?? {};
-  if (info.description) lines.push(String(info.description).trim(), '');
-  lines.push(`Version: ${info.version ?? 'unknown'}`, '');
-  for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
-    for (const method of METHODS) {
-      const op = item?.[method];
-      if (!op) continue;
-      lines.push(`## ${method.toUpperCase()} ${path}`, '');
-      if (op.summary) lines.push(String(op.summary), '');
-      if (op.description) lines.push(String(op.description), '');
-      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].filter((p: any) => p?.name);
-      if (params.length) {
-        lines.push('| Parameter | In | Required |', '| --- | --- | --- |');
-        for (const p of params) lines.push(`| ${p.name} | ${p.in ?? ''} | ${p.required ? 'yes' : 'no'} |`);
-        lines.push('');
-      }
-      const codes = Object.keys(op.responses ?? {});
-      if (codes.length) lines.push(`Responses: ${codes.join(', ')}`, '');
-    }
+/**
+ * One operation of an organization's OpenAPI spec (slug or id) as Markdown, for GitBook's
+ * `{% openapi-operation %}` / `{% openapi %}` blocks: path as written in the description, method
+ * in any case. Rendered off the event loop and cached like computed pages.
+ */
+export async function evaluateOpenAPIOperation(
+  app: AppContext,
+  orgId: string,
+  spec: string,
+  path: string,
+  method: string,
+): Promise<string> {
+  const latest = await latestVersionBlob(app.db, orgId, spec);
+  if (!latest) return `> The OpenAPI spec "${spec}" has no processed version yet.\n`;
+  return renderReference(app, spec, latest.blobKey, { part: { doc: 'operation', page: path, method: method.toLowerCase() } });
+}
+
+function renderReference(app: AppContext, spec: string, blobKey: string, options: ReferenceOptions): Promise<string> {
+  const key = `${blobKey}\n${JSON.stringify(options)}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return Promise.resolve(hit);
+  let run = pending.get(key);
+  if (!run) {
+    run = (async () => {
+      const bytes = await app.blobs.get(blobKey);
+      if (!bytes) return `> The OpenAPI spec "${spec}" has no processed version yet.\n`;
+      const out = await app.markdown.openapiReference(bytes.toString('utf8'), options);
+      if (!out.timedOut) cache.set(key, out.markdown);
+      return out.markdown;
+    })().finally(() => pending.delete(key));
+    pending.set(key, run);
   }
-  return lines.join('\n');
+  return run;
 }

@@ -3,8 +3,10 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
 /**
- * Validation of a bundled OpenAPI 3.0/3.1 or Swagger 2.0 document with the same acceptance as
- * `SwaggerParser.validate(doc, { resolve: { external: false } })`, without its cost.
+ * Validation of a bundled OpenAPI 3.0/3.1 or Swagger 2.0 document with the checks of
+ * `SwaggerParser.validate(doc, { resolve: { external: false } })`, without its cost, and reporting
+ * what they find as warnings instead of refusing the document (descriptions as people write them
+ * break strict validation often and are still usable).
  *
  * swagger-parser's schema validator builds a new Ajv instance and compiles the whole OpenAPI
  * meta-schema on every call (20-30 ms of blocking CPU). Here each schema is compiled once per
@@ -12,7 +14,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
  * from swagger-parser's own dependencies, so they cannot drift apart), and swagger-parser is then
  * asked for its semantic ("spec") validation only. The sequence mirrors its `validate()`:
  *   1. dereference internal `$ref`s, leaving circular ones in place (Ajv cannot walk cycles);
- *   2. JSON Schema validation against the official schema for the document's version;
+ *   2. JSON Schema validation against the official schema for the document's version (warnings);
  *   3. full dereference (circular refs too) and the spec checks (duplicate operationIds, path
  *      parameters, body/formData, response codes, required properties...; swagger-parser only has
  *      such checks for Swagger 2.0).
@@ -80,51 +82,60 @@ function schemaVersionOf(api: { swagger?: unknown; openapi?: unknown }): SchemaV
   return String(api.openapi).startsWith('3.1') ? '3.1' : '3.0';
 }
 
-class SchemaValidationError extends SyntaxError {
-  constructor(
-    message: string,
-    readonly details: ErrorObject[],
-  ) {
-    super(message);
-  }
+/** A problem of a document that parses and resolves: recorded, never fatal. */
+export interface ValidationWarning {
+  /** `SCHEMA_VALIDATION` (the official JSON Schema of the version) or `SPEC_VALIDATION` (swagger-parser's semantic checks). */
+  code: 'SCHEMA_VALIDATION' | 'SPEC_VALIDATION';
+  message: string;
 }
 
-/**
- * JSON Schema validation of a parsed document (with at most circular `$ref`s left in place).
- * Throws a SchemaValidationError whose single-line message names the failing locations.
- */
-function validateSchema(api: Record<string, unknown>): void {
+/** JSON Schema validation of a parsed document (with at most circular `$ref`s left in place): one warning per place. */
+function validateSchema(api: Record<string, unknown>): ValidationWarning[] {
   const version = schemaVersionOf(api);
   const validate = validatorFor(version);
-  if (validate(api)) return;
-  const errors = [...(validate.errors ?? [])];
-  throw new SchemaValidationError(`${SCHEMA_NAMES[version]} schema validation failed: ${summarizeErrors(errors)}`, errors);
+  if (validate(api)) return [];
+  return describeErrors([...(validate.errors ?? [])]).map((m) => ({
+    code: 'SCHEMA_VALIDATION',
+    message: `${SCHEMA_NAMES[version]} schema: ${m}`,
+  }));
 }
 
 /**
- * Validates a bundled document (internal `$ref`s only) as SwaggerParser.validate does; throws on the
- * first problem. `bundled` itself is left untouched.
+ * Validates a bundled document (internal `$ref`s only) with the checks of SwaggerParser.validate,
+ * and returns what they find instead of stopping at it: documents as people write them (responses
+ * without a description, arrays without items, a `$ref` where the schema allows none) are still
+ * usable. Only a document whose references cannot be resolved throws. `bundled` is left untouched.
  */
-export async function validateBundled(bundled: Record<string, unknown>): Promise<void> {
+export async function validateBundled(bundled: Record<string, unknown>): Promise<ValidationWarning[]> {
   const parser = new SwaggerParser();
   // Dereferencing mutates the document: work on a copy.
   const api = structuredClone(bundled) as any;
   await parser.dereference(api, { resolve: { external: false }, dereference: { circular: 'ignore' } } as any);
-  validateSchema(parser.api as any);
-  // Spec checks only. This pass also replaces the circular refs left above (a no-op walk otherwise),
-  // exactly like the second dereference in SwaggerParser.validate.
-  await parser.validate(parser.api, { resolve: { external: false }, validate: { schema: false, spec: true } } as any);
+  const warnings = validateSchema(parser.api as any);
+  // Spec checks only (swagger-parser has them for Swagger 2.0; it stops at the first problem). This
+  // pass also replaces the circular refs left above, exactly like the second dereference in
+  // SwaggerParser.validate.
+  try {
+    await parser.validate(parser.api, { resolve: { external: false }, validate: { schema: false, spec: true } } as any);
+  } catch (err) {
+    if ((err as Error)?.name !== 'SyntaxError') throw err;
+    warnings.push({
+      code: 'SPEC_VALIDATION',
+      message: String((err as Error).message)
+        .split('\n')[0]
+        .slice(0, 500),
+    });
+  }
+  return warnings;
 }
 
-const MAX_REPORTED = 4;
-
 /**
- * Turns Ajv's errors (allErrors mode, so often a cloud of alternatives) into a short line:
+ * Turns Ajv's errors (allErrors mode, so often a cloud of alternatives) into one line per problem:
  * branch bookkeeping of oneOf/anyOf/if and the "or be a $ref" alternative are dropped when more
  * specific errors exist, enum alternatives at one place are merged, duplicates removed, deepest
- * locations first, at most MAX_REPORTED shown.
+ * locations first.
  */
-function summarizeErrors(errors: ErrorObject[]): string {
+function describeErrors(errors: ErrorObject[]): string[] {
   const specific = errors.filter(
     (e) => !['oneOf', 'anyOf', 'if'].includes(e.keyword) && !(e.keyword === 'required' && (e.params as any).missingProperty === '$ref'),
   );
@@ -149,6 +160,5 @@ function summarizeErrors(errors: ErrorObject[]): string {
   const rendered = ordered.map(({ at, message, allowed }) =>
     allowed ? `${at} must be one of ${[...allowed].map((v) => JSON.stringify(v)).join(', ')}` : `${at} ${message}`,
   );
-  const shown = rendered.slice(0, MAX_REPORTED).join('; ');
-  return rendered.length > MAX_REPORTED ? `${shown}; and ${rendered.length - MAX_REPORTED} more` : shown;
+  return rendered;
 }

@@ -1,6 +1,9 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import YAML from 'yaml';
-import { validateBundled } from './openapi-validate.js';
+import { validateBundled, type ValidationWarning } from './openapi-validate.js';
+import { referenceGroups } from './openapi-render.js';
+
+export type { ValidationWarning };
 
 export class SpecParseError extends Error {
   readonly code = 'PARSE_ERROR';
@@ -12,11 +15,19 @@ interface ProcessedSpec {
   openapi: string;
   title?: string;
   apiVersion?: string;
+  /** What strict validation found: recorded and shown, never a reason to refuse the document. */
+  warnings: ValidationWarning[];
+  /** Groups of operations (by tag) a reference split into pages shows, at most MAX_GROUPS. */
+  groups: { key: string; title: string }[];
 }
+
+/** Most groups (tag pages) kept for a reference split into pages. */
+const MAX_GROUPS = 200;
 
 /**
  * Parse (JSON or YAML), bundle external `$ref`s and validate an OpenAPI 3.0/3.1 or Swagger 2.0
- * document. External files are read only through `readRef` (the caller's guarded fetch); local
+ * document. Only a document that cannot be parsed or whose references cannot be resolved is a
+ * SpecParseError; what strict validation finds comes back as warnings. External files are read only through `readRef` (the caller's guarded fetch); local
  * files are never read. Errors from `readRef` propagate unchanged so the caller can classify them.
  */
 export async function processSpec(
@@ -31,6 +42,7 @@ export async function processSpec(
     throw new SpecParseError(`The document is neither valid JSON nor valid YAML: ${firstLine(err)}`);
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new SpecParseError('The document is not an object');
+  const warnings = normalizeVersions(doc as Record<string, any>);
   const version = (doc as any).openapi ?? (doc as any).swagger;
   if (typeof version !== 'string' && typeof version !== 'number') {
     throw new SpecParseError('The document has no "openapi" or "swagger" version field');
@@ -64,17 +76,39 @@ export async function processSpec(
     throw new SpecParseError(`Could not resolve references: ${firstLine(err)}`);
   }
   try {
-    // Same acceptance as SwaggerParser.validate(bundled), with the schema validators compiled once.
-    await validateBundled(bundled);
+    // The checks of SwaggerParser.validate(bundled), with the schema validators compiled once.
+    warnings.push(...(await validateBundled(bundled)));
   } catch (err) {
-    throw new SpecParseError(`Invalid OpenAPI document: ${firstLine(err)}`);
+    // Only dereferencing throws here: an internal reference that points nowhere.
+    throw new SpecParseError(`Could not resolve references: ${firstLine(err)}`);
   }
   return {
     bundled,
     openapi: String(version),
     title: typeof bundled.info?.title === 'string' ? bundled.info.title : undefined,
     apiVersion: bundled.info?.version !== undefined ? String(bundled.info.version) : undefined,
+    warnings,
+    groups: referenceGroups(bundled).slice(0, MAX_GROUPS),
   };
+}
+
+/**
+ * Version numbers written as YAML numbers (`swagger: 2.0`, `version: 1.0`), a very common slip
+ * swagger-parser refuses outright: read as the string the author meant, with a warning.
+ */
+function normalizeVersions(doc: Record<string, any>): ValidationWarning[] {
+  const warnings: ValidationWarning[] = [];
+  if (doc.swagger === 2) {
+    doc.swagger = '2.0';
+    warnings.push({ code: 'SCHEMA_VALIDATION', message: '#/swagger must be a string; read as "2.0"' });
+  }
+  const info = doc.info;
+  if (info && typeof info === 'object' && typeof info.version === 'number') {
+    const shown = Number.isInteger(info.version) ? `${info.version}.0` : String(info.version);
+    info.version = shown;
+    warnings.push({ code: 'SCHEMA_VALIDATION', message: `#/info/version must be a string; read as "${shown}"` });
+  }
+  return warnings;
 }
 
 function firstLine(err: unknown): string {

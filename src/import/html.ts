@@ -4,6 +4,7 @@ import { parse, type HTMLElement } from 'node-html-parser';
 import TurndownService from 'turndown';
 import { resolveUrl } from './scope.js';
 import { decodeOrKeep } from '../util/uri.js';
+import { addStructureRules, keepTabTitles } from './structure.js';
 
 export interface ParsedPage {
   title: string;
@@ -105,6 +106,7 @@ export function parsePage(html: string, url: URL): ParsedPage {
   for (const el of root.querySelectorAll('head, title')) el.remove(); // a page without <body> keeps them at its root
 
   const body = root.querySelector('body') ?? root;
+  keepTabTitles(body);
   for (const el of body.querySelectorAll(DROP)) el.remove();
   const content = body.querySelector('main') ?? body.querySelector('[role=main]') ?? body;
   // The content's own h1 beats one in the site header (`<header><h1>Acme</h1>`).
@@ -214,22 +216,6 @@ function createTurndown(): TurndownService {
   const escape = td.escape.bind(td);
   td.escape = (text: string) => escape(text).replace(/\{%/g, '{\\%');
 
-  // Code blocks: every <pre> (with or without <code>, highlighted spans included) as a fenced block
-  // whose language comes from a `language-x`/`lang-x` class of the <pre> or its <code>.
-  td.addRule('codeBlock', {
-    filter: 'pre',
-    replacement: (_content, node) => {
-      const el = node as unknown as { textContent: string; getAttribute(n: string): string | null; querySelector(s: string): any };
-      const code = el.querySelector('code');
-      const classes = `${code?.getAttribute('class') ?? ''} ${el.getAttribute('class') ?? ''}`;
-      const lang = /(?:^|\s)(?:language|lang)-([\w+#.-]+)/.exec(classes)?.[1] ?? '';
-      const text = (el.textContent ?? '').replace(/\n$/, '');
-      const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-      const fence = '`'.repeat(longest + 1);
-      return `\n\n${fence}${lang}\n${text}\n${fence}\n\n`;
-    },
-  });
-
   // List items with a single space after the marker and continuation lines indented to match.
   td.addRule('listItem', {
     filter: 'li',
@@ -283,5 +269,8 @@ function createTurndown(): TurndownService {
       return `\n\n${[line(head), `| ${Array(width).fill('---').join(' | ')} |`, ...rest.map(line)].join('\n')}\n\n`;
     },
   });
+  // Code blocks with their languages and titles, admonitions as hints, tab sets as tabs. Added
+  // last: turndown tries the rules added last first (a line-number table is no table).
+  addStructureRules(td);
   return td;
 }

@@ -25,8 +25,12 @@ export function toSpec(app: AppContext, s: SpecRow, perms: Pick<OrgPermissions, 
     ...(s.last_version ? { lastVersion: s.last_version } : {}),
     ...(s.last_processed_at ? { lastProcessedAt: s.last_processed_at.toISOString() } : {}),
     ...(s.last_process_error_code ? { lastProcessErrorCode: s.last_process_error_code } : {}),
-    lastProcessedErrors: s.last_process_error ? [{ message: s.last_process_error, code: s.last_process_error_code ?? undefined }] : [],
-    lastProcessedErrorCount: s.last_process_error ? 1 : 0,
+    // A failed processing shows its error; a successful one the validation problems it recorded
+    // as warnings (code SCHEMA_VALIDATION or SPEC_VALIDATION), at most 100, with their total count.
+    lastProcessedErrors: s.last_process_error
+      ? [{ message: s.last_process_error, code: s.last_process_error_code ?? undefined }]
+      : (s.last_process_warnings ?? []).map((w) => ({ message: w.message, code: w.code })),
+    lastProcessedErrorCount: s.last_process_error ? 1 : (s.last_process_warning_count ?? 0),
     permissions: { view: perms.view, edit: perms.createOpenAPISpec },
     urls: {
       location: urls.api(specPath(s.organization_id, s.slug)),

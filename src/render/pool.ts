@@ -18,6 +18,7 @@ import type { Logger } from '../log.js';
 import { checkDocument, type LimitViolation } from '../content/limits.js';
 import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/markdown.js';
 import type { RenderPlan } from './html.js';
+import type { ReferenceOptions } from '../content/openapi-render.js';
 import {
   plainValue,
   runTask,
@@ -129,6 +130,20 @@ export class MarkdownPool {
     return (await this.run({ op: 'diff3', base, ours, theirs }, base.length + ours.length + theirs.length, () => ({
       conflict: `both sides changed the page too much to merge its lines within ${this.o.timeoutMs} ms`,
     }))) as MergeOutput;
+  }
+
+  /**
+   * The Markdown reference page of an OpenAPI description given as JSON text (parsed and rendered
+   * on a thread: a large description must not hold the caller's event loop); past the time limit,
+   * a notice saying so.
+   */
+  async openapiReference(json: string, options: ReferenceOptions): Promise<{ markdown: string; timedOut?: true }> {
+    let timedOut = false;
+    const markdown = (await this.run({ op: 'openapi', json, options }, json.length, () => {
+      timedOut = true;
+      return `> This OpenAPI reference could not be rendered within ${this.o.timeoutMs} ms.\n`;
+    })) as string;
+    return timedOut ? { markdown, timedOut } : { markdown };
   }
 
   /** The first limit a Markdown body breaks, or null (src/content/limits.ts). */

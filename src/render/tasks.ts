@@ -12,6 +12,7 @@ import { parseExtended } from '../content/markdown/parse.js';
 import { diff3Merge } from 'node-diff3';
 import { pageBodyHtml, renderPlan, type ImageSource, type RenderPlan } from './html.js';
 import { plainDocument, plainHtml, plainSections } from './plain.js';
+import { openapiReferenceMarkdown, type ReferenceOptions } from '../content/openapi-render.js';
 
 /** Bounds of a parsed tree that passed the scan (which bounds nesting well below these). */
 const TREE_DEPTH = 4 * LIMITS.depth + 16;
@@ -35,6 +36,8 @@ export type MarkdownTask =
   | { op: 'batch'; tasks: MarkdownTask[] }
   /** Line-based three-way merge of a page's text (change request merges). */
   | { op: 'diff3'; base: string; ours: string; theirs: string }
+  /** An OpenAPI description (bundled, as JSON text) → the Markdown of its reference page. */
+  | { op: 'openapi'; json: string; options: ReferenceOptions }
   /** Nothing: the answer says a thread is up (its start-up is not counted in any time limit). */
   | { op: 'ping' };
 
@@ -59,7 +62,7 @@ export type FromDocumentOutput = { markdown: string } | { violation: LimitViolat
 
 export type MergeOutput = { merged: string } | { conflict: string };
 
-export type TaskOutput = BodyOutput | FromDocumentOutput | MergeOutput | LimitViolation | null | TaskOutput[];
+export type TaskOutput = BodyOutput | FromDocumentOutput | MergeOutput | LimitViolation | string | null | TaskOutput[];
 
 export function runTask(task: MarkdownTask): TaskOutput {
   switch (task.op) {
@@ -71,6 +74,8 @@ export function runTask(task: MarkdownTask): TaskOutput {
       return scanMarkdown(task.md, task.maxChars);
     case 'fromDocument':
       return fromDocument(task.doc, task.maxChars);
+    case 'openapi':
+      return openapiReference(task.json, task.options);
     case 'diff3': {
       const regions = diff3Merge(task.ours.split('\n'), task.base.split('\n'), task.theirs.split('\n'));
       if (regions.some((r) => r.conflict)) return { conflict: 'both sides changed the same lines of the page' };
@@ -79,6 +84,16 @@ export function runTask(task: MarkdownTask): TaskOutput {
     default:
       return runBody(task);
   }
+}
+
+function openapiReference(json: string, options: ReferenceOptions): string {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(json);
+  } catch (err) {
+    return `> The stored OpenAPI description could not be read (${(err as Error).message}).\n`;
+  }
+  return openapiReferenceMarkdown(doc, options);
 }
 
 /** Why a body cannot be parsed and converted safely, or undefined when it can. */

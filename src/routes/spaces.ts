@@ -55,6 +55,34 @@ const pointer = z.union([
 ]);
 export const positionSchema = z.object({ before: pointer.optional(), after: pointer.optional() }).strict();
 
+/**
+ * `ComputedContentSourceRevision` of the public description: only its OpenAPI form is computed by
+ * this server (a translation or an integration source is refused naming `body.computedSource.type`).
+ */
+const computedSource = z
+  .object({
+    type: z.literal('builtin:openapi'),
+    dependencies: z
+      .object({
+        spec: z
+          .object({
+            ref: z.object({ kind: z.literal('openapi'), spec: z.string().min(1).max(100) }).strict(),
+            // The resolved form (ComputedContentDependencyOpenAPI) carries the spec's value too; ignored.
+            value: z.unknown().optional(),
+          })
+          .strict(),
+      })
+      .strict(),
+    props: z
+      .object({
+        models: z.boolean(),
+        downloadLink: z.boolean().optional(),
+        grouping: z.enum(['by-tag', 'by-operation']).optional(),
+      })
+      .strict(),
+  })
+  .strict();
+
 export const spaceRoutes = [
   route({
     method: 'POST',
@@ -77,6 +105,7 @@ export const spaceRoutes = [
               .optional(),
           })
           .strict(),
+        computedSource,
       })
       .partial()
       .strict(),

@@ -161,6 +161,9 @@ export async function getSpecVersion(app: AppContext, p: Principal, orgId: strin
     createdAt: v.created_at.toISOString(),
     url: `${base}/content`,
     urls: { location: base },
+    // What strict validation found in this version (the description was processed all the same).
+    warnings: (v.warnings ?? []) as { code: string; message: string }[],
+    warningCount: (v.warning_count ?? 0) as number,
   };
 }
 

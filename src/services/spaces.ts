@@ -9,6 +9,7 @@ import { insertRevision, getRevision } from '../db/repos/revisions.js';
 import { copySpaceBlobs } from '../db/repos/space-blobs.js';
 import { nextPosition } from '../db/repos/siblings.js';
 import { copyIndex } from '../db/repos/search.js';
+import { getSpecBySlug, getVersion } from '../db/repos/openapi.js';
 import { copyObjects } from '../content/objects.js';
 import { Draft } from '../content/draft.js';
 import { commitDraft } from '../content/commit.js';
@@ -36,6 +37,12 @@ interface CreateSpaceInput {
   visibility?: string;
   empty?: boolean;
   template?: { id: string; params?: { contentRefs?: Record<string, { kind: 'file'; file: string }> } };
+  /** An OpenAPI computed source (ComputedContentSourceRevisionOpenAPI): the space's content is computed from the spec. */
+  computedSource?: {
+    type: 'builtin:openapi';
+    dependencies: { spec: { ref: { kind: 'openapi'; spec: string } } };
+    props: { models: boolean; downloadLink?: boolean; grouping?: 'by-tag' | 'by-operation' };
+  };
 }
 
 export async function createSpace(app: AppContext, p: Principal, orgId: string, input: CreateSpaceInput) {
@@ -43,6 +50,10 @@ export async function createSpace(app: AppContext, p: Principal, orgId: string, 
   if (input.parent) await requireParent(app.db, await accessContext(app.db, orgId, p.userId), orgId, input.parent, 'body.parent');
   if (input.visibility === 'in-collection' && !input.parent)
     throw badRequest('Invalid request: body.visibility: in-collection needs a parent collection');
+  const sources = [input.template && 'template', input.computedSource && 'computedSource', input.empty && 'empty'].filter(Boolean);
+  if (sources.length > 1)
+    throw badRequest(`Invalid request: body: give at most one of template, computedSource and empty (got ${sources.join(', ')})`);
+  const computedPages = input.computedSource ? await computedSourcePages(app, orgId, input.computedSource) : null;
   const id = await withTx(app.db, async (c) => {
     const id = newId();
     await spaces.insertSpace(c, {
@@ -62,6 +73,7 @@ export async function createSpace(app: AppContext, p: Principal, orgId: string, 
     });
     const draft = new Draft(null);
     if (input.template) await applyTemplate(id, draft, input.template.id, input.template.params ?? {});
+    else if (computedPages) for (const page of computedPages) draft.insertPage(null, page);
     else if (!input.empty) draft.insertPage(null, { title: 'Introduction', markdown: '' });
     const revision = await commitDraft(c, id, draft, { createdBy: p.userId });
     await spaces.setSpaceRevision(c, id, revision.id);
@@ -69,6 +81,34 @@ export async function createSpace(app: AppContext, p: Principal, orgId: string, 
   });
   await afterContentChange(app, id);
   return getSpace(app, p, id);
+}
+
+/**
+ * The pages a space created from an OpenAPI computed source starts with: computed pages keeping
+ * the source, evaluated when read from the spec's latest version. Split by tag (the description's
+ * default "by-tag" grouping) when the spec has a processed version with more than one group: an
+ * overview page, one page per tag (the ComputedContentSourceDocumentOpenAPI `doc`/`page` props say
+ * which), and the models when asked; otherwise one page with the whole reference.
+ */
+async function computedSourcePages(app: AppContext, orgId: string, source: NonNullable<CreateSpaceInput['computedSource']>) {
+  const slug = source.dependencies.spec.ref.spec;
+  const spec = await getSpecBySlug(app.db, orgId, slug);
+  if (!spec)
+    throw badRequest(`Invalid request: body.computedSource.dependencies.spec.ref.spec: no OpenAPI spec "${slug}" in this organization`);
+  const version = spec.last_version ? await getVersion(app.db, spec.id, spec.last_version) : null;
+  const groups = (version?.reference_groups ?? []) as { key: string; title: string }[];
+  const page = (title: string, props: Record<string, unknown>) => ({
+    title: title.slice(0, 100) || slug,
+    type: 'computed' as const,
+    computed: { type: source.type, dependencies: { spec: { ref: source.dependencies.spec.ref } }, props: { ...source.props, ...props } },
+  });
+  const title = String(version?.title ?? slug);
+  if (groups.length < 2) return [page(title, {})];
+  return [
+    page(title, { doc: 'info' }),
+    ...groups.map((g) => page(g.title, { doc: 'tag', page: g.key })),
+    ...(source.props.models ? [page('Models', { doc: 'models' })] : []),
+  ];
 }
 
 export async function getSpace(app: AppContext, p: Principal, spaceId: string, opts: { shareKey?: string } = {}) {

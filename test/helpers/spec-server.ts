@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { serve } from './http.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'openapi');
+/** Real third-party descriptions beside the repository (`../shared/fixtures/openapi/`), served under `/shared/`. */
+export const SHARED_FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'fixtures', 'openapi');
 
 export interface SpecServerOptions {
   /** `/basic/<file>` answers only with these HTTP Basic credentials (401 otherwise). */
@@ -13,7 +15,8 @@ export interface SpecServerOptions {
 }
 
 /**
- * A local HTTP server for OpenAPI sources: the fixture files, plus `/stall` (never answers),
+ * A local HTTP server for OpenAPI sources: the fixture files (and the real ones of
+ * `../shared/fixtures/openapi/` under `/shared/`), plus `/stall` (never answers),
  * `/error500`, `/flaky/<file>` (stalls on its first request only), the protected `/basic/<file>`
  * and `/token/<file>` (see options), a request counter per path and a count of refused requests.
  */
@@ -48,8 +51,9 @@ export async function startSpecServer(opts: SpecServerOptions = {}) {
       return;
     }
     const rel = p.replace(/^\/flaky\//, '/').replace(/^\/+/, '');
-    const file = path.join(FIXTURES, rel);
-    if (!file.startsWith(FIXTURES)) return void res.writeHead(400).end();
+    const root = rel.startsWith('shared/') ? SHARED_FIXTURES : FIXTURES;
+    const file = path.join(root, rel.replace(/^shared\//, ''));
+    if (!file.startsWith(root)) return void res.writeHead(400).end();
     try {
       const body = await readFile(file);
       res.writeHead(200, { 'content-type': file.endsWith('.json') ? 'application/json' : 'application/yaml' }).end(body);

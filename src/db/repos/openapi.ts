@@ -16,9 +16,21 @@ export interface SpecRow {
   last_processed_at: Date | null;
   last_process_error_code: 'FETCH_TIMEOUT' | 'FETCH_ERROR' | 'PARSE_ERROR' | null;
   last_process_error: string | null;
+  /** Warnings of the last successful processing (at most MAX_STORED_WARNINGS), and how many there were in all. */
+  last_process_warnings: StoredWarning[];
+  last_process_warning_count: number;
   created_at: Date;
   updated_at: Date;
 }
+
+/** A validation problem of a processed description (src/content/openapi-validate.ts). */
+export interface StoredWarning {
+  code: string;
+  message: string;
+}
+
+/** Warnings stored per version and per spec; the count keeps the total. */
+export const MAX_STORED_WARNINGS = 100;
 
 /** How a source is stored: a URL (shown form, plus the sealed whole when it had credentials) or inline text. */
 export interface SpecSourceColumns {
@@ -126,26 +138,61 @@ export async function completeSpec(
   db: Queryable,
   id: string,
   operationId: string,
-  outcome: { versionId: string } | { errorCode: string; error: string },
+  outcome: { versionId: string; warnings?: StoredWarning[]; warningCount?: number } | { errorCode: string; error: string },
 ): Promise<boolean> {
   const ok = 'versionId' in outcome;
+  const warnings = ok ? (outcome.warnings ?? []).slice(0, MAX_STORED_WARNINGS) : [];
   const { rowCount } = await db.query(
     `UPDATE openapi_specs SET processing_state = 'complete', last_processed_at = clock_timestamp(), updated_at = clock_timestamp(),
-            last_version = coalesce($3, last_version), last_process_error_code = $4, last_process_error = $5
+            last_version = coalesce($3, last_version), last_process_error_code = $4, last_process_error = $5,
+            last_process_warnings = $6::jsonb, last_process_warning_count = $7
       WHERE id = $1 AND processing_operation_id = $2`,
-    [id, operationId, ok ? outcome.versionId : null, ok ? null : outcome.errorCode, ok ? null : outcome.error],
+    [
+      id,
+      operationId,
+      ok ? outcome.versionId : null,
+      ok ? null : outcome.errorCode,
+      ok ? null : outcome.error,
+      JSON.stringify(warnings),
+      ok ? (outcome.warningCount ?? warnings.length) : 0,
+    ],
   );
   return (rowCount ?? 0) > 0;
 }
 
 export async function insertVersion(
   db: Queryable,
-  v: { id: string; specId: string; blobKey: string; sha256: string; size: number; openapi: string; title?: string; apiVersion?: string },
+  v: {
+    id: string;
+    specId: string;
+    blobKey: string;
+    sha256: string;
+    size: number;
+    openapi: string;
+    title?: string;
+    apiVersion?: string;
+    warnings?: StoredWarning[];
+    /** Groups of operations (tag, '' for untagged; title), in reference order. */
+    groups?: { key: string; title: string }[];
+  },
 ) {
+  const warnings = v.warnings ?? [];
   await db.query(
-    `INSERT INTO openapi_spec_versions (id, spec_id, blob_key, sha256, size, openapi, title, api_version)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [v.id, v.specId, v.blobKey, v.sha256, v.size, v.openapi, v.title ?? null, v.apiVersion ?? null],
+    `INSERT INTO openapi_spec_versions (id, spec_id, blob_key, sha256, size, openapi, title, api_version, warnings, warning_count, reference_groups)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb)`,
+    [
+      v.id,
+      v.specId,
+      v.blobKey,
+      v.sha256,
+      v.size,
+      v.openapi,
+      v.title ?? null,
+      v.apiVersion ?? null,
+      JSON.stringify(warnings.slice(0, MAX_STORED_WARNINGS)),
+      warnings.length,
+      JSON.stringify(v.groups ?? []),
+    ],
   );
 }
 
@@ -154,14 +201,18 @@ export async function getVersion(db: Queryable, specId: string, versionId: strin
   return rows[0] ?? null;
 }
 
-/** Blob key of the latest processed version of an organization's spec (by slug or id); null when none. */
-export async function latestVersionBlobKey(db: Queryable, orgId: string, slugOrId: string): Promise<string | null> {
-  const { rows } = await db.query<{ blob_key: string }>(
-    `SELECT v.blob_key FROM openapi_specs s JOIN openapi_spec_versions v ON v.id = s.last_version
+/** The latest processed version of an organization's spec (by slug or id): its blob, and the spec's slug and visibility; null when none. */
+export async function latestVersionBlob(
+  db: Queryable,
+  orgId: string,
+  slugOrId: string,
+): Promise<{ blobKey: string; slug: string; visibility: 'public' | 'private' } | null> {
+  const { rows } = await db.query<{ blob_key: string; slug: string; visibility: 'public' | 'private' }>(
+    `SELECT v.blob_key, s.slug, s.visibility FROM openapi_specs s JOIN openapi_spec_versions v ON v.id = s.last_version
       WHERE s.organization_id = $1 AND (s.slug = $2 OR s.id = $2)`,
     [orgId, slugOrId],
   );
-  return rows[0]?.blob_key ?? null;
+  return rows[0] ? { blobKey: rows[0].blob_key, slug: rows[0].slug, visibility: rows[0].visibility } : null;
 }
 
 export function specBlobPrefix(specId: string) {

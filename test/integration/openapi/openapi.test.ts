@@ -128,6 +128,46 @@ describe('OpenAPI spec processing lifecycle', () => {
     expect(raw.body.format).toBe('json');
   });
 
+  it('processes a real description that breaks strict validation, with the problems readable as warnings', async () => {
+    // GrowthBook's REST description: 119 responses without a description, `$ref` as an operation.
+    const r = await t.api('PUT', `${base()}/growthbook`, {
+      token: org.adminToken,
+      body: { source: { url: `${specs.url}/shared/growthbook-rest-api/openapi.yaml` } },
+    });
+    expect(r.status).toBe(201);
+    const op = await settle(r.headers.get('location')!);
+    expect(op.status).toBe('succeeded');
+    expect(op.result).toMatchObject({ openapi: '3.1.0', title: 'GrowthBook REST API' });
+    expect(op.result.warnings).toBeGreaterThanOrEqual(100);
+
+    const spec = (await t.api('GET', `${base()}/growthbook`, { token: org.adminToken })).body;
+    assertMatchesSpec('GET', '/orgs/{organizationId}/openapi/{specSlug}', 200, spec);
+    expect(spec).toMatchObject({
+      processingState: 'complete',
+      lastVersion: op.result.version,
+      lastProcessedErrorCount: op.result.warnings,
+    });
+    expect(spec.lastProcessErrorCode).toBeUndefined();
+    expect(spec.lastProcessedErrors).toHaveLength(100); // kept: the first 100; the count says how many in all
+    expect(spec.lastProcessedErrors[0]).toEqual({
+      code: 'SCHEMA_VALIDATION',
+      message: "OpenAPI 3.1 schema: #/paths/~1features/get/responses/200 must have required property 'description'",
+    });
+
+    const version = await t.api('GET', `${base()}/growthbook/versions/latest`, { token: org.adminToken });
+    assertMatchesSpec('GET', '/orgs/{organizationId}/openapi/{specSlug}/versions/latest', 200, version.body);
+    expect(version.body.warningCount).toBe(op.result.warnings);
+    expect(version.body.warnings[0].code).toBe('SCHEMA_VALIDATION');
+    const content = await t.api('GET', `${base()}/growthbook/versions/latest/content`, { token: org.adminToken });
+    expect(Object.keys(content.body.filesystem.paths)).toHaveLength(71);
+
+    // A clean description processed afterwards clears the warnings.
+    const again = await t.api('PUT', `${base()}/growthbook`, { token: org.adminToken, body: { source: { url: `${specs.url}/v31.json` } } });
+    expect((await settle(again.headers.get('location')!)).status).toBe('succeeded');
+    const clean = (await t.api('GET', `${base()}/growthbook`, { token: org.adminToken })).body;
+    expect(clean).toMatchObject({ lastProcessedErrors: [], lastProcessedErrorCount: 0 });
+  });
+
   it('gives FETCH_TIMEOUT for a server that stalls', async () => {
     const r = await t.api('POST', base(), { token: org.adminToken, body: { slug: 'stalls', source: { url: `${specs.url}/stall` } } });
     const op = await settle(r.headers.get('location')!);
