@@ -45,16 +45,21 @@ const PAGE = [
 
 const translateAll = (md: string) => {
   const units = segmentMarkdown(md);
-  return { units, out: applyTranslations(md, units, units.map((u) => rebuild(u, pseudoLocalize(u.text)))) };
+  return {
+    units,
+    out: applyTranslations(
+      md,
+      units,
+      units.map((u) => rebuild(u, pseudoLocalize(u.text))),
+    ),
+  };
 };
 
 describe('segmentMarkdown', () => {
   it('sends only prose, with placeholders for code, links and expressions', () => {
     const texts = segmentMarkdown(PAGE).map((u) => u.text);
     expect(texts).toContain('Getting started');
-    expect(texts).toContain(
-      'Install the <g id="1">command line</g> tool with <x id="2"/> and read <g id="3">the guide</g>.',
-    );
+    expect(texts).toContain('Install the <g id="1">command line</g> tool with <x id="2"/> and read <g id="3">the guide</g>.');
     expect(texts).toContain('Hints are translated too, with <x id="1"/> kept.');
     expect(texts).toContain('First tab');
     expect(texts).toContain('Tab body text.');
@@ -96,9 +101,13 @@ describe('segmentMarkdown', () => {
   it('is stable: the same paragraph gives the same segment', () => {
     const a = segmentMarkdown('Use `a` here.\n\nUse `b` here.\n');
     expect(a[0].text).toBe(a[1].text);
-    expect(applyTranslations('Use `a` here.\n\nUse `b` here.\n', a, a.map((u) => rebuild(u, 'Nutze <x id="1"/> hier.')))).toBe(
-      'Nutze `a` hier.\n\nNutze `b` hier.\n',
-    );
+    expect(
+      applyTranslations(
+        'Use `a` here.\n\nUse `b` here.\n',
+        a,
+        a.map((u) => rebuild(u, 'Nutze <x id="1"/> hier.')),
+      ),
+    ).toBe('Nutze `a` hier.\n\nNutze `b` hier.\n');
   });
 
   it('escapes markdown syntax a translation brings', () => {
