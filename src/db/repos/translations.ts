@@ -107,8 +107,8 @@ export async function completeRun(
 ): Promise<void> {
   await db.query(
     `UPDATE translations SET status = 'completed', result_revision_id = $2, runs = runs + 1,
-            latest_run_duration = $3, total_duration = total_duration + $3, latest_pages = $4,
-            latest_words = $5, total_words = total_words + $5, last_error = NULL, updated_at = clock_timestamp()
+            latest_run_duration = $3::int, total_duration = total_duration + $3::int, latest_pages = $4,
+            latest_words = $5::int, total_words = total_words + $5::int, last_error = NULL, updated_at = clock_timestamp()
      WHERE id = $1`,
     [id, r.revisionId, r.durationS, r.pages, r.words],
   );
