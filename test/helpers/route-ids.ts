@@ -25,7 +25,11 @@ export async function seedRouteIds(
   });
   const cr = await t.api('POST', `/v1/spaces/${space.body.id}/change-requests`, { ...as, body: { subject: 'CR' } });
   const collection = await t.api('POST', `/v1/orgs/${org.orgId}/collections`, { ...as, body: { title: 'Coll' } });
-  for (const r of [comment, reply, cr, collection]) if (r.status >= 300) throw new Error(`seed: ${r.status} ${r.text}`);
+  const translation = await t.api('POST', `/v1/orgs/${org.orgId}/translations`, {
+    ...as,
+    body: { language: 'fr', source: { space: space.body.id, language: 'en' } },
+  });
+  for (const r of [comment, reply, cr, collection, translation]) if (r.status >= 300) throw new Error(`seed: ${r.status} ${r.text}`);
   return {
     organizationId: org.orgId,
     userId: org.adminId,
@@ -43,5 +47,6 @@ export async function seedRouteIds(
     fileId: 'file1',
     sha256: 'a'.repeat(64),
     renderId: 'render1',
+    translationId: translation.body.id,
   };
 }
