@@ -166,10 +166,13 @@ async function run(app: AppContext, t: repo.TranslationRow, hooks: RunHooks, sta
   const removed = [...known.keys()].filter((id) => !snapshot.byId.has(id));
 
   const { resultId, revisionId, wrote } = await withTx(app.db, async (c) => {
+    // Deleted while this run worked: nothing to record (and no result space to create).
+    if (!(await repo.getTranslation(c, t.id, true))) throw new JobSkipped('The translation was deleted');
     let resultId = existing?.id;
     if (!resultId) {
       resultId = await createResultSpace(c, source, t.language, hooks.createdBy);
       await repo.setResultSpace(c, t.id, resultId);
+      await repo.clearPageHashes(c, t.id); // hashes of a result space that is gone
     } else {
       await shareSpaceBlobs(c, source.id, resultId);
     }

@@ -43,7 +43,7 @@ const TITLED_TAGS = new Set(['tab', 'expandable', 'step', 'stepper', 'details'])
 const CONTAINERS = new Set(['root', 'blockquote', 'list', 'listItem', 'table', 'tableRow', 'footnoteDefinition']);
 const UNITS = new Set(['paragraph', 'heading', 'tableCell']);
 /** Inline tokens of text that are never sent: expressions and inline block tags. */
-const PROTECTED_IN_TEXT = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g;
+const PROTECTED_IN_TEXT = /\{\{[\s\S]{0,1000}?\}\}|\{%[\s\S]{0,1000}?%\}/g; // bounded: linear on unclosed openers
 
 function parse(md: string): Root {
   return fromMarkdown(md, { extensions: [gfm(), math()], mdastExtensions: [gfmFromMarkdown(), mathFromMarkdown()] });
@@ -250,7 +250,10 @@ export class PlaceholderMismatch extends Error {}
 
 type Token = { t: 'text'; v: string } | { t: 'x'; id: number } | { t: 'open'; id: number } | { t: 'close' };
 
-const TAG = /<\s*(\/?)\s*([xg])?\s*(?:id\s*=\s*["']?(\d+)["']?)?\s*(\/?)\s*>/gi;
+// Any tag-like run, bounded (linear scan); what it holds is then read strictly.
+const TAG = /<[^<>]{0,80}>/g;
+const X_TAG = /^x\s+id\s*=\s*["']?(\d+)["']?\s*\/?$/i;
+const G_OPEN = /^g\s+id\s*=\s*["']?(\d+)["']?\s*$/i;
 
 function tokenize(s: string): Token[] {
   const out: Token[] = [];
@@ -258,11 +261,13 @@ function tokenize(s: string): Token[] {
   for (const m of s.matchAll(TAG)) {
     if (m.index! > last) out.push({ t: 'text', v: s.slice(last, m.index) });
     last = m.index! + m[0].length;
-    const [, slash, kind, id, selfClose] = m;
-    const k = kind?.toLowerCase();
-    if (slash && k !== 'x') out.push({ t: 'close' });
-    else if (k === 'x' && id) out.push({ t: 'x', id: Number(id) });
-    else if (k === 'g' && id && !selfClose) out.push({ t: 'open', id: Number(id) });
+    const inner = m[0].slice(1, -1).trim();
+    let id: RegExpExecArray | null;
+    if (/^\/\s*g$/i.test(inner)) out.push({ t: 'close' });
+    else if (/^\/\s*x$/i.test(inner))
+      continue; // `<x id="1"></x>`: the closing half of an x written as a pair
+    else if ((id = X_TAG.exec(inner))) out.push({ t: 'x', id: Number(id[1]) });
+    else if ((id = G_OPEN.exec(inner))) out.push({ t: 'open', id: Number(id[1]) });
     else throw new PlaceholderMismatch(`unexpected tag ${m[0]}`);
   }
   if (last < s.length) out.push({ t: 'text', v: s.slice(last) });

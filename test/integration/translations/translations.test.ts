@@ -221,8 +221,12 @@ describe('translations', () => {
     expect(done.stats.totalWords).toBe(before.stats.totalWords + 5);
     expect(done.stats.totalPages).toBe(2);
     expect(done.result.revision).not.toBe(before.result.revision);
-    const op = await t.api('GET', new URL(location!).pathname, { token: org.adminToken });
-    expect(op.body.result).toMatchObject({ pages: 1, segments: 1 });
+    // The operation's result is recorded just after the run's commit: wait for it.
+    const op = await waitFor(async () => {
+      const o = await t.api('GET', new URL(location!).pathname, { token: org.adminToken });
+      return o.body.status === 'succeeded' ? o.body : null;
+    });
+    expect(op.result).toMatchObject({ pages: 1, segments: 1 });
     const intro = (await pagesOf(resultSpace)).find((p) => p.id === introId)!;
     expect(intro.md.startsWith('⟦Ŵéļçöɱé ţö ţĥé ñéŵ')).toBe(true);
   });

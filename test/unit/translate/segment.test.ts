@@ -150,3 +150,45 @@ describe('helpers', () => {
     expect(pseudoLocalize('Hi <x id="1"/> &amp; 42')).toBe('⟦Ĥí <x id="1"/> &amp; 42⟧');
   });
 });
+
+describe('pipeline', () => {
+  it('retries a segment whose placeholders come back wrong, then keeps the source and counts a warning', async () => {
+    const { translateUnits } = await import('../../../src/translate/pipeline.js');
+    const units = segmentMarkdown('Keep `this` code.\n\nPlain words here.\n');
+    const calls: string[][] = [];
+    const breaking = {
+      id: 'pseudo' as const,
+      limits: { maxSegments: 10, maxChars: 10_000, concurrency: 1 },
+      supports: () => true,
+      translate: async (r: { segments: string[] }) => {
+        calls.push(r.segments);
+        return r.segments.map((s) => pseudoLocalize(s.replace(/<x id="1"\/>/, '')));
+      },
+    };
+    const out = await translateUnits(units, {
+      provider: breaking,
+      source: 'en',
+      target: 'fr',
+      instructionsHash: '',
+      memory: async () => new Map(),
+    });
+    expect(out.warnings).toBe(1);
+    expect(out.rebuilt[0]).toBeNull();
+    expect(out.rebuilt[1]).toMatch(/^⟦Þļáíñ/);
+    expect(calls).toEqual([['Keep <x id="1"/> code.', 'Plain words here.'], ['Keep <x id="1"/> code.']]);
+    expect(applyTranslations('Keep `this` code.\n\nPlain words here.\n', units, out.rebuilt)).toMatch(/^Keep `this` code\.\n\n⟦/);
+    expect([...out.learned.keys()]).toHaveLength(1);
+  });
+
+  it('accepts an x placeholder written as a pair and refuses stray markup', () => {
+    const [u] = segmentMarkdown('Run `a` now.\n');
+    expect(rebuild(u, 'Lance <x id="1"></x> maintenant.')).toBe('Lance `a` maintenant.');
+    expect(() => rebuild(u, 'Lance <x id="1"/> <b>maintenant</b>.')).toThrow(PlaceholderMismatch);
+  });
+
+  it('stays linear on hostile input', () => {
+    const md = '{{'.repeat(20_000) + '\n\n' + '<'.repeat(20_000) + '\n';
+    const units = segmentMarkdown(md);
+    for (const u of units) expect(() => rebuild(u, u.text)).not.toThrow();
+  });
+});
