@@ -98,6 +98,7 @@ afterAll(() => t.close());
 describe('translations', () => {
   let id: string;
   let resultSpace: string;
+  let firstOp: string;
 
   it('creates a translation (201, pending) through the official client and runs it', async () => {
     const created = await api.orgs.createTranslation(org.orgId, {
@@ -130,6 +131,7 @@ describe('translations', () => {
     assertMatchesSpec('POST', '/orgs/{organizationId}/translations', 201, created.data);
     id = created.data.id;
     const op = created.headers.get('operation-location');
+    firstOp = new URL(op!).pathname;
     expect(op).toMatch(/\/v1\/operations\//);
 
     const final = await waitFor(async () => {
@@ -321,6 +323,26 @@ describe('translations', () => {
     const reader = await t.seedUser(org.orgId, 'read');
     expect((await t.api('POST', `${path()}/${id}/run`, { token: reader.token })).status).toBe(403);
     expect((await t.api('GET', `${path()}/${id}`, { token: reader.token })).status).toBe(200);
+  });
+
+  it('hides translations and their runs from members who cannot read the source space', async () => {
+    const member = await t.seedUser(org.orgId, 'edit');
+    expect((await t.api('GET', `${path()}/${id}`, { token: member.token })).status).toBe(200);
+    expect((await t.api('GET', firstOp, { token: member.token })).status).toBe(200);
+    const patch = await t.api('PATCH', `/v1/spaces/${source}`, { token: org.adminToken, body: { defaultLevel: null } });
+    expect(patch.status).toBe(200);
+    try {
+      expect((await t.api('GET', `${path()}/${id}`, { token: member.token })).status).toBe(404);
+      expect((await t.api('POST', `${path()}/${id}/run`, { token: member.token })).status).toBe(404);
+      expect((await t.api('GET', firstOp, { token: member.token })).status).toBe(404);
+      expect((await t.api('GET', path(), { token: member.token })).body.items).toEqual([]);
+      const r = await t.api('POST', path(), { token: member.token, body: { language: 'it', source: { space: source, language: 'en' } } });
+      expect(r.status).toBe(403); // edit is below create: may not create translations at all
+    } finally {
+      await t.api('PATCH', `/v1/spaces/${source}`, { token: org.adminToken, body: { defaultLevel: 'inherit' } });
+    }
+    const viaClient = await api.orgs.getTranslation(org.orgId, id);
+    expect(viaClient.data.id).toBe(id);
   });
 
   it('deletes: 205, then 204; the result space stays', async () => {
