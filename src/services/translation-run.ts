@@ -5,7 +5,7 @@
 // One run at a time per translation: a run waits while an earlier one still runs. A failed run
 // leaves the previous result as it was: the status goes back to `completed` (or `pending` before
 // any result) and the operation carries the reason.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { withTx, type Queryable } from '../db/pool.js';
 import * as repo from '../db/repos/translations.js';
@@ -124,8 +124,20 @@ async function run(app: AppContext, t: repo.TranslationRow, hooks: RunHooks, sta
 
   const { snapshot } = await revisionSnapshot(app.db, source.id, source.revision_id);
   const existing = t.result_space_id ? await spaces.getSpace(app.db, t.result_space_id, { counters: false }) : null;
-  const known = existing ? await repo.pageHashes(app.db, t.id) : new Map<string, string>();
   const context = `${t.instructions_hash}\0${provider.id}\0${from}\0${to}`;
+  const mirrored = createHash('sha256').update(`${snapshot.rootHash}\0${context}`).digest('base64url');
+  if (existing && t.last_source === mirrored && existing.revision_id === t.result_revision_id) {
+    // Same source content, same settings, result untouched since the last run: nothing to do.
+    await withTx(app.db, async (c) => {
+      if (!(await repo.getTranslation(c, t.id, true))) throw new JobSkipped('The translation was deleted');
+      await hooks.fence(c);
+      const durationS = Math.round((Date.now() - started) / 1000);
+      await repo.completeRun(c, t.id, { revisionId: existing.revision_id, durationS, pages: 0, words: 0, source: mirrored });
+    });
+    await hooks.progress(1);
+    return { translation: t.id, space: existing.id, revision: existing.revision_id, pages: 0, words: 0, segments: 0, warnings: 0 };
+  }
+  const known = existing ? await repo.pageHashes(app.db, t.id) : new Map<string, string>();
 
   // Pages whose text changed (or that the result does not have yet).
   const changed = snapshot.ordered.filter((p) => known.get(p.node.id) !== pageSourceHash(p.node, context)).map((p) => p.node);
@@ -200,6 +212,7 @@ async function run(app: AppContext, t: repo.TranslationRow, hooks: RunHooks, sta
       durationS: Math.round((Date.now() - started) / 1000),
       pages: plans.length,
       words: translated.words,
+      source: mirrored,
     });
     return { resultId: id, revisionId: write.revision.id, wrote: write.changed || !existing };
   });

@@ -18,6 +18,9 @@ CREATE TABLE translations (
   latest_pages        integer NOT NULL DEFAULT 0,
   latest_words        integer NOT NULL DEFAULT 0,
   last_error          text,
+  -- What the last completed run mirrored (source root hash + instructions, provider, languages):
+  -- a run finding the same and the result unchanged since has nothing to do.
+  last_source         text,
   created_by          text REFERENCES users (id) ON DELETE SET NULL,
   created_at          timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at          timestamptz NOT NULL DEFAULT clock_timestamp(),

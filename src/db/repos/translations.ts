@@ -20,6 +20,7 @@ export interface TranslationRow {
   latest_words: number;
   total_pages: string | number;
   last_error: string | null;
+  last_source: string | null;
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
@@ -103,14 +104,15 @@ export async function setResultSpace(db: Queryable, id: string, spaceId: string)
 export async function completeRun(
   db: Queryable,
   id: string,
-  r: { revisionId: string; durationS: number; pages: number; words: number },
+  r: { revisionId: string; durationS: number; pages: number; words: number; source: string },
 ): Promise<void> {
   await db.query(
     `UPDATE translations SET status = 'completed', result_revision_id = $2, runs = runs + 1,
             latest_run_duration = $3::int, total_duration = total_duration + $3::int, latest_pages = $4,
-            latest_words = $5::int, total_words = total_words + $5::int, last_error = NULL, updated_at = clock_timestamp()
+            latest_words = $5::int, total_words = total_words + $5::int, last_error = NULL, last_source = $6,
+            updated_at = clock_timestamp()
      WHERE id = $1`,
-    [id, r.revisionId, r.durationS, r.pages, r.words],
+    [id, r.revisionId, r.durationS, r.pages, r.words, r.source],
   );
 }
 
