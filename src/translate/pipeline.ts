@@ -37,9 +37,12 @@ export function memoryKey(provider: string, source: string, target: string, inst
 }
 
 /** Word-like segments (Intl.Segmenter: right for languages without spaces too). */
+const segmenters = new Map<string, Intl.Segmenter>();
+
 export function countWords(text: string, language: string): number {
   let n = 0;
-  const seg = new Intl.Segmenter(language, { granularity: 'word' });
+  let seg = segmenters.get(language);
+  if (!seg) segmenters.set(language, (seg = new Intl.Segmenter(language, { granularity: 'word' })));
   for (const s of seg.segment(text)) if (s.isWordLike) n++;
   return n;
 }
