@@ -166,13 +166,21 @@ async function run(app: AppContext, t: repo.TranslationRow, hooks: RunHooks, sta
   // Back into pages, in the order the units were flattened.
   const pages = new Map<string, TranslatedPage>();
   let k = 0;
-  const pick = (fallback: string) => translated.rebuilt[k++] ?? fallback;
+  // Pages with a segment kept in the source language get no hash: the next run tries them again
+  // (their other segments come from the memory).
+  const incomplete = new Set<string>();
+  const pick = (id: string, fallback: string) => {
+    const r = translated.rebuilt[k++];
+    if (r === null) incomplete.add(id);
+    return r ?? fallback;
+  };
   for (const p of plans) {
     const node = snapshot.byId.get(p.id)!.node;
-    const title = p.title ? pick(node.title) : node.title;
-    const description = p.description ? pick(node.description!) : node.description;
+    const title = p.title ? pick(p.id, node.title) : node.title;
+    const description = p.description ? pick(p.id, node.description!) : node.description;
     const rebuilt = translated.rebuilt.slice(k, k + p.units.length);
     k += p.units.length;
+    if (rebuilt.includes(null)) incomplete.add(p.id);
     pages.set(p.id, { title, description, markdown: applyTranslations(p.body, p.units, rebuilt) });
   }
   const removed = [...known.keys()].filter((id) => !snapshot.byId.has(id));
@@ -203,7 +211,7 @@ async function run(app: AppContext, t: repo.TranslationRow, hooks: RunHooks, sta
     await repo.upsertPageHashes(
       c,
       t.id,
-      plans.map((p) => ({ id: p.id, hash: p.hash, words: 0 })),
+      plans.map((p) => ({ id: p.id, hash: incomplete.has(p.id) ? '' : p.hash, words: 0 })),
     );
     await repo.deletePageHashes(c, t.id, removed);
     await repo.memoryPut(c, t.id, translated.learned);
@@ -212,7 +220,7 @@ async function run(app: AppContext, t: repo.TranslationRow, hooks: RunHooks, sta
       durationS: Math.round((Date.now() - started) / 1000),
       pages: plans.length,
       words: translated.words,
-      source: mirrored,
+      source: incomplete.size ? '' : mirrored,
     });
     return { resultId: id, revisionId: write.revision.id, wrote: write.changed || !existing };
   });

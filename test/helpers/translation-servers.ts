@@ -23,6 +23,8 @@ export interface FakeProvider {
   failNext(count: number, status: number, retryAfter?: string): void;
   /** Answer with the wrong number of segments for the next `count` requests. */
   malformNext(count: number): void;
+  /** Drop the `<x …/>` placeholders from the translations of the next `count` requests. */
+  breakNext(count: number): void;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startFakeProvider(kind: FakeKind, key?: string): Promise<F
   const accepted: string[][] = [];
   let failures: { count: number; status: number; retryAfter?: string } = { count: 0, status: 0 };
   let malformed = 0;
+  let broken = 0;
   const path = { libretranslate: '/translate', deepl: '/v2/translate', openai: '/v1/chat/completions' }[kind];
   const srv = await serve((req, res) => {
     const chunks: Buffer[] = [];
@@ -68,6 +71,10 @@ export async function startFakeProvider(kind: FakeKind, key?: string): Promise<F
       else segments = JSON.parse(body.messages[body.messages.length - 1].content).segments;
       accepted.push(segments);
       let out = segments.map(pseudoLocalize);
+      if (broken > 0) {
+        broken--;
+        out = out.map((o) => o.replace(/<x id="\d+"\/>/g, ''));
+      }
       if (malformed > 0) {
         malformed--;
         out = out.slice(1);
@@ -90,6 +97,9 @@ export async function startFakeProvider(kind: FakeKind, key?: string): Promise<F
     },
     malformNext: (count) => {
       malformed = count;
+    },
+    breakNext: (count) => {
+      broken = count;
     },
     close: srv.close,
   };

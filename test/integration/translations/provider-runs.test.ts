@@ -90,3 +90,24 @@ it('sends only the edited segment on a re-run, and a provider outage fails the r
   expect(t.logs.join('\n')).not.toContain(KEY);
   expect(JSON.stringify([after3, failed])).not.toContain(KEY);
 });
+
+it('keeps a segment whose placeholders come back broken in the source language, counts it, and retries it on the next run', async () => {
+  const space = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Code docs', empty: true } });
+  await editContent(t, space.body.id, (d) => {
+    d.insertPage(null, { title: 'Usage', markdown: 'Call `init()` first.\n' });
+  });
+  fake.breakNext(2); // the batch, then the segment asked again alone
+  const created = await t.api('POST', `/v1/orgs/${org.orgId}/translations`, {
+    token: org.adminToken,
+    body: { language: 'fr', source: { space: space.body.id, language: 'en' } },
+  });
+  const first = await operation(created.headers.get('operation-location')!);
+  expect(first.status).toBe('succeeded');
+  expect(first.result).toMatchObject({ warnings: 1, pages: 1 });
+  const tr = `/v1/orgs/${org.orgId}/translations/${created.body.id}`;
+  const before = fake.segments().length;
+  const run = await t.api('POST', `${tr}/run`, { token: org.adminToken });
+  const second = await operation(run.headers.get('location')!);
+  expect(second.result).toMatchObject({ warnings: 0, pages: 1, segments: 1 });
+  expect(fake.segments().slice(before)).toEqual(['Call <x id="1"/> first.']);
+});
