@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { route, ok, created, noContent, type RouteDef } from '../http/route.js';
 import { entityId, listQuery } from '../http/validate.js';
 import * as service from '../services/translations.js';
+import * as glossary from '../services/translation-glossary.js';
 import { TRANSLATION_LANGUAGES } from '../translate/index.js';
 
 const language = z.enum(TRANSLATION_LANGUAGES, { message: `must be one of ${TRANSLATION_LANGUAGES.join(', ')}` });
@@ -15,6 +16,17 @@ const documentSchema = z
   })
   .passthrough();
 const params = { organizationId: entityId, translationId: entityId };
+// GlossaryTranslations: language -> term (1..255 characters, one line).
+const glossaryTerms = z
+  .partialRecord(
+    language,
+    z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^\n\r]*$/, { message: 'must be one line' }),
+  )
+  .refine((t) => Object.keys(t).length >= 1, { message: 'must name at least one language' });
 const base = '/v1/orgs/:organizationId/translations';
 
 export const translationRoutes: RouteDef[] = [
@@ -83,5 +95,41 @@ export const translationRoutes: RouteDef[] = [
     params,
     handler: async ({ app, principal, params }) =>
       noContent({ location: await service.runTranslation(app, principal, params.organizationId, params.translationId) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/orgs/:organizationId/translations-glossary',
+    params: { organizationId: entityId },
+    query: { ...listQuery, orderBy: language.optional() },
+    handler: async ({ app, principal, params, query }) => ok(await glossary.listGlossary(app, principal, params.organizationId, query)),
+  }),
+  route({
+    method: 'PUT',
+    path: '/v1/orgs/:organizationId/translations-glossary',
+    params: { organizationId: entityId },
+    body: z
+      .object({
+        operations: z
+          .array(
+            z.discriminatedUnion('type', [
+              z.object({ type: z.literal('insert'), translations: glossaryTerms }).strict(),
+              z.object({ type: z.literal('update'), id: entityId, translations: glossaryTerms }).strict(),
+              z.object({ type: z.literal('delete'), id: entityId }).strict(),
+            ]),
+          )
+          .max(1000, { message: 'must have at most 1000 operations' }),
+      })
+      .strict(),
+    handler: async ({ app, principal, params, body }) => {
+      await glossary.updateGlossary(app, principal, params.organizationId, body.operations);
+      return noContent();
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/orgs/:organizationId/translations-glossary/:glossaryEntryId',
+    params: { organizationId: entityId, glossaryEntryId: entityId },
+    handler: async ({ app, principal, params }) =>
+      ok(await glossary.getGlossaryEntry(app, principal, params.organizationId, params.glossaryEntryId)),
   }),
 ];

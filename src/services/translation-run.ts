@@ -34,6 +34,7 @@ import {
 import { mirrorInto, pageSourceHash, type TranslatedPage } from '../translate/apply.js';
 import { afterContentChange } from './content-hooks.js';
 import { documentText, RUN_JOB } from './translations.js';
+import { glossaryFor } from './translation-glossary.js';
 
 export interface RunHooks {
   operationId: string;
@@ -124,7 +125,10 @@ async function run(app: AppContext, t: repo.TranslationRow, hooks: RunHooks, sta
 
   const { snapshot } = await revisionSnapshot(app.db, source.id, source.revision_id);
   const existing = t.result_space_id ? await spaces.getSpace(app.db, t.result_space_id, { counters: false }) : null;
-  const context = `${t.instructions_hash}\0${provider.id}\0${from}\0${to}`;
+  const glossary = await glossaryFor(app.db, t.organization_id, from, to);
+  // Everything a page's translation depends on besides its own text.
+  const settings = glossary.hash ? `${t.instructions_hash}:${glossary.hash}` : t.instructions_hash;
+  const context = `${settings}\0${provider.id}\0${from}\0${to}`;
   const mirrored = createHash('sha256').update(`${snapshot.rootHash}\0${context}`).digest('base64url');
   if (existing && t.last_source === mirrored && existing.revision_id === t.result_revision_id) {
     // Same source content, same settings, result untouched since the last run: nothing to do.
@@ -158,7 +162,8 @@ async function run(app: AppContext, t: repo.TranslationRow, hooks: RunHooks, sta
     source: from,
     target: to,
     instructions: documentText(t.instructions as { nodes?: unknown[] }) || undefined,
-    instructionsHash: t.instructions_hash,
+    instructionsHash: settings,
+    glossary: glossary.pairs,
     memory: (keys) => repo.memoryGet(app.db, t.id, keys),
     onProgress: (done, total) => hooks.progress(0.05 + (0.85 * done) / Math.max(1, total)),
   });

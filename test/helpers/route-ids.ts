@@ -29,7 +29,13 @@ export async function seedRouteIds(
     ...as,
     body: { language: 'fr', source: { space: space.body.id, language: 'en' } },
   });
-  for (const r of [comment, reply, cr, collection, translation]) if (r.status >= 300) throw new Error(`seed: ${r.status} ${r.text}`);
+  const glossary = await t.api('PUT', `/v1/orgs/${org.orgId}/translations-glossary`, {
+    ...as,
+    body: { operations: [{ type: 'insert', translations: { en: 'space', fr: 'espace' } }] },
+  });
+  const entries = await t.api('GET', `/v1/orgs/${org.orgId}/translations-glossary`, as);
+  for (const r of [comment, reply, cr, collection, translation, glossary, entries])
+    if (r.status >= 300) throw new Error(`seed: ${r.status} ${r.text}`);
   return {
     organizationId: org.orgId,
     userId: org.adminId,
@@ -48,5 +54,6 @@ export async function seedRouteIds(
     sha256: 'a'.repeat(64),
     renderId: 'render1',
     translationId: translation.body.id,
+    glossaryEntryId: entries.body.items[0].id,
   };
 }

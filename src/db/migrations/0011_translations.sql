@@ -45,3 +45,13 @@ CREATE TABLE translation_memory (
   translated      text NOT NULL,
   PRIMARY KEY (translation_id, key)
 );
+
+-- The organization's translation glossary (0.202.0 `translations-glossary`): one term per language.
+CREATE TABLE translation_glossary (
+  id              text PRIMARY KEY,
+  organization_id text NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  translations    jsonb NOT NULL,
+  created_at      timestamptz NOT NULL DEFAULT clock_timestamp(),
+  updated_at      timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX translation_glossary_org_idx ON translation_glossary (organization_id, created_at, id);

@@ -169,3 +169,56 @@ export async function memoryPut(db: Queryable, translationId: string, entries: M
 export async function clearMemory(db: Queryable, translationId: string): Promise<void> {
   await db.query('DELETE FROM translation_memory WHERE translation_id = $1', [translationId]);
 }
+
+// ---- translation_glossary -------------------------------------------------------------------------
+
+export interface GlossaryRow {
+  id: string;
+  organization_id: string;
+  translations: Record<string, string>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function listGlossary(db: Queryable, orgId: string): Promise<GlossaryRow[]> {
+  const { rows } = await db.query<GlossaryRow>('SELECT * FROM translation_glossary WHERE organization_id = $1 ORDER BY created_at, id', [
+    orgId,
+  ]);
+  return rows;
+}
+
+export async function getGlossaryEntry(db: Queryable, orgId: string, id: string): Promise<GlossaryRow | null> {
+  const { rows } = await db.query<GlossaryRow>('SELECT * FROM translation_glossary WHERE organization_id = $1 AND id = $2', [orgId, id]);
+  return rows[0] ?? null;
+}
+
+export async function countGlossary(db: Queryable, orgId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM translation_glossary WHERE organization_id = $1', [orgId]);
+  return rows[0].n;
+}
+
+/** Serialize changes to one organization's glossary until the transaction ends (the size check holds). */
+export async function lockGlossary(db: Queryable, orgId: string): Promise<void> {
+  await db.query("SELECT pg_advisory_xact_lock(hashtext('translation_glossary:' || $1))", [orgId]);
+}
+
+export async function insertGlossaryEntry(db: Queryable, orgId: string, id: string, translations: Record<string, string>) {
+  await db.query('INSERT INTO translation_glossary (id, organization_id, translations) VALUES ($1, $2, $3)', [
+    id,
+    orgId,
+    JSON.stringify(translations),
+  ]);
+}
+
+export async function updateGlossaryEntry(db: Queryable, orgId: string, id: string, translations: Record<string, string>) {
+  const { rowCount } = await db.query(
+    'UPDATE translation_glossary SET translations = $3, updated_at = clock_timestamp() WHERE organization_id = $1 AND id = $2',
+    [orgId, id, JSON.stringify(translations)],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+export async function deleteGlossaryEntry(db: Queryable, orgId: string, id: string) {
+  const { rowCount } = await db.query('DELETE FROM translation_glossary WHERE organization_id = $1 AND id = $2', [orgId, id]);
+  return (rowCount ?? 0) > 0;
+}

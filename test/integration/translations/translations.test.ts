@@ -289,6 +289,40 @@ describe('translations', () => {
     expect(done.stats.latestWords).toBeGreaterThan(30);
   });
 
+  it('keeps an organization glossary; a change to it retranslates', async () => {
+    const g = `/v1/orgs/${org.orgId}/translations-glossary`;
+    const put = await t.api('PUT', g, {
+      token: org.adminToken,
+      body: {
+        operations: [
+          { type: 'insert', translations: { en: 'dashboard', fr: 'tableau de bord' } },
+          { type: 'insert', translations: { en: 'space', de: 'Bereich' } },
+        ],
+      },
+    });
+    expect(put.status).toBe(204);
+    const list = await api.orgs.listGlossaryEntries(org.orgId, { orderBy: 'en' });
+    assertMatchesSpec('GET', '/orgs/{organizationId}/translations-glossary', 200, list.data);
+    expect(list.data.items.map((e: any) => e.translations.en)).toEqual(['dashboard', 'space']);
+    const one = await api.orgs.getGlossaryEntry(org.orgId, list.data.items[1].id);
+    assertMatchesSpec('GET', '/orgs/{organizationId}/translations-glossary/{glossaryEntryId}', 200, one.data);
+    const bad = async (body: unknown) => (await t.api('PUT', g, { token: org.adminToken, body })).status;
+    expect(await bad({ operations: [{ type: 'insert', translations: { xx: 'nope' } }] })).toBe(400);
+    expect(await bad({ operations: [{ type: 'insert', translations: { en: 'two\nlines' } }] })).toBe(400);
+    expect(await bad({ operations: [{ type: 'update', id: 'missing', translations: { en: 'x' } }] })).toBe(400);
+    const del = await t.api('PUT', g, { token: org.adminToken, body: { operations: [{ type: 'delete', id: one.data.id }] } });
+    expect(del.status).toBe(204);
+    expect((await t.api('GET', `${g}/${one.data.id}`, { token: org.adminToken })).status).toBe(404);
+    const reader = await t.seedUser(org.orgId, 'read');
+    expect((await t.api('PUT', g, { token: reader.token, body: { operations: [] } })).status).toBe(403);
+
+    // The en/fr entry is part of what the fr translation depends on: every page is translated again.
+    const runs = (await t.api('GET', `${path()}/${id}`, { token: org.adminToken })).body.stats.runs;
+    await api.orgs.runTranslation(org.orgId, id);
+    const done = await waitRuns(id, runs + 1);
+    expect(done.stats.latestPages).toBe(2);
+  });
+
   it('lists translations the caller can see', async () => {
     const list = await api.orgs.listTranslations(org.orgId);
     assertMatchesSpec('GET', '/orgs/{organizationId}/translations', 200, list.data);
