@@ -7,6 +7,7 @@ import { purgeSpaces } from './purge-spaces.js';
 import { processGitImport } from './git-import.js';
 import { processGitExport } from './git-export.js';
 import { processWebsiteImport } from './import-website.js';
+import { processTranslationRun } from './translation-run.js';
 
 /** Exactly one processor per job name: the mapped type makes a missing one a compile error. */
 export const PROCESSORS: { [K in JobName]: Processor<K> } = {
@@ -16,6 +17,7 @@ export const PROCESSORS: { [K in JobName]: Processor<K> } = {
   'git.import': processGitImport,
   'git.export': processGitExport,
   'import.website': processWebsiteImport,
+  'translation.run': processTranslationRun,
 };
 
 /** Start-up check (also for plain JS callers): every registered job has exactly one processor. */

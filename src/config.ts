@@ -83,6 +83,19 @@ export interface Config {
     /** Days a deleted space stays restorable before it is purged. */
     retentionDays: number;
   };
+  /** Translations (src/translate/): the back-end every translation run uses. */
+  translation: {
+    provider: 'pseudo' | 'libretranslate' | 'deepl' | 'openai';
+    url?: string;
+    apiKey?: string;
+    model?: string;
+    concurrency: number;
+    timeoutMs: number;
+    retries: number;
+    backoffMs: number;
+    /** The provider URL may be a private or loopback address (a self-hosted LibreTranslate). */
+    allowPrivate: boolean;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -189,7 +202,24 @@ export function loadConfig(env: Env = process.env): Config {
       intervalMs: int(env, 'PURGE_INTERVAL_MS', 3_600_000, 1000),
       retentionDays: int(env, 'SPACE_RETENTION_DAYS', 7, 1),
     },
+    translation: {
+      provider: str(env, 'TRANSLATION_PROVIDER', 'pseudo') as Config['translation']['provider'],
+      url: env.TRANSLATION_URL || undefined,
+      apiKey: env.TRANSLATION_API_KEY || undefined,
+      model: env.TRANSLATION_MODEL || undefined,
+      concurrency: int(env, 'TRANSLATION_CONCURRENCY', 2, 1),
+      timeoutMs: int(env, 'TRANSLATION_TIMEOUT_MS', 60_000, 1),
+      retries: int(env, 'TRANSLATION_RETRIES', 4),
+      backoffMs: int(env, 'TRANSLATION_BACKOFF_MS', 1000),
+      allowPrivate: bool(env, 'TRANSLATION_ALLOW_PRIVATE', false),
+    },
   };
+  if (!['pseudo', 'libretranslate', 'deepl', 'openai'].includes(config.translation.provider)) {
+    throw new ConfigError(`TRANSLATION_PROVIDER must be pseudo, libretranslate, deepl or openai, got "${config.translation.provider}"`);
+  }
+  if (config.translation.provider !== 'pseudo' && !config.translation.url) {
+    throw new ConfigError(`TRANSLATION_URL is required when TRANSLATION_PROVIDER is ${config.translation.provider}`);
+  }
   if (!/^[A-Za-z_][\w$]*(\.[A-Za-z_][\w$]*)?$/.test(config.searchTextConfig)) {
     throw new ConfigError(`SEARCH_TEXT_CONFIG must be a text search configuration name such as english, got "${config.searchTextConfig}"`);
   }

@@ -22,6 +22,8 @@ export interface JobPayloads {
   'git.export': GitJobPayload & { commitMessage: string };
   /** Crawl a website and add its pages (and same-origin images) to a space or a change request. */
   'import.website': ImportWebsitePayload;
+  /** Translate a space into its translation's result space (one new revision); see src/services/translation-run.ts. */
+  'translation.run': { translationId: string };
 }
 
 export interface ImportWebsitePayload {
@@ -72,6 +74,7 @@ export const JOBS: { readonly [K in JobName]: JobSpec } = {
   'git.import': { queue: 'git', description: 'Import a git branch into a space' },
   'git.export': { queue: 'git', description: 'Export a space to a git branch' },
   'import.website': { queue: 'import', description: 'Import a website into a space or a change request' },
+  'translation.run': { queue: 'translation', description: "Translate a space's changed pages into its translation's result space" },
 };
 
 export const JOB_NAMES = Object.keys(JOBS) as JobName[];

@@ -25,7 +25,17 @@ export async function seedRouteIds(
   });
   const cr = await t.api('POST', `/v1/spaces/${space.body.id}/change-requests`, { ...as, body: { subject: 'CR' } });
   const collection = await t.api('POST', `/v1/orgs/${org.orgId}/collections`, { ...as, body: { title: 'Coll' } });
-  for (const r of [comment, reply, cr, collection]) if (r.status >= 300) throw new Error(`seed: ${r.status} ${r.text}`);
+  const translation = await t.api('POST', `/v1/orgs/${org.orgId}/translations`, {
+    ...as,
+    body: { language: 'fr', source: { space: space.body.id, language: 'en' } },
+  });
+  const glossary = await t.api('PUT', `/v1/orgs/${org.orgId}/translations-glossary`, {
+    ...as,
+    body: { operations: [{ type: 'insert', translations: { en: 'space', fr: 'espace' } }] },
+  });
+  const entries = await t.api('GET', `/v1/orgs/${org.orgId}/translations-glossary`, as);
+  for (const r of [comment, reply, cr, collection, translation, glossary, entries])
+    if (r.status >= 300) throw new Error(`seed: ${r.status} ${r.text}`);
   return {
     organizationId: org.orgId,
     userId: org.adminId,
@@ -43,5 +53,7 @@ export async function seedRouteIds(
     fileId: 'file1',
     sha256: 'a'.repeat(64),
     renderId: 'render1',
+    translationId: translation.body.id,
+    glossaryEntryId: entries.body.items[0].id,
   };
 }

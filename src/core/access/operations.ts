@@ -8,6 +8,7 @@ import type { OperationRow } from '../../db/repos/operations.js';
 import { getSpace } from '../../db/repos/spaces.js';
 import { getOrgForUser } from '../../db/repos/organizations.js';
 import { changeRequestSpaceId } from '../../db/repos/change-requests.js';
+import { getTranslation } from '../../db/repos/translations.js';
 import { orgPermissions } from './organizations.js';
 import { roleOnSpace } from './spaces.js';
 
@@ -17,6 +18,11 @@ export async function canSeeOperation(db: Queryable, p: Principal, op: Operation
       return canSeeSpace(db, p, op, op.target_id);
     case 'change-request':
       return canSeeSpace(db, p, op, op.target_id ? await changeRequestSpaceId(db, op.target_id) : null);
+    case 'translation': {
+      // Runs of a translation: whoever can read its source space (src/core/access/translations.ts).
+      const tr = op.target_id ? await getTranslation(db, op.target_id) : null;
+      return canSeeSpace(db, p, op, tr?.source_space_id ?? null);
+    }
     case 'openapi-spec':
       // Specs are organization-level: the organization's members read them (services/openapi.ts).
       return !!op.organization_id && (await orgAccess(db, p, op.organization_id)).member;

@@ -198,3 +198,23 @@ export async function jobDurationBuckets(db: Queryable, bounds: number[]) {
   );
   return { buckets: rows, totals };
 }
+
+/** The newest operation of `kind` on a target that is still queued (a run asked for again joins it). */
+export async function queuedOperationFor(db: Queryable, kind: string, targetId: string): Promise<OperationRow | null> {
+  const { rows } = await db.query<OperationRow>(
+    `SELECT * FROM operations WHERE kind = $1 AND target_id = $2 AND status = 'queued' ORDER BY created_at DESC LIMIT 1`,
+    [kind, targetId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Whether an operation of `kind` on the same target, created before `id`, is running under a live lease. */
+export async function earlierRunning(db: Queryable, kind: string, targetId: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM operations o, operations me
+     WHERE me.id = $3 AND o.kind = $1 AND o.target_id = $2 AND o.id <> me.id AND o.status = 'running'
+       AND o.lease_expires_at > clock_timestamp() AND (o.created_at, o.id) < (me.created_at, me.id)`,
+    [kind, targetId, id],
+  );
+  return (rowCount ?? 0) > 0;
+}

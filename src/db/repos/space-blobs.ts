@@ -9,3 +9,11 @@ export async function copySpaceBlobs(db: Queryable, fromSpaceId: string, toSpace
     toSpaceId,
   ]);
 }
+
+/** Make `toSpaceId` also reference every blob `fromSpaceId` references, keeping those it has (a translation's result). */
+export async function shareSpaceBlobs(db: Queryable, fromSpaceId: string, toSpaceId: string): Promise<void> {
+  await db.query(
+    'INSERT INTO space_blobs (space_id, blob_key) SELECT $2, blob_key FROM space_blobs WHERE space_id = $1 ON CONFLICT DO NOTHING',
+    [fromSpaceId, toSpaceId],
+  );
+}
