@@ -16,6 +16,7 @@ import { gitRoutes } from './git.js';
 import { importRoutes } from './imports.js';
 import { publishedRoutes } from './published.js';
 import { teamRoutes } from './teams.js';
+import { permissionRoutes } from './permissions.js';
 
 /** The routes of one file, grouped under `tag` in the generated API reference. */
 const tagged = (tag: string, routes: RouteDef[]): RouteDef[] => routes.map((r) => ({ tag, ...r }));
@@ -39,4 +40,5 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Imports', importRoutes),
   ...tagged('Published content', publishedRoutes),
   ...tagged('Teams', teamRoutes),
+  ...tagged('Permissions', permissionRoutes),
 ];

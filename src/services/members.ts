@@ -5,6 +5,7 @@ import * as members from '../db/repos/members.js';
 import type { MemberSort } from '../db/repos/members.js';
 import { lockOrganization } from '../db/repos/organizations.js';
 import { deleteSpaceGrantsInOrganization } from '../db/repos/spaces.js';
+import { deleteCollectionGrantsInOrganization } from '../db/repos/grants.js';
 import { deleteTeamMembershipsInOrganization, listTeamsOfMember } from '../db/repos/teams.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT, pageInMemory } from '../core/pagination.js';
 import { conflict, forbidden, notFound } from '../core/errors.js';
@@ -76,6 +77,7 @@ export async function removeMember(app: AppContext, p: Principal, orgId: string,
     // Explicit space grants belong to the membership: they go with it.
     await deleteSpaceGrantsInOrganization(c, orgId, userId);
     await deleteTeamMembershipsInOrganization(c, orgId, userId);
+    await deleteCollectionGrantsInOrganization(c, orgId, userId);
   });
 }
 
