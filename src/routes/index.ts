@@ -17,6 +17,8 @@ import { importRoutes } from './imports.js';
 import { publishedRoutes } from './published.js';
 import { teamRoutes } from './teams.js';
 import { permissionRoutes } from './permissions.js';
+import { samlRoutes } from './saml.js';
+import { ssoRoutes } from './sso.js';
 
 /** The routes of one file, grouped under `tag` in the generated API reference. */
 const tagged = (tag: string, routes: RouteDef[]): RouteDef[] => routes.map((r) => ({ tag, ...r }));
@@ -41,4 +43,6 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Published content', publishedRoutes),
   ...tagged('Teams', teamRoutes),
   ...tagged('Permissions', permissionRoutes),
+  ...tagged('SAML and SSO', samlRoutes),
+  ...tagged('Single sign-on (browser)', ssoRoutes),
 ];

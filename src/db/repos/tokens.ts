@@ -1,11 +1,13 @@
 import type { Queryable } from '../pool.js';
 
-export async function insertToken(db: Queryable, t: { id: string; userId: string; hash: string; label?: string }) {
-  await db.query('INSERT INTO api_tokens (id, user_id, token_hash, label) VALUES ($1, $2, $3, $4)', [
+/** `ssoOrgId`: the organization whose SSO login minted the token. */
+export async function insertToken(db: Queryable, t: { id: string; userId: string; hash: string; label?: string; ssoOrgId?: string }) {
+  await db.query('INSERT INTO api_tokens (id, user_id, token_hash, label, sso_organization_id) VALUES ($1, $2, $3, $4, $5)', [
     t.id,
     t.userId,
     t.hash,
     t.label ?? null,
+    t.ssoOrgId ?? null,
   ]);
 }
 
