@@ -1,6 +1,8 @@
 // The token-free endpoints of single sign-on: our SAML service provider (metadata, start,
 // assertion consumer), the page after a login, and each organization's login page.
+import type { IncomingMessage } from 'node:http';
 import { route, type Reply } from '../http/route.js';
+import { unauthorized } from '../core/errors.js';
 import { entityId } from '../http/validate.js';
 import { readFormBody } from '../http/body.js';
 import { cookieValue } from '../http/cookies.js';
@@ -17,6 +19,8 @@ const html = (body: string, status = 200, headers: Record<string, string> = {}):
   },
 });
 const providerParams = { samlProviderId: entityId };
+/** Browsers get pages; API clients (and anything that does not ask for HTML) get the JSON error body. */
+const wantsHtml = (req: IncomingMessage) => /\btext\/html\b/i.test(String(req.headers.accept ?? ''));
 
 export const ssoRoutes = [
   route({
@@ -37,6 +41,7 @@ export const ssoRoutes = [
     params: providerParams,
     handler: async ({ app, params }) => ({
       status: 302,
+      body: 'Redirecting to the identity provider',
       headers: { location: await sso.startLogin(app, params.samlProviderId), 'cache-control': 'no-store' },
     }),
   }),
@@ -61,7 +66,7 @@ export const ssoRoutes = [
           },
         };
       } catch (err) {
-        if (err instanceof sso.LoginRefused) return html(sso.loginFailedPage(), 400);
+        if (err instanceof sso.LoginRefused && wantsHtml(req)) return html(sso.loginFailedPage(), 400);
         throw err;
       }
     },
@@ -72,7 +77,9 @@ export const ssoRoutes = [
     auth: false,
     handler: async ({ app, req }) => {
       const page = await sso.welcomePage(app, cookieValue(req, sso.SESSION_COOKIE));
-      return page ? html(page) : html(sso.loginFailedPage(), 401);
+      if (page) return html(page);
+      if (wantsHtml(req)) return html(sso.loginFailedPage(), 401);
+      throw unauthorized("No session: sign in through your organization's identity provider");
     },
   }),
   route({

@@ -1,5 +1,6 @@
 import type { TestApp } from './app.js';
 import { editContent } from './content.js';
+import { makeKeyPair } from './saml-idp.js';
 
 /**
  * One real resource of each kind (a space with a page, a comment and its reply, a change request, a
@@ -25,7 +26,12 @@ export async function seedRouteIds(
   });
   const cr = await t.api('POST', `/v1/spaces/${space.body.id}/change-requests`, { ...as, body: { subject: 'CR' } });
   const collection = await t.api('POST', `/v1/orgs/${org.orgId}/collections`, { ...as, body: { title: 'Coll' } });
-  for (const r of [comment, reply, cr, collection]) if (r.status >= 300) throw new Error(`seed: ${r.status} ${r.text}`);
+  const team = await t.api('PUT', `/v1/orgs/${org.orgId}/teams`, { ...as, body: { title: 'Team', members: [org.adminId] } });
+  const saml = await t.api('POST', `/v1/orgs/${org.orgId}/saml`, {
+    ...as,
+    body: { label: 'IdP', entityID: 'https://idp.example', certificate: makeKeyPair().cert, ssoURL: 'https://idp.example/sso' },
+  });
+  for (const r of [comment, reply, cr, collection, team, saml]) if (r.status >= 300) throw new Error(`seed: ${r.status} ${r.text}`);
   return {
     organizationId: org.orgId,
     userId: org.adminId,
@@ -43,5 +49,7 @@ export async function seedRouteIds(
     fileId: 'file1',
     sha256: 'a'.repeat(64),
     renderId: 'render1',
+    teamId: team.body.id,
+    samlProviderId: saml.body.id,
   };
 }
