@@ -53,7 +53,11 @@ it('start -> IdP -> consumer in Chromium signs a new member in, with a session a
     expect(await tab.evaluate(() => document.cookie)).not.toContain('dp_session');
     const cookies = await browser.cookies();
     expect(cookies.find((c) => c.name === 'dp_session')?.httpOnly).toBe(true);
-    const me = await tab.evaluate(async () => (await fetch('/v1/user')).json());
+    const api = await browser.newPage();
+    const res = await api.goto(`${t.baseUrl}/v1/user`, { waitUntil: 'load' });
+    expect(res?.status()).toBe(200);
+    const me = JSON.parse(await api.$eval('body', (b) => b.textContent!));
+    await api.close();
     expect(me.email).toBe('ada.lovelace@example.com');
 
     // The token shown works as a bearer token; reloading does not show it again.
