@@ -120,7 +120,7 @@ export async function sessionPrincipal(app: AppContext, cookieValue: string | un
   if (!cookieValue || cookieValue.length > 128) return null;
   const hash = sha256Hex(cookieValue);
   const s = await repo.findSession(app.db, hash);
-  return s ? { userId: s.user_id, tokenId: `session:${hash.slice(0, 16)}`, orgId: s.organization_id } : null;
+  return s ? { userId: s.user_id, tokenId: `session:${hash.slice(0, 16)}`, orgId: s.organization_id, ssoOrgId: s.organization_id } : null;
 }
 
 /** After the login: who is signed in, and a new API token the first time this page is shown for the session. */

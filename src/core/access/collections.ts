@@ -49,7 +49,7 @@ export async function requireCollection(
 ): Promise<CollectionAccess> {
   const collection = await getCollection(db, collectionId);
   if (!collection) throw notFound(`Collection "${collectionId}" not found`);
-  const ctx = await accessContext(db, collection.organization_id, p.userId);
+  const ctx = await accessContext(db, collection.organization_id, p);
   const role = collectionRole(ctx, collection);
   if (!role) throw notFound(`Collection "${collectionId}" not found`);
   if (!atLeast(role, needed)) throw forbidden(`Your role on this collection (${role}) does not allow this action`);

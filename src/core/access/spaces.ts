@@ -6,6 +6,8 @@ import { collectionChainInfo } from '../../db/repos/collections.js';
 import { getSpace, listSpaces, type SpaceRow } from '../../db/repos/spaces.js';
 import { collectionGrantsOfUser, spaceGrantsOfUser } from '../../db/repos/grants.js';
 import { getMember } from '../../db/repos/members.js';
+import { orgEnforcesSso } from '../../db/repos/organizations.js';
+import { blockedBySso } from './sso.js';
 import { forbidden, notFound } from '../errors.js';
 import type { SpacePermissions } from '../../presenters/spaces.js';
 
@@ -30,14 +32,23 @@ export function highestRole(roles: Iterable<string> | undefined): Role | null {
   return best;
 }
 
-export async function accessContext(db: Queryable, orgId: string, userId: string): Promise<AccessContext> {
-  const [member, collections, grants] = await Promise.all([
+/**
+ * The access context of a user in an organization. Given the caller's principal rather than a bare
+ * user id, an organization that enforces SSO treats a credential its SSO did not issue as a
+ * non-member's (see blockedBySso).
+ */
+export async function accessContext(db: Queryable, orgId: string, who: string | Principal): Promise<AccessContext> {
+  const userId = typeof who === 'string' ? who : who.userId;
+  const [member, collections, grants, sso] = await Promise.all([
     getMember(db, orgId, userId),
     collectionChainInfo(db, orgId),
     collectionGrantsOfUser(db, orgId, userId),
+    typeof who === 'string' ? null : orgEnforcesSso(db, orgId),
   ]);
+  let orgRole = member && !member.disabled ? (member.role as Role | null) : undefined;
+  if (typeof who !== 'string' && blockedBySso(sso, orgId, orgRole, who)) orgRole = undefined;
   return {
-    orgRole: member && !member.disabled ? (member.role as Role | null) : undefined,
+    orgRole,
     collections,
     grants: new Map([...grants].map(([id, roles]) => [id, highestRole(roles)!])),
   };
@@ -132,8 +143,13 @@ export function spacePermissions(role: Role | null): SpacePermissions {
 }
 
 /** `userId`'s role on a loaded space (see spaceRole), with the context it was computed in. */
-export async function roleOnSpace(db: Queryable, userId: string, space: SpaceRow): Promise<{ role: Role | null; ctx: AccessContext }> {
-  const ctx = await accessContext(db, space.organization_id, userId);
+export async function roleOnSpace(
+  db: Queryable,
+  who: string | Principal,
+  space: SpaceRow,
+): Promise<{ role: Role | null; ctx: AccessContext }> {
+  const userId = typeof who === 'string' ? who : who.userId;
+  const ctx = await accessContext(db, space.organization_id, who);
   const explicit = (await spaceGrants(db, userId, [space.id])).get(space.id);
   return { role: spaceRole(ctx, space, explicit), ctx };
 }
@@ -158,7 +174,7 @@ export async function requireSpace(
   // Counters only for callers that present the space (see getSpace).
   const space = await getSpace(db, spaceId, { includeDeleted: opts.includeDeleted, counters: opts.counters ?? false });
   if (!space) throw notFound(`Space "${spaceId}" not found`);
-  const { role, ctx } = await roleOnSpace(db, p.userId, space);
+  const { role, ctx } = await roleOnSpace(db, p, space);
   if (!role) throw notFound(`Space "${spaceId}" not found`);
   if (!atLeast(role, needed)) throw forbidden(`Your role on this space (${role}) does not allow this action`);
   return { space, role, ctx };

@@ -266,3 +266,32 @@ describe('refused logins', () => {
     expect(emails).not.toContain('attacker@example.com');
   });
 });
+
+describe('an organization that enforces SSO', () => {
+  it('lets its members in only with a credential its SSO issued; admins keep their tokens', async () => {
+    const { org, as, provider } = await newProvider({ defaultRole: 'edit' });
+    const space = (await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { ...as, body: { title: 'Internal' } })).body.id;
+    // The member already exists with an ordinary token.
+    const member = await t.seedUser(org.orgId, 'edit');
+    const email = member.email;
+    expect((await t.api('GET', `/v1/spaces/${space}`, { token: member.token })).status).toBe(200);
+
+    expect((await t.api('PATCH', `/v1/orgs/${org.orgId}`, { ...as, body: { sso: true } })).status).toBe(200);
+    const refused = await t.api('GET', `/v1/orgs/${org.orgId}`, { token: member.token });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toContain('single sign-on');
+    expect((await t.api('GET', `/v1/spaces/${space}`, { token: member.token })).status).toBe(404);
+    expect((await t.api('GET', `/v1/orgs/${org.orgId}`, as)).status).toBe(200); // admins are exempt
+
+    // Signing in through the provider gives a token that works.
+    const { acs } = await login(provider.id, { email });
+    const welcome = await t.api('GET', '/sso/welcome', { headers: { cookie: `dp_session=${sessionOf(acs)}` } });
+    const token = /<code id="token">([^<]+)</.exec(welcome.text)![1];
+    expect((await t.api('GET', `/v1/orgs/${org.orgId}`, { token })).status).toBe(200);
+    expect((await t.api('GET', `/v1/spaces/${space}`, { token })).body.permissions.edit).toBe(true);
+
+    // Turning enforcement off restores ordinary tokens.
+    await t.api('PATCH', `/v1/orgs/${org.orgId}`, { ...as, body: { sso: false } });
+    expect((await t.api('GET', `/v1/spaces/${space}`, { token: member.token })).status).toBe(200);
+  });
+});
