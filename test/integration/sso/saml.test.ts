@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { client, freePort } from '../../helpers/http.js';
+import { createAppContext, closeAppContext } from '../../../src/context.js';
+import { createApiServer } from '../../../src/server.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { makeKeyPair, parseAuthnRequest, startTestIdp, type AssertionOptions, type TestIdp } from '../../helpers/saml-idp.js';
 
@@ -293,5 +296,32 @@ describe('an organization that enforces SSO', () => {
     // Turning enforcement off restores ordinary tokens.
     await t.api('PATCH', `/v1/orgs/${org.orgId}`, { ...as, body: { sso: false } });
     expect((await t.api('GET', `/v1/spaces/${space}`, { token: member.token })).status).toBe(200);
+  });
+});
+
+describe('several API instances', () => {
+  it('a request started on one instance is consumed on another, and replayed on neither', async () => {
+    const { provider } = await newProvider();
+    // A second API process against the same database, behind the same public URL.
+    const ctx = await createAppContext(t.config, 'second');
+    const server = createApiServer(ctx);
+    const port = await freePort();
+    await new Promise<void>((r) => server.server.listen(port, '127.0.0.1', () => r()));
+    const second = client(`http://127.0.0.1:${port}`);
+    try {
+      const start = await t.api('GET', `/sso/saml/${provider.id}/start`);
+      const req = parseAuthnRequest(start.headers.get('location')!);
+      const { samlResponse } = idp.response({ inResponseTo: req.id, acsUrl: req.acsUrl, audience: req.issuer, email: 'two@example.com' });
+      const form = {
+        rawBody: new URLSearchParams({ SAMLResponse: samlResponse }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      };
+      expect((await second('POST', `/sso/saml/${provider.id}/acs`, form)).status).toBe(303);
+      expect((await t.api('POST', `/sso/saml/${provider.id}/acs`, form)).status).toBe(400);
+      expect((await second('POST', `/sso/saml/${provider.id}/acs`, form)).status).toBe(400);
+    } finally {
+      await server.close();
+      await closeAppContext(ctx);
+    }
   });
 });
