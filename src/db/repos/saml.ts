@@ -155,6 +155,8 @@ export async function insertSession(
      VALUES ($1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond')`,
     [s.idHash, s.userId, s.orgId, s.providerId, s.ttlMs],
   );
+  // Sweep expired sessions a few at a time.
+  await db.query('DELETE FROM sessions WHERE id_hash IN (SELECT id_hash FROM sessions WHERE expires_at < clock_timestamp() LIMIT 100)');
 }
 
 export async function findSession(db: Queryable, idHash: string): Promise<SessionRow | null> {
