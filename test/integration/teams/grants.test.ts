@@ -39,6 +39,7 @@ describe('team grants on spaces', () => {
     assertMatchesSpec('GET', '/spaces/{spaceId}/permissions/teams', 200, teamGrants.body);
     expect(teamGrants.body.items.map((x: any) => [x.team.id, x.permission, x.team.spaces])).toEqual([[team, 'read', 1]]);
     expect((await t.api('GET', `/v1/orgs/${org.orgId}/teams/${team}`, as)).body.spaces).toBe(1);
+    expect((await t.api('GET', `/v1/orgs/${org.orgId}/members/${guest.userId}`, as)).body.spaces).toBe(1);
 
     // Team edit + own read: edit.
     expect((await t.api('POST', `/v1/spaces/${space}/permissions`, { ...as, body: { role: 'read', users: [guest.userId] } })).status).toBe(
@@ -72,6 +73,7 @@ describe('team grants on spaces', () => {
     expect((await t.api('DELETE', `/v1/orgs/${org.orgId}/teams/${team}`, as)).status).toBe(204);
     expect((await t.api('GET', `/v1/spaces/${space}`, asGuest)).status).toBe(404);
     expect((await t.api('GET', `/v1/spaces/${space}/permissions/teams`, as)).body.items).toEqual([]);
+    expect((await t.api('GET', `/v1/orgs/${org.orgId}/members/${guest.userId}`, as)).body.spaces).toBe(0);
   });
 
   it('removing a team grant, role null, and refusals', async () => {
