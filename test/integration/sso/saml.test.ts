@@ -126,6 +126,12 @@ describe('SAML providers', () => {
     expect((await t.api('GET', `/v1/orgs/${org.orgId}/saml`, { token: editor.token })).status).toBe(403);
     expect((await t.api('GET', `/v1/orgs/${org.orgId}/sso`, { token: editor.token })).status).toBe(200);
 
+    // Deleting the default team unsets it.
+    expect((await t.api('DELETE', `/v1/orgs/${org.orgId}/teams/${team}`, as)).status).toBe(204);
+    const withoutTeam = await t.api('GET', `/v1/orgs/${org.orgId}/saml/${provider.id}`, as);
+    expect(withoutTeam.body.defaultTeam).toBeUndefined();
+    assertMatchesSpec('GET', '/orgs/{organizationId}/saml/{samlProviderId}', 200, withoutTeam.body);
+
     // Delete: 204 twice; its endpoints are gone.
     expect((await t.api('DELETE', `/v1/orgs/${org.orgId}/saml/${provider.id}`, as)).status).toBe(204);
     expect((await t.api('DELETE', `/v1/orgs/${org.orgId}/saml/${provider.id}`, as)).status).toBe(204);
