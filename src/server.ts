@@ -8,6 +8,8 @@ import { ApiError, errorBody, notFound, unauthorized, forbidden, badRequest } fr
 import { readJsonBody } from './http/body.js';
 import { validate } from './http/validate.js';
 import { authenticate } from './services/identity.js';
+import { SESSION_COOKIE, sessionPrincipal } from './services/sso.js';
+import { cookieValue } from './http/cookies.js';
 import { getUser } from './db/repos/users.js';
 import { apiRoutes } from './routes/index.js';
 import { systemRoutes } from './routes/system.js';
@@ -168,10 +170,11 @@ export function createApiServer(app: AppContext): ApiServer {
       let principal: Principal | undefined; // token-free routes get none (PublicRequestContext)
       if (route.auth !== false) {
         const token = bearer(req);
-        const found = token ? await authenticate(app.db, token) : null;
+        const cookie = route.session && token === null ? cookieValue(req, SESSION_COOKIE) : undefined;
+        const found = token ? await authenticate(app.db, token) : cookie ? await sessionPrincipal(app, cookie) : null;
         if (!found) {
           await limit(res, `ip:${clientAddress(req)}`);
-          throw token === null ? unauthorized() : unauthorized('Invalid or expired access token');
+          throw token === null && !cookie ? unauthorized() : unauthorized('Invalid or expired access token or session');
         }
         principal = found;
         await limit(res, `t:${found.tokenId}`);
@@ -186,7 +189,7 @@ export function createApiServer(app: AppContext): ApiServer {
         const raw = await readJsonBody(req, app.config.bodyLimitBytes);
         if (raw === undefined && route.bodyRequired !== false) throw badRequest('Invalid request: body: a JSON body is required');
         body = raw === undefined ? undefined : validate(route.body, raw, 'body');
-      } else if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
+      } else if (!route.rawBody && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         await readJsonBody(req, app.config.bodyLimitBytes); // enforce the limit, ignore content
       }
       const reply = await route.handler({ app, req, res, params, query, body, principal, log, requestId } as never);

@@ -2,4 +2,6 @@
 export interface Principal {
   userId: string;
   tokenId: string;
+  /** The organization whose single sign-on issued this credential (an SSO session or the token it minted). */
+  ssoOrgId?: string | null;
 }

@@ -32,3 +32,26 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     throw badRequest(`Request body is not valid JSON: ${(err as Error).message}`);
   }
 }
+
+/**
+ * Read an `application/x-www-form-urlencoded` body (an HTML form's POST), refusing more than
+ * `limit` bytes (413); anything else is a 415.
+ */
+export async function readFormBody(req: IncomingMessage, limit: number): Promise<URLSearchParams> {
+  const type = String(req.headers['content-type'] ?? '').toLowerCase();
+  if (!type.startsWith('application/x-www-form-urlencoded')) {
+    req.resume();
+    throw new ApiError(415, `Unsupported Content-Type "${type}": send application/x-www-form-urlencoded`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      req.resume();
+      throw payloadTooLarge(`Request body exceeds the limit of ${limit} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}

@@ -54,6 +54,10 @@ export interface RouteDef<
   summary?: string;
   /** false: no bearer token needed (health, metrics, published views); the handler gets no principal. */
   auth?: A;
+  /** true: the handler reads the request body itself (an HTML form); the server leaves it unread. */
+  rawBody?: boolean;
+  /** true: besides a bearer token, the session cookie of an SSO login authenticates the caller. */
+  session?: boolean;
   /** false: not counted by the rate limit (operators' probes and scrapes). */
   rateLimited?: boolean;
   params?: P;

@@ -16,6 +16,10 @@ import { gitRoutes } from './git.js';
 import { importRoutes } from './imports.js';
 import { publishedRoutes } from './published.js';
 import { translationRoutes } from './translations.js';
+import { teamRoutes } from './teams.js';
+import { permissionRoutes } from './permissions.js';
+import { samlRoutes } from './saml.js';
+import { ssoRoutes } from './sso.js';
 
 /** The routes of one file, grouped under `tag` in the generated API reference. */
 const tagged = (tag: string, routes: RouteDef[]): RouteDef[] => routes.map((r) => ({ tag, ...r }));
@@ -39,4 +43,8 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Imports', importRoutes),
   ...tagged('Published content', publishedRoutes),
   ...tagged('Translations', translationRoutes),
+  ...tagged('Teams', teamRoutes),
+  ...tagged('Permissions', permissionRoutes),
+  ...tagged('SAML and SSO', samlRoutes),
+  ...tagged('Single sign-on (browser)', ssoRoutes),
 ];

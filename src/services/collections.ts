@@ -38,6 +38,7 @@ import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Role } from '../core/roles.js';
 import { atLeast } from '../core/roles.js';
+import { dropForeignGrants } from '../db/repos/grants.js';
 import { withTx } from '../db/pool.js';
 import * as repo from '../db/repos/collections.js';
 import type { CollectionListRow } from '../db/repos/collections.js';
@@ -47,7 +48,7 @@ import { ApiError, badRequest, forbidden, notFound } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
 import { requireOrg } from '../core/access/organizations.js';
-import { accessContext, inheritedLevel, spacePermissions, spaceRole, visibleSpaces } from '../core/access/spaces.js';
+import { accessContext, inheritedLevel, spaceGrants, spacePermissions, spaceRole, visibleSpaces } from '../core/access/spaces.js';
 import { collectionPermissions, collectionRole, requireCollection, requireParent } from '../core/access/collections.js';
 import { toCollection } from '../presenters/collections.js';
 import { toSpace } from '../presenters/spaces.js';
@@ -201,6 +202,13 @@ export async function transferCollection(app: AppContext, p: Principal, collecti
       spaces.map((s) => s.id),
       targetOrgId,
     );
+    await dropForeignGrants(c, 'collection', subtree, targetOrgId);
+    await dropForeignGrants(
+      c,
+      'space',
+      spaces.map((s) => s.id),
+      targetOrgId,
+    );
   });
   return getCollection(app, p, collectionId);
 }
@@ -226,13 +234,13 @@ export async function deleteCollection(app: AppContext, p: Principal, collection
     const live = { ...ctx, collections: chain };
     const spaces = await spacesRepo.spacesInCollections(c, subtree);
     if (ctx.orgRole !== 'admin') {
-      const explicit = await spacesRepo.explicitSpaceRoles(
+      const explicit = await spaceGrants(
         c,
         p.userId,
         spaces.map((s) => s.id),
       );
       const blocked =
-        spaces.filter((s) => !s.deleted_at && !atLeast(spaceRole(live, s, explicit.get(s.id) as Role | undefined), 'admin')).length +
+        spaces.filter((s) => !s.deleted_at && !atLeast(spaceRole(live, s, explicit.get(s.id)), 'admin')).length +
         tree.filter((r) => subtree.includes(r.id) && !atLeast(collectionRole(live, r), 'admin')).length;
       if (blocked) {
         throw forbidden(

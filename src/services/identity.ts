@@ -42,7 +42,7 @@ export async function createToken(db: Queryable, userId: string, label?: string)
 export async function authenticate(db: Queryable, token: string): Promise<Principal | null> {
   if (!token || token.length > 512) return null;
   const found = await tokens.findTokenByHash(db, sha256Hex(token));
-  return found ? { userId: found.userId, tokenId: found.id } : null;
+  return found ? { userId: found.userId, tokenId: found.id, ssoOrgId: found.ssoOrgId } : null;
 }
 
 /**

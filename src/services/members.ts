@@ -5,7 +5,8 @@ import * as members from '../db/repos/members.js';
 import type { MemberSort } from '../db/repos/members.js';
 import { lockOrganization } from '../db/repos/organizations.js';
 import { deleteSpaceGrantsInOrganization } from '../db/repos/spaces.js';
-import { listTeamsOfMember } from '../db/repos/teams.js';
+import { deleteCollectionGrantsInOrganization } from '../db/repos/grants.js';
+import { deleteTeamMembershipsInOrganization, listTeamsOfMember } from '../db/repos/teams.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT, pageInMemory } from '../core/pagination.js';
 import { conflict, forbidden, notFound } from '../core/errors.js';
 import type { Role } from '../core/roles.js';
@@ -75,6 +76,8 @@ export async function removeMember(app: AppContext, p: Principal, orgId: string,
     await members.deleteMember(c, orgId, userId);
     // Explicit space grants belong to the membership: they go with it.
     await deleteSpaceGrantsInOrganization(c, orgId, userId);
+    await deleteTeamMembershipsInOrganization(c, orgId, userId);
+    await deleteCollectionGrantsInOrganization(c, orgId, userId);
   });
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Role } from '../core/roles.js';
+import { dropForeignGrants } from '../db/repos/grants.js';
 import { withTx } from '../db/pool.js';
 import * as spaces from '../db/repos/spaces.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
@@ -215,6 +216,7 @@ export async function transferSpace(app: AppContext, p: Principal, spaceId: stri
   if (targetOrgId === space.organization_id) return getSpace(app, p, spaceId);
   await withTx(app.db, async (c) => {
     await spaces.setSpaceOrganization(c, spaceId, targetOrgId, await nextPosition(c, targetOrgId, null));
+    await dropForeignGrants(c, 'space', [spaceId], targetOrgId);
     if (space.visibility === 'in-collection') await spaces.updateSpace(c, spaceId, { visibility: 'private' });
   });
   return getSpace(app, p, spaceId);

@@ -1,5 +1,6 @@
 import type { TestApp } from './app.js';
 import { editContent } from './content.js';
+import { makeKeyPair } from './saml-idp.js';
 
 /**
  * One real resource of each kind (a space with a page, a comment and its reply, a change request, a
@@ -34,7 +35,12 @@ export async function seedRouteIds(
     body: { operations: [{ type: 'insert', translations: { en: 'space', fr: 'espace' } }] },
   });
   const entries = await t.api('GET', `/v1/orgs/${org.orgId}/translations-glossary`, as);
-  for (const r of [comment, reply, cr, collection, translation, glossary, entries])
+  const team = await t.api('PUT', `/v1/orgs/${org.orgId}/teams`, { ...as, body: { title: 'Team', members: [org.adminId] } });
+  const saml = await t.api('POST', `/v1/orgs/${org.orgId}/saml`, {
+    ...as,
+    body: { label: 'IdP', entityID: 'https://idp.example', certificate: makeKeyPair().cert, ssoURL: 'https://idp.example/sso' },
+  });
+  for (const r of [comment, reply, cr, collection, translation, glossary, entries, team, saml])
     if (r.status >= 300) throw new Error(`seed: ${r.status} ${r.text}`);
   return {
     organizationId: org.orgId,
@@ -55,5 +61,7 @@ export async function seedRouteIds(
     renderId: 'render1',
     translationId: translation.body.id,
     glossaryEntryId: entries.body.items[0].id,
+    teamId: team.body.id,
+    samlProviderId: saml.body.id,
   };
 }

@@ -8,15 +8,21 @@ import type { Principal } from '../../auth/principal.js';
 import type { Queryable } from '../../db/pool.js';
 import { getCollection, type CollectionRow } from '../../db/repos/collections.js';
 import type { CollectionPermissions } from '../../presenters/collections.js';
-import { atLeast, type Role } from '../roles.js';
+import { atLeast, maxRole, type Role } from '../roles.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
-import { accessContext, inheritedLevel, type AccessContext } from './spaces.js';
+import { accessContext, grantOnChain, inheritedLevel, type AccessContext } from './spaces.js';
 
-/** The caller's level on a collection; null: none (the collection is hidden from them). */
-export function collectionRole(ctx: AccessContext, c: Pick<CollectionRow, 'default_level' | 'parent_id'>): Role | null {
+/**
+ * The caller's level on a collection: the higher of its inherited default level (members with a
+ * role only) and the caller's explicit grants, own or through a team, on it or a collection above
+ * it (guests too). null: none (the collection is hidden from them).
+ */
+export function collectionRole(ctx: AccessContext, c: Pick<CollectionRow, 'default_level' | 'parent_id'> & { id?: string }): Role | null {
   if (ctx.orgRole === 'admin') return 'admin';
-  if (!ctx.orgRole) return null;
-  return inheritedLevel(ctx, c.default_level, c.parent_id);
+  if (ctx.orgRole === undefined) return null;
+  const base = ctx.orgRole ? inheritedLevel(ctx, c.default_level, c.parent_id) : null;
+  // Without an id (a collection being described, not stored) only the grants above it count.
+  return maxRole(base, grantOnChain(ctx, c.id ?? c.parent_id));
 }
 
 export function collectionPermissions(role: Role | null): CollectionPermissions {
@@ -43,7 +49,7 @@ export async function requireCollection(
 ): Promise<CollectionAccess> {
   const collection = await getCollection(db, collectionId);
   if (!collection) throw notFound(`Collection "${collectionId}" not found`);
-  const ctx = await accessContext(db, collection.organization_id, p.userId);
+  const ctx = await accessContext(db, collection.organization_id, p);
   const role = collectionRole(ctx, collection);
   if (!role) throw notFound(`Collection "${collectionId}" not found`);
   if (!atLeast(role, needed)) throw forbidden(`Your role on this collection (${role}) does not allow this action`);

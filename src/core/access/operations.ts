@@ -41,7 +41,7 @@ async function canSeeSpace(db: Queryable, p: Principal, op: OperationRow, spaceI
     // The target was purged: only an administrator of the organization that ran it may still look.
     return !!op.organization_id && (await orgAccess(db, p, op.organization_id)).admin;
   }
-  return (await roleOnSpace(db, p.userId, space)).role !== null;
+  return (await roleOnSpace(db, p, space)).role !== null;
 }
 
 async function orgAccess(db: Queryable, p: Principal, orgId: string) {

@@ -5,6 +5,7 @@ import type { Role } from '../roles.js';
 import { getOrgForUser, type OrgWithMembership } from '../../db/repos/organizations.js';
 import type { Queryable } from '../../db/pool.js';
 import type { OrgPermissions } from '../../presenters/organizations.js';
+import { blockedBySso } from './sso.js';
 
 /** The caller's permissions on an organization, computed from their membership and role. */
 export function orgPermissions(org: OrgWithMembership): OrgPermissions {
@@ -42,6 +43,10 @@ export async function requireOrg(
   if (!org) throw notFound(`Organization "${orgId}" not found`);
   const permissions = orgPermissions(org);
   if (!permissions.view) throw forbidden(`You are not a member of organization "${orgId}"`);
+  const role = org.is_member ? (org.member_role as Role | null) : undefined;
+  if (blockedBySso(org.sso, org.id, role, principal)) {
+    throw forbidden(`Organization "${orgId}" requires single sign-on: sign in through one of its identity providers`);
+  }
   if (!permissions[permission]) throw forbidden(`Your role in organization "${orgId}" does not allow this action`);
   return { org, permissions, role: org.is_member ? (org.member_role as Role | null) : null };
 }

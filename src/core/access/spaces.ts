@@ -3,8 +3,11 @@ import type { Principal } from '../../auth/principal.js';
 import type { Role } from '../roles.js';
 import { atLeast, maxRole } from '../roles.js';
 import { collectionChainInfo } from '../../db/repos/collections.js';
-import { explicitSpaceRoles, getSpace, listSpaces, type SpaceRow } from '../../db/repos/spaces.js';
+import { getSpace, listSpaces, type SpaceRow } from '../../db/repos/spaces.js';
+import { collectionGrantsOfUser, spaceGrantsOfUser } from '../../db/repos/grants.js';
 import { getMember } from '../../db/repos/members.js';
+import { orgEnforcesSso } from '../../db/repos/organizations.js';
+import { blockedBySso } from './sso.js';
 import { forbidden, notFound } from '../errors.js';
 import type { SpacePermissions } from '../../presenters/spaces.js';
 
@@ -15,11 +18,58 @@ export interface AccessContext {
   /** The caller's organization role; null for a guest; undefined when not a member. */
   orgRole: Role | null | undefined;
   collections: CollectionChain;
+  /**
+   * The caller's explicit grants on collections, their own and their teams' (the highest per
+   * collection). They reach every space and collection inside.
+   */
+  grants?: Map<string, Role>;
 }
 
-export async function accessContext(db: Queryable, orgId: string, userId: string): Promise<AccessContext> {
-  const [member, collections] = await Promise.all([getMember(db, orgId, userId), collectionChainInfo(db, orgId)]);
-  return { orgRole: member && !member.disabled ? (member.role as Role | null) : undefined, collections };
+/** The highest of a list of granted roles (null when empty). */
+export function highestRole(roles: Iterable<string> | undefined): Role | null {
+  let best: Role | null = null;
+  for (const r of roles ?? []) best = maxRole(best, r as Role);
+  return best;
+}
+
+/**
+ * The access context of a user in an organization. Given the caller's principal rather than a bare
+ * user id, an organization that enforces SSO treats a credential its SSO did not issue as a
+ * non-member's (see blockedBySso).
+ */
+export async function accessContext(db: Queryable, orgId: string, who: string | Principal): Promise<AccessContext> {
+  const userId = typeof who === 'string' ? who : who.userId;
+  const [member, collections, grants, sso] = await Promise.all([
+    getMember(db, orgId, userId),
+    collectionChainInfo(db, orgId),
+    collectionGrantsOfUser(db, orgId, userId),
+    typeof who === 'string' ? null : orgEnforcesSso(db, orgId),
+  ]);
+  let orgRole = member && !member.disabled ? (member.role as Role | null) : undefined;
+  if (typeof who !== 'string' && blockedBySso(sso, orgId, orgRole, who)) orgRole = undefined;
+  return {
+    orgRole,
+    collections,
+    grants: new Map([...grants].map(([id, roles]) => [id, highestRole(roles)!])),
+  };
+}
+
+/** The highest grant the caller holds on collection `id` or any collection above it. */
+export function grantOnChain(ctx: Pick<AccessContext, 'collections' | 'grants'>, id: string | null): Role | null {
+  if (!ctx.grants?.size) return null;
+  const seen = new Set<string>();
+  let best: Role | null = null;
+  for (let cur = id; cur && !seen.has(cur); cur = ctx.collections.get(cur)?.parent ?? null) {
+    seen.add(cur);
+    best = maxRole(best, ctx.grants.get(cur));
+  }
+  return best;
+}
+
+/** The caller's explicit grants (own and teams') on each of `spaceIds`: space id -> highest role. */
+export async function spaceGrants(db: Queryable, userId: string, spaceIds: string[]): Promise<Map<string, Role>> {
+  const grants = await spaceGrantsOfUser(db, userId, spaceIds);
+  return new Map([...grants].map(([id, roles]) => [id, highestRole(roles)!]));
 }
 
 /**
@@ -58,7 +108,8 @@ export function inheritedLevel(
 
 /**
  * The caller's effective role on a space: organization admins administer everything; otherwise the
- * higher of an explicit grant and the inherited default level (guests get only explicit grants).
+ * highest of their explicit grants (their own and their teams', on the space or on a collection
+ * above it) and the inherited default level (guests get only explicit grants).
  * Spaces with visibility `in-collection` take their collection's level. Anyone signed in may read
  * public and unlisted spaces. null: no access at all.
  */
@@ -70,7 +121,8 @@ export function spaceRole(ctx: AccessContext, space: SpaceRow, explicit: Role | 
     base = inheritedLevel(ctx, own, space.parent_id);
   }
   // Explicit grants count only for members (a removed or disabled member keeps nothing).
-  let role = maxRole(ctx.orgRole === undefined ? null : (explicit ?? null), base);
+  const granted = ctx.orgRole === undefined ? null : maxRole(explicit, grantOnChain(ctx, space.parent_id));
+  let role = maxRole(granted, base);
   if (!role && (space.visibility === 'public' || space.visibility === 'unlisted')) role = 'read';
   return role;
 }
@@ -91,9 +143,14 @@ export function spacePermissions(role: Role | null): SpacePermissions {
 }
 
 /** `userId`'s role on a loaded space (see spaceRole), with the context it was computed in. */
-export async function roleOnSpace(db: Queryable, userId: string, space: SpaceRow): Promise<{ role: Role | null; ctx: AccessContext }> {
-  const ctx = await accessContext(db, space.organization_id, userId);
-  const explicit = (await explicitSpaceRoles(db, userId, [space.id])).get(space.id) as Role | undefined;
+export async function roleOnSpace(
+  db: Queryable,
+  who: string | Principal,
+  space: SpaceRow,
+): Promise<{ role: Role | null; ctx: AccessContext }> {
+  const userId = typeof who === 'string' ? who : who.userId;
+  const ctx = await accessContext(db, space.organization_id, who);
+  const explicit = (await spaceGrants(db, userId, [space.id])).get(space.id);
   return { role: spaceRole(ctx, space, explicit), ctx };
 }
 
@@ -117,7 +174,7 @@ export async function requireSpace(
   // Counters only for callers that present the space (see getSpace).
   const space = await getSpace(db, spaceId, { includeDeleted: opts.includeDeleted, counters: opts.counters ?? false });
   if (!space) throw notFound(`Space "${spaceId}" not found`);
-  const { role, ctx } = await roleOnSpace(db, p.userId, space);
+  const { role, ctx } = await roleOnSpace(db, p, space);
   if (!role) throw notFound(`Space "${spaceId}" not found`);
   if (!atLeast(role, needed)) throw forbidden(`Your role on this space (${role}) does not allow this action`);
   return { space, role, ctx };
@@ -130,13 +187,13 @@ export async function requireSpace(
 export async function visibleSpaces(app: { db: Queryable }, orgId: string, userId: string, parentId?: string | null) {
   const ctx = await accessContext(app.db, orgId, userId);
   const { rows } = await listSpaces(app.db, { orgId, parentId }, 100_000);
-  const explicit = await explicitSpaceRoles(
+  const explicit = await spaceGrants(
     app.db,
     userId,
     rows.map((r) => r.id),
   );
   return rows
-    .map((space) => ({ space, role: spaceRole(ctx, space, explicit.get(space.id) as Role | undefined) }))
+    .map((space) => ({ space, role: spaceRole(ctx, space, explicit.get(space.id)) }))
     .filter((x): x is { space: SpaceRow & { created_key: string }; role: Role } => x.role !== null);
 }
 

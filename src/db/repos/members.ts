@@ -15,13 +15,18 @@ export interface MemberRow {
   spaces: number;
 }
 
-// `spaces` counts the live spaces the member was explicitly invited to (access through default
-// levels is listed by GET .../members/{userId}/spaces, which computes every space's role).
+// `spaces` counts the live spaces the member was explicitly invited to, themself or through one of
+// their teams (access through default levels and collections is listed by
+// GET .../members/{userId}/spaces, which computes every space's role).
 export const SELECT_MEMBER = `m.*, u.display_name, u.email, u.photo_url,
   (SELECT count(*) FROM team_members tm JOIN teams t ON t.id = tm.team_id
     WHERE t.organization_id = m.organization_id AND tm.user_id = m.user_id) AS teams,
-  (SELECT count(*) FROM space_members sm JOIN spaces s ON s.id = sm.space_id
-    WHERE s.organization_id = m.organization_id AND sm.user_id = m.user_id AND s.deleted_at IS NULL) AS spaces`;
+  (SELECT count(*) FROM (
+      SELECT sm.space_id FROM space_members sm WHERE sm.user_id = m.user_id
+      UNION
+      SELECT p.space_id FROM space_team_permissions p JOIN team_members tm ON tm.team_id = p.team_id WHERE tm.user_id = m.user_id
+    ) g JOIN spaces s ON s.id = g.space_id
+    WHERE s.organization_id = m.organization_id AND s.deleted_at IS NULL) AS spaces`;
 
 export async function insertMember(db: Queryable, orgId: string, userId: string, role: string | null) {
   await db.query(

@@ -118,3 +118,9 @@ export async function insertLinkInvite(db: Queryable, i: { id: string; orgId: st
 export async function lockOrganization(db: Queryable, orgId: string): Promise<void> {
   await db.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
 }
+
+/** Whether the organization enforces single sign-on (null when it does not exist). */
+export async function orgEnforcesSso(db: Queryable, orgId: string): Promise<boolean | null> {
+  const { rows } = await db.query({ name: 'org_enforces_sso', text: 'SELECT sso FROM organizations WHERE id = $1', values: [orgId] });
+  return rows[0] ? (rows[0].sso as boolean) : null;
+}

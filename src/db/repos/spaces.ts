@@ -172,16 +172,6 @@ export async function setSpaceOrganization(db: Queryable, id: string, orgId: str
   );
 }
 
-export async function explicitSpaceRoles(db: Queryable, userId: string, spaceIds: string[]): Promise<Map<string, string>> {
-  if (!spaceIds.length) return new Map();
-  const { rows } = await db.query({
-    name: 'space_roles',
-    text: 'SELECT space_id, role FROM space_members WHERE user_id = $1 AND space_id = ANY($2)',
-    values: [userId, spaceIds],
-  });
-  return new Map(rows.map((r) => [r.space_id, r.role]));
-}
-
 export async function setSpaceMember(db: Queryable, spaceId: string, userId: string, role: string) {
   await db.query(
     `INSERT INTO space_members (space_id, user_id, role) VALUES ($1, $2, $3)
