@@ -15,6 +15,8 @@ import { pdfRoutes } from './pdf.js';
 import { gitRoutes } from './git.js';
 import { importRoutes } from './imports.js';
 import { publishedRoutes } from './published.js';
+import { siteRoutes } from './sites.js';
+import { siteStructureRoutes } from './site-structure.js';
 
 /** The routes of one file, grouped under `tag` in the generated API reference. */
 const tagged = (tag: string, routes: RouteDef[]): RouteDef[] => routes.map((r) => ({ tag, ...r }));
@@ -37,4 +39,6 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Git sync', gitRoutes),
   ...tagged('Imports', importRoutes),
   ...tagged('Published content', publishedRoutes),
+  ...tagged('Sites', siteRoutes),
+  ...tagged('Site structure', siteStructureRoutes),
 ];
