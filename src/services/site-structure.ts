@@ -32,11 +32,10 @@ export interface SiteTree {
 }
 
 export async function loadTree(db: Queryable, site: SiteRow): Promise<SiteTree> {
-  const [sections, groups, siteSpaces] = await Promise.all([
-    repo.listSections(db, site.id),
-    repo.listGroups(db, site.id),
-    repo.listSiteSpaces(db, site.id),
-  ]);
+  // One query at a time: `db` may be a transaction's client.
+  const sections = await repo.listSections(db, site.id);
+  const groups = await repo.listGroups(db, site.id);
+  const siteSpaces = await repo.listSiteSpaces(db, site.id);
   return { site, sections, groups, siteSpaces };
 }
 
