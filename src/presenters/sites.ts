@@ -134,3 +134,22 @@ export function toShareLink(app: AppContext, l: ShareLinkRow, key: string) {
     urls: { published: publishedUrl(app, l.site_id, [], key) },
   };
 }
+
+/** A team as a site permission override names it (OrganizationTeam). */
+export function toSiteTeam(
+  app: AppContext,
+  orgId: string,
+  t: { team_id: string; title: string; created_at: Date; members: number },
+  canAdmin: boolean,
+) {
+  return {
+    object: 'team',
+    id: t.team_id,
+    title: t.title,
+    members: t.members,
+    spaces: 0,
+    createdAt: t.created_at.toISOString(),
+    permissions: { admin: canAdmin, view: true },
+    urls: { location: appUrls(app).api(`/orgs/${orgId}/teams/${t.team_id}`) },
+  };
+}

@@ -17,6 +17,7 @@ import { importRoutes } from './imports.js';
 import { publishedRoutes } from './published.js';
 import { siteRoutes } from './sites.js';
 import { siteStructureRoutes } from './site-structure.js';
+import { siteAccessRoutes } from './site-access.js';
 
 /** The routes of one file, grouped under `tag` in the generated API reference. */
 const tagged = (tag: string, routes: RouteDef[]): RouteDef[] => routes.map((r) => ({ tag, ...r }));
@@ -41,4 +42,5 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Published content', publishedRoutes),
   ...tagged('Sites', siteRoutes),
   ...tagged('Site structure', siteStructureRoutes),
+  ...tagged('Site access', siteAccessRoutes),
 ];

@@ -41,11 +41,19 @@ export async function deleteSiteTeamPermission(db: Queryable, siteId: string, te
 }
 
 export async function listSiteUserPermissions(db: Queryable, siteId: string) {
-  const { rows } = await db.query<{ user_id: string; role: string }>(
-    'SELECT user_id, role FROM site_user_permissions WHERE site_id = $1 ORDER BY user_id',
+  const { rows } = await db.query<{ user_id: string; role: string; display_name: string; email: string; photo_url: string | null }>(
+    `SELECT sup.user_id, sup.role, u.display_name, u.email, u.photo_url
+       FROM site_user_permissions sup JOIN users u ON u.id = sup.user_id WHERE sup.site_id = $1 ORDER BY u.display_name, u.id`,
     [siteId],
   );
   return rows;
+}
+
+/** Which of `userIds` are members of `orgId` (guests included). */
+export async function membersOf(db: Queryable, orgId: string, userIds: string[]): Promise<string[]> {
+  if (!userIds.length) return [];
+  const { rows } = await db.query('SELECT user_id FROM members WHERE organization_id = $1 AND user_id = ANY($2)', [orgId, userIds]);
+  return rows.map((r) => r.user_id);
 }
 
 export async function listSiteTeamPermissions(db: Queryable, siteId: string) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { assertMatchesSchema } from '../../helpers/spec.js';
-import { checked, failure, newSpace, officialClient, SITE, type Org } from './helpers.js';
+import { checked, failure, newSpace, officialClient, SITE } from './helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
