@@ -181,15 +181,16 @@ export async function updateSite(app: AppContext, p: Principal, orgId: string, s
   return getSite(app, p, orgId, siteId);
 }
 
-/** 204 whether or not the site existed; the spaces stay. */
+/** 204 whether or not the site existed; the spaces stay. A site the caller cannot see is a 404. */
 export async function deleteSite(app: AppContext, p: Principal, orgId: string, siteId: string) {
   const existing = await repo.getSite(app.db, siteId);
   if (!existing || existing.organization_id !== orgId) return;
-  await requireSite(app.db, p, orgId, siteId, 'admin').catch((err: unknown) => {
-    if (err instanceof ApiError && err.status === 404) return null; // deleted meanwhile
+  const access = await requireSite(app.db, p, orgId, siteId, 'admin').catch(async (err: unknown) => {
+    // Deleted by a concurrent call since the read above: 204 as for any absent site.
+    if (err instanceof ApiError && err.status === 404 && !(await repo.getSite(app.db, siteId))) return null;
     throw err;
   });
-  await repo.deleteSiteRow(app.db, siteId);
+  if (access) await repo.deleteSiteRow(app.db, siteId);
 }
 
 export async function setPublished(app: AppContext, p: Principal, orgId: string, siteId: string, published: boolean) {

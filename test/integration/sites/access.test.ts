@@ -229,6 +229,10 @@ describe('site permissions', () => {
     for (const [what, call] of denials) expect((await failure(call())).code, what).toBe(403);
     expect((await t.api('GET', `/v1/orgs/${o.orgId}/sites/${site.id}`, { token: guest.token })).status).toBe(404);
     expect((await t.api('GET', `/v1/orgs/${o.orgId}/sites/${site.id}`, { token: stranger.token })).status).toBe(404);
+    // Nobody deletes a site they cannot see.
+    expect((await t.api('DELETE', `/v1/orgs/${o.orgId}/sites/${site.id}`, { token: guest.token })).status).toBe(404);
+    expect((await t.api('DELETE', `/v1/orgs/${o.orgId}/sites/${site.id}`, { token: stranger.token })).status).toBe(404);
+    expect((await api.orgs.getSiteById(o.orgId, site.id)).status).toBe(200);
     const guestList = await t.api('GET', `/v1/orgs/${o.orgId}/sites`, { token: guest.token });
     expect(guestList.body.items).toEqual([]);
 

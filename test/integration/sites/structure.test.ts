@@ -136,6 +136,17 @@ describe('sections and site spaces', () => {
     );
     expect(repointed.space.id).toBe(a);
 
+    // The site's default section, and its default site space (which must be in that section).
+    const site2 = await checked('PATCH', SITE, api.orgs.updateSiteById(o.orgId, site.id, { defaultSiteSection: s2.id }), 200);
+    expect(site2.id).toBe(site.id);
+    const sectionsNow = (await api.orgs.listSiteSections(o.orgId, site.id, {})).data.items;
+    expect(sectionsNow.map((x: any) => [x.id, x.default])).toEqual([
+      [s1.id, false],
+      [s2.id, true],
+    ]);
+    const notInDefault = await failure(api.orgs.updateSiteById(o.orgId, site.id, { defaultSiteSpace: s1.siteSpaces[0].id }));
+    expect(notInDefault.code).toBe(400);
+    expect((await failure(api.orgs.updateSiteById(o.orgId, site.id, { defaultSiteSection: 'nope' }))).code).toBe(400);
     // defaultSiteSpace of a section must be one of its site spaces.
     const other = await failure(api.orgs.updateSiteSectionById(o.orgId, site.id, s1.id, { defaultSiteSpace: variant.id }));
     expect(other.code).toBe(400);
