@@ -56,7 +56,9 @@ export class TreePresenter {
       explicitSpaceRoles(app.db, p.userId, ids),
     ]);
     const spaces = new Map(rows.map((r) => [r.id, presentSpace(app, r, spaceRole(ctx, r, explicit.get(r.id) as Role | undefined))]));
-    return new TreePresenter(app, tree, spaces, opts);
+    // A space trashed between the two reads leaves the site like the others in the trash.
+    const live = { ...tree, siteSpaces: tree.siteSpaces.filter((ss) => spaces.has(ss.space_id)) };
+    return new TreePresenter(app, live, spaces, opts);
   }
 
   siteSpace(ss: SiteSpaceRow) {
@@ -199,13 +201,24 @@ export async function sortItem(
   });
 }
 
-/** The moved item as the sort operation answers it. */
+/** One item of the site as the API shows it (after a write); 404 when it is gone meanwhile. */
 export async function presentItem(app: AppContext, p: Principal, site: SiteRow, item: StructurePointer) {
   const presenter = await TreePresenter.create(app, p, await loadTree(app.db, site));
   const t = presenter.tree;
-  if (item.type === 'site-space') return presenter.siteSpace(t.siteSpaces.find((x) => x.id === item.id)!);
-  if (item.type === 'site-section') return presenter.section(t.sections.find((x) => x.id === item.id)!);
-  return presenter.group(t.groups.find((x) => x.id === item.id)!);
+  const gone = () => notFound(`${item.type} "${item.id}" not found in this site`);
+  if (item.type === 'site-space') {
+    const ss = t.siteSpaces.find((x) => x.id === item.id);
+    if (!ss) throw gone();
+    return presenter.siteSpace(ss);
+  }
+  if (item.type === 'site-section') {
+    const section = t.sections.find((x) => x.id === item.id);
+    if (!section) throw gone();
+    return presenter.section(section);
+  }
+  const group = t.groups.find((x) => x.id === item.id);
+  if (!group) throw gone();
+  return presenter.group(group);
 }
 
 export async function sortStructure(

@@ -3,14 +3,31 @@
 // its defaults, the input schema of a PUT (full replacement: what is left out takes its default),
 // and per-site-space overrides (partial; null clears a field).
 import { z } from 'zod';
+import { conditionError } from './conditions.js';
 
 const hex = z.string().regex(/^#(?:[0-9a-fA-F]{3}){1,2}$/, { message: 'must be a hex color like #346ddb' });
 const themedColor = z.object({ light: hex, dark: hex }).strict();
 const url = z.string().url().max(2048);
 const themedUrl = z.object({ light: url, dark: url }).strict();
-const contentRef = z.object({ kind: z.string().max(64) }).passthrough();
-const contentLink = z.object({ title: z.string().max(128), to: contentRef }).passthrough();
-const condition = z.string().max(1024);
+const refId = z.string().min(1).max(128);
+/** The ContentRef kinds a header, footer or announcement link may point to. */
+const contentRef = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('url'), url }).strict(),
+  z.object({ kind: z.literal('page'), page: refId, space: refId.optional() }).strict(),
+  z.object({ kind: z.literal('anchor'), anchor: z.string().min(1).max(256), page: refId.optional(), space: refId.optional() }).strict(),
+  z.object({ kind: z.literal('file'), file: refId, space: refId.optional() }).strict(),
+  z.object({ kind: z.literal('space'), space: refId }).strict(),
+  z.object({ kind: z.literal('collection'), collection: refId }).strict(),
+  z.object({ kind: z.literal('user'), user: refId }).strict(),
+]);
+const contentLink = z.object({ title: z.string().max(64), to: contentRef }).strict();
+const condition = z
+  .string()
+  .max(1024)
+  .superRefine((v, ctx) => {
+    const error = conditionError(v);
+    if (error) ctx.addIssue({ code: 'custom', message: error });
+  });
 const fonts = [
   'ABCFavorit',
   'Inter',
@@ -104,7 +121,7 @@ export const customizationInput = z
                 condition,
               })
               .partial({ style: true, links: true, condition: true, to: true })
-              .passthrough(),
+              .strict(),
           )
           .max(50),
       })
@@ -113,7 +130,7 @@ export const customizationInput = z
     footer: z
       .object({
         logo: themedUrl,
-        groups: z.array(z.object({ title: z.string().max(128), links: z.array(contentLink).max(50) }).passthrough()).max(20),
+        groups: z.array(z.object({ title: z.string().max(128), links: z.array(contentLink).max(50) }).strict()).max(20),
         copyright: z.string().max(512),
       })
       .partial()
@@ -121,21 +138,21 @@ export const customizationInput = z
     announcement: z
       .object({
         enabled: z.boolean(),
-        message: z.string().max(128),
+        message: z.string().min(2).max(128),
         link: contentLink,
         style: z.enum(['info', 'warning', 'danger', 'success']),
       })
       .partial({ link: true })
-      .passthrough(),
+      .strict(),
     themes: z
       .object({ default: z.enum(['light', 'dark', 'system']), toggeable: z.boolean() })
       .partial()
       .strict(),
     feedback: z.object({ enabled: z.boolean() }).strict(),
     ai: z
-      .object({ mode: z.enum(['none', 'search', 'assistant']), greeting: z.unknown(), suggestions: z.array(z.string().max(200)).max(10) })
+      .object({ mode: z.enum(['none', 'search', 'assistant']), greeting: z.string().max(256) })
       .partial()
-      .passthrough(),
+      .strict(),
     advancedCustomization: z.object({ enabled: z.boolean() }).strict(),
     trademark: z.object({ enabled: z.boolean() }).strict(),
     externalLinks: z.object({ target: z.enum(['self', 'blank']) }).strict(),
@@ -152,8 +169,23 @@ export const customizationInput = z
       .array(
         z
           .object({
-            platform: z.string().max(32),
-            handle: z.string().max(128),
+            platform: z.enum([
+              'twitter',
+              'instagram',
+              'facebook',
+              'linkedin',
+              'github',
+              'discord',
+              'slack',
+              'youtube',
+              'tiktok',
+              'reddit',
+              'bluesky',
+              'mastodon',
+              'threads',
+              'medium',
+            ]),
+            handle: z.string().min(1).max(128),
             display: z.object({ footer: z.boolean(), header: z.boolean() }).strict(),
           })
           .strict(),
@@ -252,7 +284,12 @@ function syncPageActions(s: Settings, given: CustomizationInput): Settings {
 
 /** The stored settings of a PUT: the defaults with what the body gives laid over them. */
 export function normalizeCustomization(input: CustomizationInput): Settings {
-  return syncPageActions(deepMerge(defaultCustomization(), input), input);
+  return completeHeader(syncPageActions(deepMerge(defaultCustomization(), input), input));
+}
+
+/** Header items: `to` and `links` are required in responses. */
+function completeHeader(s: Settings): Settings {
+  return { ...s, header: { ...s.header, links: (s.header.links as Settings[]).map((l) => ({ to: null, links: [], ...l })) } };
 }
 
 /** The stored settings, completed with defaults (for rows written by an older version). */
@@ -289,5 +326,5 @@ export function applyOverridePatch(current: Settings | null, patch: Record<strin
 export function withOverrides(site: Settings, overrides: Settings | null): Settings {
   if (!overrides) return site;
   const merged = deepMerge(site, overrides);
-  return syncPageActions(merged, overrides as CustomizationInput);
+  return completeHeader(syncPageActions(merged, overrides as CustomizationInput));
 }

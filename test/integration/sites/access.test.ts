@@ -76,7 +76,10 @@ describe('customization and publishing auth', () => {
       api.orgs.updateSiteCustomizationById(o.orgId, site.id, {
         styling: { primaryColor: { light: '#ff0000', dark: '#00ff00' }, corners: 'straight' },
         announcement: { enabled: true, message: 'Hello readers', style: 'info' },
-        header: { preset: 'bold', links: [{ title: 'Home', to: { kind: 'url', url: 'https://example.com' }, links: [] }] },
+        header: {
+          preset: 'bold',
+          links: [{ title: 'Home', to: { kind: 'url', url: 'https://example.com' }, condition: 'visitor.claims.isBeta' }],
+        },
         pagination: { enabled: false },
         externalLinks: { target: 'blank' },
         pageActions: { items: ['external-ai', 'git'] },
@@ -88,6 +91,9 @@ describe('customization and publishing auth', () => {
     expect(got).toEqual(put);
     expect(got.styling).toMatchObject({ primaryColor: { light: '#ff0000', dark: '#00ff00' }, corners: 'straight', theme: 'clean' });
     expect(got.announcement).toMatchObject({ enabled: true, message: 'Hello readers' });
+    expect(got.header.links).toEqual([
+      { title: 'Home', to: { kind: 'url', url: 'https://example.com' }, condition: 'visitor.claims.isBeta', links: [] },
+    ]);
     expect(got.pageActions).toEqual({ items: ['external-ai', 'git'], externalAI: true, markdown: false });
     expect(got.pdf).toEqual({ enabled: false });
     expect(got.git).toEqual({ showEditLink: true });
@@ -110,6 +116,14 @@ describe('customization and publishing auth', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('body.styling.primaryColor.light');
+    for (const header of [
+      { links: [{ title: 'Beta', to: null, condition: 'visitor.claims ==' }] },
+      { links: [{ title: 'Where', to: { kind: 'somewhere' } }] },
+    ]) {
+      const r = await t.api('PUT', `/v1/orgs/${o.orgId}/sites/${site.id}/customization`, { token: o.adminToken, body: { header } });
+      expect(r.status, JSON.stringify(header)).toBe(400);
+      expect(r.body.error.message).toContain('body.header.links.0');
+    }
 
     // Per-site-space overrides: PATCH merges, null clears, DELETE drops them; the profile shows them.
     const ss = (await api.orgs.listSiteSpaces(o.orgId, site.id, {})).data.items[0];
