@@ -53,6 +53,21 @@ export const siteAccessRoutes: RouteDef[] = [
   }),
   route({
     method: 'GET',
+    path: `${SITE}/permissions/aggregate`,
+    params: siteParams,
+    query: {
+      ...listQuery,
+      role: z.union([roleSchema, z.literal('guest')]).optional(),
+      search: z.string().max(256).optional(),
+      team: entityId.optional(),
+      sort: z.enum(['joinedAt', 'lastSeenAt', 'name']).optional(),
+      order: z.enum(['asc', 'desc']).optional(),
+    },
+    handler: async ({ app, principal, params, query }) =>
+      ok(await permissions.listAggregate(app, principal, params.organizationId, params.siteId, query)),
+  }),
+  route({
+    method: 'GET',
     path: `${SITE}/permissions/users`,
     params: siteParams,
     query: listQuery,

@@ -14,6 +14,8 @@ import { requireSite } from '../core/access/sites.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
 import { toUser } from '../presenters/users.js';
+import { listMembers, type MemberSort } from '../db/repos/members.js';
+import { maxRole, type Role } from '../core/roles.js';
 import { toSiteTeam } from '../presenters/sites.js';
 
 export async function inviteToSite(
@@ -108,4 +110,71 @@ export async function removeGrant(app: AppContext, p: Principal, orgId: string, 
   const removed =
     kind === 'user' ? await repo.deleteSiteUserPermission(app.db, siteId, id) : await repo.deleteSiteTeamPermission(app.db, siteId, id);
   if (removed) await bumpSiteVersion(app.db, siteId);
+}
+
+type Origin =
+  { type: 'organization'; organization: string } | { type: 'site'; site: string; reason: 'member' | 'team' | 'default'; team?: string };
+
+/**
+ * Everyone with access to the site and where their level comes from: organization admins (origin
+ * organization), else the highest of their own grant (reason member), a team grant (reason team)
+ * and the default level (reason default), in that order on ties. Filters: `role` (an effective
+ * role, or `guest` for guests of the organization), `search` (name or e-mail), `team`.
+ */
+export async function listAggregate(
+  app: AppContext,
+  p: Principal,
+  orgId: string,
+  siteId: string,
+  q: { page?: string; limit?: number; role?: string; search?: string; team?: string; sort?: MemberSort; order?: 'asc' | 'desc' },
+) {
+  const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
+  const [{ rows: members }, users, teamGrants, inTeam] = await Promise.all([
+    listMembers(app.db, orgId, { sort: 'name', order: 'asc', search: q.search, limit: 100_000 }),
+    repo.listSiteUserPermissions(app.db, siteId),
+    repo.teamGrantsByUser(app.db, siteId),
+    q.team ? repo.teamMemberIds(app.db, q.team) : Promise.resolve(null),
+  ]);
+  const own = new Map(users.map((u) => [u.user_id, u.role]));
+  const items: { m: (typeof members)[number]; role: Role; origin: Origin }[] = [];
+  for (const m of members) {
+    if (m.disabled || (inTeam && !inTeam.includes(m.user_id))) continue;
+    const candidates: [string | null | undefined, Origin][] =
+      m.role === 'admin'
+        ? [['admin', { type: 'organization', organization: orgId }]]
+        : [
+            [own.get(m.user_id), { type: 'site', site: siteId, reason: 'member' }],
+            ...teamGrants
+              .filter((x) => x.user_id === m.user_id)
+              .map((g): [string, Origin] => [g.role, { type: 'site', site: siteId, reason: 'team', team: g.team_id }]),
+            [
+              m.role ? (site.default_level === 'inherit' ? m.role : site.default_level) : null,
+              { type: 'site', site: siteId, reason: 'default' },
+            ],
+          ];
+    let best: { role: Role; origin: Origin } | null = null;
+    for (const [r, origin] of candidates)
+      if (r && (!best || maxRole(best.role, r as Role) !== best.role)) best = { role: r as Role, origin };
+    if (!best) continue;
+    if (q.role === 'guest' ? m.role !== null : q.role && q.role !== best.role) continue;
+    items.push({ m, ...best });
+  }
+  const sort = q.sort ?? 'joinedAt';
+  const key = (x: (typeof items)[number]): (string | number)[] => [
+    sort === 'name' ? x.m.display_name.toLowerCase() : sort === 'lastSeenAt' ? (x.m.last_seen_at?.getTime() ?? 0) : x.m.joined_at.getTime(),
+    x.m.user_id,
+  ];
+  return pageInMemory(
+    items,
+    q,
+    key,
+    (x) => ({
+      permission: x.role,
+      user: toUser(app, { id: x.m.user_id, display_name: x.m.display_name, email: x.m.email, photo_url: x.m.photo_url }),
+      origin: x.origin,
+      disabled: x.m.disabled,
+      ...(x.m.last_seen_at ? { lastSeenAt: x.m.last_seen_at.toISOString() } : {}),
+    }),
+    (q.order ?? 'desc') === 'desc',
+  );
 }

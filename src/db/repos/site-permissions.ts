@@ -71,3 +71,19 @@ export async function teamsInOrg(db: Queryable, orgId: string, teamIds: string[]
   const { rows } = await db.query('SELECT id FROM teams WHERE organization_id = $1 AND id = ANY($2)', [orgId, teamIds]);
   return rows.map((r) => r.id);
 }
+
+/** Every user the site's team grants reach: one row per (user, team grant). */
+export async function teamGrantsByUser(db: Queryable, siteId: string) {
+  const { rows } = await db.query<{ user_id: string; team_id: string; role: string }>(
+    `SELECT tm.user_id, stp.team_id, stp.role FROM site_team_permissions stp JOIN team_members tm ON tm.team_id = stp.team_id
+      WHERE stp.site_id = $1 ORDER BY stp.team_id`,
+    [siteId],
+  );
+  return rows;
+}
+
+/** Users in `teamId`. */
+export async function teamMemberIds(db: Queryable, teamId: string): Promise<string[]> {
+  const { rows } = await db.query('SELECT user_id FROM team_members WHERE team_id = $1', [teamId]);
+  return rows.map((r) => r.user_id);
+}

@@ -270,6 +270,24 @@ describe('site permissions', () => {
     expect(asGuest.body.permissions).toMatchObject({ view: true, edit: false });
     const teams = await checked('GET', `${SITE}/permissions/teams`, api.orgs.listTeamPermissionsInSite(o.orgId, site.id, {}), 200);
     expect(teams.items.map((x: any) => [x.team.id, x.permission])).toEqual([[teamId, 'read']]);
+    const aggregate = await checked(
+      'GET',
+      `${SITE}/permissions/aggregate`,
+      api.orgs.listPermissionsAggregateInSite(o.orgId, site.id, { sort: 'name', order: 'asc' }),
+      200,
+    );
+    const byUser = new Map(aggregate.items.map((x: any) => [x.user.id, [x.permission, x.origin.type, x.origin.reason]]));
+    expect(byUser.get(o.adminId)).toEqual(['admin', 'organization', undefined]);
+    expect(byUser.get(editor.userId)).toEqual(['edit', 'site', 'default']);
+    expect(byUser.get(guest.userId)).toEqual(['read', 'site', 'team']);
+    expect(byUser.has(stranger.userId)).toBe(false);
+    const inTeam = await checked(
+      'GET',
+      `${SITE}/permissions/aggregate`,
+      api.orgs.listPermissionsAggregateInSite(o.orgId, site.id, { team: teamId }),
+      200,
+    );
+    expect(inTeam.items.map((x: any) => x.user.id)).toEqual([guest.userId]);
     expect((await api.orgs.updateTeamPermissionInSite(o.orgId, site.id, teamId, { role: 'edit' })).status).toBe(204);
     expect((await t.api('GET', `/v1/orgs/${o.orgId}/sites/${site.id}`, { token: guest.token })).body.permissions.edit).toBe(true);
     expect((await api.orgs.removeTeamFromSite(o.orgId, site.id, teamId)).status).toBe(204);
