@@ -257,6 +257,9 @@ describe('site permissions', () => {
     );
     const users = await checked('GET', `${SITE}/permissions/users`, api.orgs.listUserPermissionsInSite(o.orgId, site.id, {}), 200);
     expect(users.items.map((u: any) => [u.user.id, u.permission])).toContainEqual([editor.userId, 'admin']);
+    expect((await api.orgs.updateUserPermissionInSite(o.orgId, site.id, editor.userId, { role: 'read' })).status).toBe(204);
+    expect((await checked('GET', SITE, asEditor.orgs.getSiteById(o.orgId, site.id), 200)).permissions.admin).toBe(false);
+    expect((await failure(api.orgs.updateUserPermissionInSite(o.orgId, site.id, guest.userId, { role: 'read' }))).code).toBe(404);
     expect((await api.orgs.removeUserFromSite(o.orgId, site.id, editor.userId)).status).toBe(204);
     expect((await failure(asEditor.orgs.updateSiteById(o.orgId, site.id, { title: 'Again' }))).code).toBe(403);
 
