@@ -4,6 +4,7 @@ import type { RouteDef } from '../http/route.js';
 import { entityId, listQuery } from '../http/validate.js';
 import * as structure from '../services/site-structure.js';
 import * as sections from '../services/site-sections.js';
+import * as siteSpaces from '../services/site-spaces.js';
 import * as groups from '../services/site-groups.js';
 import { minimalOr, qOptionalBool, shareKeyQuery, siteParams } from './sites.js';
 
@@ -122,7 +123,7 @@ export const siteStructureRoutes: RouteDef[] = [
     params: siteParams,
     query: { ...listQuery, ...shareKeyQuery, default: qOptionalBool },
     handler: async ({ app, principal, params, query }) =>
-      ok(await sections.listSiteSpaces(app, principal, params.organizationId, params.siteId, query)),
+      ok(await siteSpaces.listSiteSpaces(app, principal, params.organizationId, params.siteId, query)),
   }),
   route({
     method: 'POST',
@@ -140,7 +141,7 @@ export const siteStructureRoutes: RouteDef[] = [
       })
       .strict(),
     handler: async ({ app, principal, params, body, req }) => {
-      const siteSpace = await sections.addSiteSpace(app, principal, params.organizationId, params.siteId, body);
+      const siteSpace = await siteSpaces.addSiteSpace(app, principal, params.organizationId, params.siteId, body);
       return minimalOr(req, async () => created(siteSpace));
     },
   }),
@@ -149,7 +150,7 @@ export const siteStructureRoutes: RouteDef[] = [
     path: `${SITE}/site-spaces/:siteSpaceId`,
     params: siteSpaceParams,
     handler: async ({ app, principal, params }) => {
-      await sections.deleteSiteSpace(app, principal, params.organizationId, params.siteId, params.siteSpaceId);
+      await siteSpaces.deleteSiteSpace(app, principal, params.organizationId, params.siteId, params.siteSpaceId);
       return noContent();
     },
   }),
@@ -171,7 +172,7 @@ export const siteStructureRoutes: RouteDef[] = [
       .strict(),
     handler: async ({ app, principal, params, body, req }) => {
       const { draft: _draft, ...patch } = body;
-      const siteSpace = await sections.updateSiteSpace(app, principal, params.organizationId, params.siteId, params.siteSpaceId, patch);
+      const siteSpace = await siteSpaces.updateSiteSpace(app, principal, params.organizationId, params.siteId, params.siteSpaceId, patch);
       return minimalOr(req, async () => ok(siteSpace));
     },
   }),
@@ -185,7 +186,7 @@ export const siteStructureRoutes: RouteDef[] = [
       .strict(),
     bodyRequired: false,
     handler: async ({ app, principal, params, body }) =>
-      ok(await sections.moveSiteSpace(app, principal, params.organizationId, params.siteId, params.siteSpaceId, body?.position)),
+      ok(await siteSpaces.moveSiteSpace(app, principal, params.organizationId, params.siteId, params.siteSpaceId, body?.position)),
   }),
   // ---- section groups ----
   route({

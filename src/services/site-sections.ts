@@ -9,7 +9,7 @@
  * remaining one takes over. Section paths are unique in the site and site-space paths within their
  * section (a clash is a 409). A space appears at most once per section. Conditions are checked on
  * write (400 with the position of the syntax error); PATCH leaves an absent field alone and removes
- * a field given as null. Bounds: 100 sections, 50 groups and 500 site spaces per site.
+ * a field given as null. Bounds: 100 sections per site (site spaces: see site-spaces.ts).
  */
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
@@ -25,20 +25,9 @@ import { conditionError } from '../sites/conditions.js';
 import { slugify, uniquePath } from '../sites/structure.js';
 import { createSpace } from './spaces.js';
 import { requireOrgSpace } from './sites.js';
-import {
-  childrenOf,
-  loadTree,
-  presentItem,
-  sectionsInOrder,
-  siteSpacesIn,
-  sortItem,
-  TreePresenter,
-  urlOptions,
-  type SiteTree,
-} from './site-structure.js';
+import { childrenOf, loadTree, presentItem, sectionsInOrder, sortItem, TreePresenter, urlOptions } from './site-structure.js';
 
 export const MAX_SECTIONS = 100;
-export const MAX_SITE_SPACES = 500;
 
 /** 400 naming `field` when `condition` does not parse. */
 export function checkCondition(condition: string | null | undefined, field: string): void {
@@ -53,13 +42,13 @@ export function checkPath(path: string | undefined, field: string): void {
     throw badRequest(`Invalid request: ${field}: must be one URL segment (no slash, space, "?", "#" or "%")`);
 }
 
-interface SpaceChoice {
+export interface SpaceChoice {
   spaceId: string | null;
   template?: { id: string; params?: Record<string, unknown> };
 }
 
 /** The space a new section or site space shows: an existing one of the organization, or a new one. */
-async function chosenSpace(app: AppContext, p: Principal, site: SiteRow, body: SpaceChoice, title: string | undefined) {
+export async function chosenSpace(app: AppContext, p: Principal, site: SiteRow, body: SpaceChoice, title: string | undefined) {
   if (body.spaceId !== null) return requireOrgSpace(app, p, site.organization_id, body.spaceId, 'body.spaceId');
   const created = await createSpace(app, p, site.organization_id, {
     title: title ?? site.title,
@@ -246,150 +235,4 @@ export async function moveSection(
   const ptr = (x?: Pointer<'siteSection'>) => (x ? { type: 'site-section', id: x.siteSection } : undefined);
   await sortItem(app, site, { type: 'site-section', id: sectionId }, { before: ptr(position?.before), after: ptr(position?.after) });
   return presentSectionById(app, p, site, sectionId);
-}
-
-// ---- site spaces ----------------------------------------------------------------------------
-
-export async function listSiteSpaces(
-  app: AppContext,
-  p: Principal,
-  orgId: string,
-  siteId: string,
-  q: { page?: string; limit?: number; shareKey?: string; default?: boolean },
-) {
-  const { site } = await requireSite(app.db, p, orgId, siteId, 'read');
-  const presenter = await TreePresenter.create(app, p, await loadTree(app.db, site), await urlOptions(app, siteId, q.shareKey));
-  const tree = presenter.tree;
-  // Reading order: section by section (or the root), each in its own order.
-  const containers = tree.sections.length ? sectionsInOrder(tree).map((s) => s.id) : [null];
-  let ordered = containers.flatMap((id) => siteSpacesIn(tree, id));
-  if (q.default !== undefined) {
-    const defaultSection = tree.sections.find((s) => s.is_default)?.id ?? null;
-    const isDefault = (ss: repo.SiteSpaceRow) => ss.is_default && ss.section_id === defaultSection;
-    ordered = ordered.filter((ss) => isDefault(ss) === q.default);
-  }
-  const items = ordered.map((ss, i) => ({ ss, i }));
-  return pageInMemory(
-    items,
-    q,
-    (x) => [x.i],
-    (x) => presenter.siteSpace(x.ss),
-  );
-}
-
-function containerOf(tree: SiteTree, sectionId: string | undefined): string | null {
-  if (sectionId !== undefined) {
-    if (!tree.sections.some((s) => s.id === sectionId))
-      throw badRequest(`Invalid request: body.sectionId: section "${sectionId}" is not in this site`);
-    return sectionId;
-  }
-  if (!tree.sections.length) return null;
-  return (tree.sections.find((s) => s.is_default) ?? sectionsInOrder(tree)[0]).id;
-}
-
-export async function addSiteSpace(
-  app: AppContext,
-  p: Principal,
-  orgId: string,
-  siteId: string,
-  body: SpaceChoice & { sectionId?: string; title?: string; hidden?: boolean; pageId?: string | null },
-) {
-  const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
-  const space = await chosenSpace(app, p, site, body, body.title);
-  const id = newId();
-  await withTx(app.db, async (c) => {
-    await lockSiteStructure(c, siteId);
-    const tree = await loadTree(c, site);
-    const all = await repo.listAllSiteSpaces(c, siteId);
-    if (all.length >= MAX_SITE_SPACES) throw badRequest(`Invalid request: a site has at most ${MAX_SITE_SPACES} site spaces`);
-    const container = containerOf(tree, body.sectionId);
-    const siblings = all.filter((ss) => ss.section_id === container);
-    if (siblings.some((ss) => ss.space_id === space.id))
-      throw conflict(`Space "${space.id}" is already in this ${container ? 'section' : 'site'}; a space appears once per section`);
-    await repo.insertSiteSpace(c, {
-      id,
-      siteId,
-      sectionId: container,
-      spaceId: space.id,
-      path: uniquePath(
-        slugify(body.title ?? space.title, 'space'),
-        siblings.map((s) => s.path),
-      ),
-      title: body.title ?? null,
-      isDefault: !siblings.some((ss) => ss.is_default),
-      position: (siteSpacesIn(tree, container).at(-1)?.position ?? 0) + 1,
-    });
-    if (body.hidden !== undefined || body.pageId !== undefined)
-      await repo.updateSiteSpace(c, id, { hidden: body.hidden, pageId: body.pageId });
-    await bumpSiteVersion(c, siteId);
-  });
-  return presentItem(app, p, site, { type: 'site-space', id });
-}
-
-/** 204 whether or not the site space existed. */
-export async function deleteSiteSpace(app: AppContext, p: Principal, orgId: string, siteId: string, siteSpaceId: string) {
-  await requireSite(app.db, p, orgId, siteId, 'admin');
-  await withTx(app.db, async (c) => {
-    await lockSiteStructure(c, siteId);
-    const all = await repo.listAllSiteSpaces(c, siteId);
-    const ss = all.find((x) => x.id === siteSpaceId);
-    if (!ss) return;
-    await repo.deleteSiteSpace(c, siteId, siteSpaceId);
-    if (ss.is_default) {
-      const next = all.find((x) => x.id !== siteSpaceId && x.section_id === ss.section_id);
-      await repo.setDefaultSiteSpace(c, siteId, ss.section_id, next?.id ?? null);
-    }
-    await bumpSiteVersion(c, siteId);
-  });
-}
-
-export interface SiteSpacePatch {
-  path?: string;
-  condition?: string | null;
-  spaceId?: string;
-  hidden?: boolean;
-  pageId?: string | null;
-  title?: string | null;
-}
-
-export async function updateSiteSpace(
-  app: AppContext,
-  p: Principal,
-  orgId: string,
-  siteId: string,
-  siteSpaceId: string,
-  patch: SiteSpacePatch,
-) {
-  const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
-  checkCondition(patch.condition, 'body.condition');
-  checkPath(patch.path, 'body.path');
-  if (patch.spaceId !== undefined) await requireOrgSpace(app, p, orgId, patch.spaceId, 'body.spaceId');
-  await withTx(app.db, async (c) => {
-    await lockSiteStructure(c, siteId);
-    const all = await repo.listAllSiteSpaces(c, siteId);
-    const ss = all.find((x) => x.id === siteSpaceId);
-    if (!ss) throw notFound(`Site space "${siteSpaceId}" not found in this site`);
-    const siblings = all.filter((x) => x.section_id === ss.section_id && x.id !== siteSpaceId);
-    if (patch.path !== undefined && siblings.some((x) => x.path === patch.path))
-      throw conflict(`Another site space of this ${ss.section_id ? 'section' : 'site'} already has the path "${patch.path}"`);
-    if (patch.spaceId !== undefined && siblings.some((x) => x.space_id === patch.spaceId))
-      throw conflict(`Space "${patch.spaceId}" is already in this ${ss.section_id ? 'section' : 'site'}`);
-    await repo.updateSiteSpace(c, siteSpaceId, patch as Record<string, unknown>);
-    await bumpSiteVersion(c, siteId);
-  });
-  return presentItem(app, p, site, { type: 'site-space', id: siteSpaceId });
-}
-
-export async function moveSiteSpace(
-  app: AppContext,
-  p: Principal,
-  orgId: string,
-  siteId: string,
-  siteSpaceId: string,
-  position?: { before?: Pointer<'siteSpace'>; after?: Pointer<'siteSpace'> },
-) {
-  const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
-  const ptr = (x?: Pointer<'siteSpace'>) => (x ? { type: 'site-space', id: x.siteSpace } : undefined);
-  await sortItem(app, site, { type: 'site-space', id: siteSpaceId }, { before: ptr(position?.before), after: ptr(position?.after) });
-  return presentItem(app, p, site, { type: 'site-space', id: siteSpaceId });
 }
