@@ -25,7 +25,16 @@ import { conditionError } from '../sites/conditions.js';
 import { slugify, uniquePath } from '../sites/structure.js';
 import { createSpace } from './spaces.js';
 import { requireOrgSpace } from './sites.js';
-import { childrenOf, loadTree, presentItem, sectionsInOrder, sortItem, TreePresenter, urlOptions } from './site-structure.js';
+import {
+  childrenOf,
+  loadTree,
+  presentItem,
+  sectionsInOrder,
+  sortItem,
+  TreePresenter,
+  urlOptions,
+  type SiteTree,
+} from './site-structure.js';
 
 export const MAX_SECTIONS = 100;
 
@@ -63,6 +72,12 @@ function sectionTitle(wanted: string | null | undefined, spaceTitle: string): st
   return t.length >= 2 ? t.slice(0, 128) : 'Section';
 }
 
+function checkNewSection(tree: SiteTree, groupId: string | null | undefined): void {
+  if (tree.sections.length >= MAX_SECTIONS) throw badRequest(`Invalid request: a site has at most ${MAX_SECTIONS} sections`);
+  if (groupId && !tree.groups.some((g) => g.id === groupId))
+    throw badRequest(`Invalid request: body.siteSectionGroupId: group "${groupId}" is not in this site`);
+}
+
 /** Inserts a section (converting a site without sections first); returns its id. */
 async function insertSection(
   c: PoolClient,
@@ -71,9 +86,7 @@ async function insertSection(
   opts: { title?: string | null; icon?: string | null; groupId?: string | null },
 ): Promise<string> {
   let tree = await loadTree(c, site);
-  if (tree.sections.length >= MAX_SECTIONS) throw badRequest(`Invalid request: a site has at most ${MAX_SECTIONS} sections`);
-  if (opts.groupId && !tree.groups.some((g) => g.id === opts.groupId))
-    throw badRequest(`Invalid request: body.siteSectionGroupId: group "${opts.groupId}" is not in this site`);
+  checkNewSection(tree, opts.groupId);
   const taken = tree.sections.map((s) => s.path);
   if (!tree.sections.length && tree.siteSpaces.length) {
     // A site without sections gains its first one: its site spaces become a default section.
@@ -150,6 +163,8 @@ export async function addSection(
   body: SpaceChoice & { title?: string | null; icon?: string | null; siteSectionGroupId?: string | null },
 ) {
   const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
+  // Refuse what the insert would refuse before a new space is made for nothing (checked again under the lock).
+  checkNewSection(await loadTree(app.db, site), body.siteSectionGroupId);
   const space = await chosenSpace(app, p, site, body, body.title ?? undefined);
   const id = await withTx(app.db, async (c) => {
     await lockSiteStructure(c, siteId);

@@ -4,9 +4,9 @@
  */
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import { withTx } from '../db/pool.js';
+import { withTx, type Queryable } from '../db/pool.js';
 import * as repo from '../db/repos/site-structure.js';
-import { bumpSiteVersion, lockSiteStructure } from '../db/repos/sites.js';
+import { bumpSiteVersion, lockSiteStructure, type SiteRow } from '../db/repos/sites.js';
 import { requireSite } from '../core/access/sites.js';
 import { badRequest, conflict, notFound } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
@@ -66,6 +66,13 @@ function containerOf(tree: SiteTree, sectionId: string | undefined): string | nu
   return (tree.sections.find((s) => s.is_default) ?? sectionsInOrder(tree)[0]).id;
 }
 
+async function checkNewSiteSpace(db: Queryable, site: SiteRow, sectionId: string | undefined) {
+  const tree = await loadTree(db, site);
+  const all = await repo.listAllSiteSpaces(db, site.id);
+  if (all.length >= MAX_SITE_SPACES) throw badRequest(`Invalid request: a site has at most ${MAX_SITE_SPACES} site spaces`);
+  return { tree, all, container: containerOf(tree, sectionId) };
+}
+
 export async function addSiteSpace(
   app: AppContext,
   p: Principal,
@@ -74,14 +81,13 @@ export async function addSiteSpace(
   body: SpaceChoice & { sectionId?: string; title?: string; hidden?: boolean; pageId?: string | null },
 ) {
   const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
+  // Refuse what the insert would refuse before a new space is made for nothing (checked again under the lock).
+  await checkNewSiteSpace(app.db, site, body.sectionId);
   const space = await chosenSpace(app, p, site, body, body.title);
   const id = newId();
   await withTx(app.db, async (c) => {
     await lockSiteStructure(c, siteId);
-    const tree = await loadTree(c, site);
-    const all = await repo.listAllSiteSpaces(c, siteId);
-    if (all.length >= MAX_SITE_SPACES) throw badRequest(`Invalid request: a site has at most ${MAX_SITE_SPACES} site spaces`);
-    const container = containerOf(tree, body.sectionId);
+    const { tree, all, container } = await checkNewSiteSpace(c, site, body.sectionId);
     const siblings = all.filter((ss) => ss.section_id === container);
     if (siblings.some((ss) => ss.space_id === space.id))
       throw conflict(`Space "${space.id}" is already in this ${container ? 'section' : 'site'}; a space appears once per section`);
