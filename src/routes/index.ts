@@ -20,6 +20,9 @@ import { teamRoutes } from './teams.js';
 import { permissionRoutes } from './permissions.js';
 import { samlRoutes } from './saml.js';
 import { ssoRoutes } from './sso.js';
+import { siteRoutes } from './sites.js';
+import { siteStructureRoutes } from './site-structure.js';
+import { siteAccessRoutes } from './site-access.js';
 
 /** The routes of one file, grouped under `tag` in the generated API reference. */
 const tagged = (tag: string, routes: RouteDef[]): RouteDef[] => routes.map((r) => ({ tag, ...r }));
@@ -47,4 +50,7 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Permissions', permissionRoutes),
   ...tagged('SAML and SSO', samlRoutes),
   ...tagged('Single sign-on (browser)', ssoRoutes),
+  ...tagged('Sites', siteRoutes),
+  ...tagged('Site structure', siteStructureRoutes),
+  ...tagged('Site access', siteAccessRoutes),
 ];

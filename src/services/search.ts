@@ -32,14 +32,26 @@ export async function searchSpace(app: AppContext, p: Principal, spaceId: string
 
 export async function searchOrganization(app: AppContext, p: Principal, orgId: string, q: SearchParams) {
   await requireOrg(app.db, p, orgId, 'view');
-  const offset = decodeOffset(q, `org:${orgId}`);
   const visible = await visibleSpaces(app, orgId, p.userId);
-  const { total, spaces } = await searchSpaces(
+  return searchSpaceSet(
     app,
     visible.map((v) => v.space.id),
-    q.query,
-    { offset, limit: q.limit ?? DEFAULT_LIMIT, pagesPerSpace: MAX_PAGES_PER_SPACE },
+    q,
+    `org:${orgId}`,
   );
+}
+
+/**
+ * Results grouped by space over `spaceIds` (already filtered to what the caller may read), as the
+ * organization search lists them; `scope` binds the cursor (site search uses it too).
+ */
+export async function searchSpaceSet(app: AppContext, spaceIds: string[], q: SearchParams, scope: string) {
+  const offset = decodeOffset(q, scope);
+  const { total, spaces } = await searchSpaces(app, spaceIds, q.query, {
+    offset,
+    limit: q.limit ?? DEFAULT_LIMIT,
+    pagesPerSpace: MAX_PAGES_PER_SPACE,
+  });
   const items = spaces.map((s) => ({
     type: 'space' as const,
     id: s.id,
@@ -48,7 +60,7 @@ export async function searchOrganization(app: AppContext, p: Principal, orgId: s
     pages: s.pages.map((m) => pageResult(app, m)),
   }));
   const out: ListPage<unknown> = { items, count: total };
-  if (items.length && offset + items.length < total) out.next = { page: encodeOffset(offset + items.length, q, `org:${orgId}`) };
+  if (items.length && offset + items.length < total) out.next = { page: encodeOffset(offset + items.length, q, scope) };
   return out;
 }
 

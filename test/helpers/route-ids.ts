@@ -42,6 +42,7 @@ export async function seedRouteIds(
   });
   for (const r of [comment, reply, cr, collection, translation, glossary, entries, team, saml])
     if (r.status >= 300) throw new Error(`seed: ${r.status} ${r.text}`);
+  const site = await seedSite(t, org.orgId, as, space.body.id);
   return {
     organizationId: org.orgId,
     userId: org.adminId,
@@ -63,5 +64,23 @@ export async function seedRouteIds(
     glossaryEntryId: entries.body.items[0].id,
     teamId: team.body.id,
     samlProviderId: saml.body.id,
+    ...site,
+  };
+}
+
+/** A site with a section (showing `spaceId`) inside a group, and a share link. */
+async function seedSite(t: TestApp, orgId: string, as: { token: string }, spaceId: string): Promise<Record<string, string>> {
+  const base = `/v1/orgs/${orgId}/sites`;
+  const site = await t.api('POST', base, { ...as, body: { title: 'Routes site' } });
+  const section = await t.api('POST', `${base}/${site.body.id}/sections`, { ...as, body: { spaceId } });
+  const group = await t.api('POST', `${base}/${site.body.id}/section-groups`, { ...as, body: { title: 'G', sections: [section.body.id] } });
+  const link = await t.api('POST', `${base}/${site.body.id}/share-links`, { ...as, body: { name: 'Routes' } });
+  for (const r of [site, section, group, link]) if (r.status >= 300) throw new Error(`seed site: ${r.status} ${r.text}`);
+  return {
+    siteId: site.body.id,
+    siteSectionId: section.body.id,
+    siteSpaceId: section.body.siteSpaces[0].id,
+    siteSectionGroupId: group.body.id,
+    shareLinkId: link.body.id,
   };
 }

@@ -194,8 +194,8 @@ describe('fuzz', () => {
     // Still healthy and still serving.
     expect((await t.api('GET', '/healthz')).status).toBe(200);
     expect((await t.api('GET', `/v1/orgs/${org.orgId}`, { token: org.adminToken })).status).toBe(200);
-    // Thousands of requests, growing with the route table: the default 60 s is too tight on a loaded machine.
-  }, 180_000);
+    // Its run time grows with the route table (about 55 s alone with the site routes): a budget, not a timing assertion.
+  }, 240_000);
 
   it('shapes the errors Node raises before a handler: a malformed request line and oversized headers', async () => {
     const { port } = new URL(t.baseUrl);

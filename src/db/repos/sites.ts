@@ -1,0 +1,159 @@
+import type { Queryable } from '../pool.js';
+
+export interface SiteRow {
+  id: string;
+  organization_id: string;
+  type: string;
+  title: string;
+  visibility: string;
+  published: boolean;
+  basename: string | null;
+  proxy_origin: string | null;
+  default_level: string | null;
+  adaptive_content: boolean;
+  agents_context: string;
+  customization: Record<string, any> | null;
+  customization_updated_at: Date | null;
+  adaptive_schema: Record<string, any> | null;
+  adaptive_schema_updated_at: Date | null;
+  auth_key_sealed: string | null;
+  auth_fallback_url: string | null;
+  auth_logout_url: string | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  /** Site spaces whose space is live (computed). */
+  site_spaces: number;
+}
+
+const SITE_COLUMNS = `s.*,
+  (SELECT count(*) FROM site_spaces ss JOIN spaces sp ON sp.id = ss.space_id AND sp.deleted_at IS NULL
+    WHERE ss.site_id = s.id) AS site_spaces`;
+
+export async function insertSite(
+  db: Queryable,
+  s: { id: string; orgId: string; type: string; title: string; visibility: string; createdBy: string },
+): Promise<void> {
+  await db.query(`INSERT INTO sites (id, organization_id, type, title, visibility, created_by) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    s.id,
+    s.orgId,
+    s.type,
+    s.title,
+    s.visibility,
+    s.createdBy,
+  ]);
+}
+
+export async function getSite(db: Queryable, id: string): Promise<SiteRow | null> {
+  const { rows } = await db.query<SiteRow>(`SELECT ${SITE_COLUMNS} FROM sites s WHERE s.id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+export interface SiteFilters {
+  space?: string;
+  title?: string;
+  published?: boolean;
+  types?: string[];
+}
+
+/** Sites of an organization matching the filters, oldest first. */
+export async function listOrgSites(db: Queryable, orgId: string, f: SiteFilters): Promise<(SiteRow & { created_key: string })[]> {
+  const where = ['s.organization_id = $1'];
+  const params: unknown[] = [orgId];
+  if (f.space) {
+    params.push(f.space);
+    where.push(`EXISTS (SELECT 1 FROM site_spaces ss WHERE ss.site_id = s.id AND ss.space_id = $${params.length})`);
+  }
+  if (f.title) {
+    params.push(`%${f.title.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    where.push(`s.title ILIKE $${params.length}`);
+  }
+  if (f.published !== undefined) {
+    params.push(f.published);
+    where.push(`s.published = $${params.length}`);
+  }
+  if (f.types?.length) {
+    params.push(f.types);
+    where.push(`s.type = ANY($${params.length})`);
+  }
+  const { rows } = await db.query<SiteRow & { created_key: string }>(
+    `SELECT ${SITE_COLUMNS}, s.created_at::text AS created_key FROM sites s WHERE ${where.join(' AND ')} ORDER BY s.created_at, s.id`,
+    params,
+  );
+  return rows;
+}
+
+const PATCHABLE: Record<string, string> = {
+  title: 'title',
+  visibility: 'visibility',
+  basename: 'basename',
+  proxy: 'proxy_origin',
+  defaultLevel: 'default_level',
+  adaptiveContent: 'adaptive_content',
+  agentsContext: 'agents_context',
+  published: 'published',
+};
+
+/** Set the given fields (API names, see PATCHABLE) and bump the site version. */
+export async function updateSite(db: Queryable, id: string, patch: Record<string, unknown>): Promise<void> {
+  const sets: string[] = [];
+  const params: unknown[] = [id];
+  for (const [field, value] of Object.entries(patch)) {
+    const column = PATCHABLE[field];
+    if (!column || value === undefined) continue;
+    params.push(value);
+    sets.push(`${column} = $${params.length}`);
+  }
+  await db.query(
+    `UPDATE sites SET ${[...sets, 'version = version + 1', 'updated_at = clock_timestamp()'].join(', ')} WHERE id = $1`,
+    params,
+  );
+}
+
+/** Record a structural change (sections, site spaces, groups, links) of the site. */
+export async function bumpSiteVersion(db: Queryable, id: string): Promise<void> {
+  await db.query('UPDATE sites SET version = version + 1, updated_at = clock_timestamp() WHERE id = $1', [id]);
+}
+
+/** Serialize structural changes of one site within the current transaction. */
+export async function lockSiteStructure(db: Queryable, id: string): Promise<void> {
+  await db.query(`SELECT pg_advisory_xact_lock(hashtext('site:' || $1))`, [id]);
+}
+
+export async function deleteSiteRow(db: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM sites WHERE id = $1', [id]);
+  return (rowCount ?? 0) > 0;
+}
+
+export async function setSiteCustomization(db: Queryable, id: string, settings: object): Promise<void> {
+  await db.query(
+    `UPDATE sites SET customization = $2, customization_updated_at = clock_timestamp(), version = version + 1,
+       updated_at = clock_timestamp() WHERE id = $1`,
+    [id, JSON.stringify(settings)],
+  );
+}
+
+export async function setSiteAdaptiveSchema(db: Queryable, id: string, schema: object): Promise<void> {
+  await db.query(
+    `UPDATE sites SET adaptive_schema = $2, adaptive_schema_updated_at = clock_timestamp(), version = version + 1,
+       updated_at = clock_timestamp() WHERE id = $1`,
+    [id, JSON.stringify(schema)],
+  );
+}
+
+/** Publishing auth: the sealed signing key (only when given) and the login/logout URLs. */
+export async function setSiteAuth(
+  db: Queryable,
+  id: string,
+  a: { keySealed?: string; fallbackUrl?: string | null; logoutUrl?: string | null },
+): Promise<void> {
+  await db.query(
+    `UPDATE sites SET
+       auth_key_sealed = coalesce($2, auth_key_sealed),
+       auth_fallback_url = CASE WHEN $3 THEN $4 ELSE auth_fallback_url END,
+       auth_logout_url = CASE WHEN $5 THEN $6 ELSE auth_logout_url END,
+       version = version + 1, updated_at = clock_timestamp()
+     WHERE id = $1`,
+    [id, a.keySealed ?? null, a.fallbackUrl !== undefined, a.fallbackUrl ?? null, a.logoutUrl !== undefined, a.logoutUrl ?? null],
+  );
+}

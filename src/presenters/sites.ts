@@ -1,0 +1,155 @@
+// Site objects as the API shows them: the union of the 0.137.0 shape the seed was written from and
+// the 0.202.0 description the responses are validated against (see reference/wave2.md §0).
+import type { AppContext } from '../context.js';
+import type { SiteRow } from '../db/repos/sites.js';
+import type { GroupRow, SectionRow, SiteSpaceRow } from '../db/repos/site-structure.js';
+import type { ShareLinkRow } from '../db/repos/site-share-links.js';
+import { appUrls } from './urls.js';
+
+export interface SitePermissions {
+  view: boolean;
+  access: boolean;
+  edit: boolean;
+  create: boolean;
+  admin: boolean;
+  installIntegration: boolean;
+  viewAdaptiveSchema: boolean;
+  editAdaptiveSchema: boolean;
+}
+
+/** Where the reader-facing site lives: `${PUBLIC_URL}/site/{siteId}` (issue 12 serves it). */
+export function siteBaseUrl(app: AppContext, siteId: string): string {
+  return `${app.config.publicUrl}/site/${siteId}`;
+}
+
+/** A published URL under the site, carrying the share key when one was presented. */
+export function publishedUrl(app: AppContext, siteId: string, segments: string[], shareKey?: string): string {
+  const path = segments.filter(Boolean).map(encodeURIComponent).join('/');
+  const url = `${siteBaseUrl(app, siteId)}${path ? `/${path}` : ''}`;
+  return shareKey ? `${url}?share=${encodeURIComponent(shareKey)}` : url;
+}
+
+export interface UrlOptions {
+  shareKey?: string;
+}
+
+export function toSite(app: AppContext, s: SiteRow, permissions: SitePermissions, opts: UrlOptions = {}) {
+  const urls = appUrls(app);
+  const base = siteBaseUrl(app, s.id);
+  return {
+    object: 'site',
+    id: s.id,
+    type: s.type,
+    appliedType: s.type,
+    title: s.title,
+    ...(s.basename !== null ? { basename: s.basename } : {}),
+    ...(s.proxy_origin ? { proxy: { origin: s.proxy_origin, target: base } } : {}),
+    visibility: s.visibility,
+    defaultLevel: s.default_level,
+    permissions,
+    published: s.published,
+    siteSpaces: s.site_spaces,
+    createdAt: s.created_at.toISOString(),
+    adaptiveContent: { enabled: s.adaptive_content },
+    agentsContext: s.agents_context,
+    features: [],
+    urls: {
+      location: urls.api(`/orgs/${s.organization_id}/sites/${s.id}`),
+      app: urls.app(`/o/${s.organization_id}/sites/${s.id}`),
+      preview: `${base}/~preview`,
+      ...(s.published ? { published: publishedUrl(app, s.id, [], opts.shareKey) } : {}),
+      ...(s.visibility === 'visitor-auth' ? { login: `${base}/~site/auth/login`, logout: `${base}/~site/auth/logout` } : {}),
+    },
+  };
+}
+
+/** Where a site space sits, as the presenter needs it. */
+export interface SiteSpacePlace {
+  site: SiteRow;
+  section?: SectionRow;
+}
+
+export function toSiteSpace(
+  app: AppContext,
+  ss: SiteSpaceRow,
+  space: object & { title: string },
+  place: SiteSpacePlace,
+  opts: UrlOptions = {},
+) {
+  const segments = [place.section && !place.section.is_default ? place.section.path : '', ss.is_default ? '' : ss.path];
+  return {
+    object: 'site-space',
+    id: ss.id,
+    path: ss.path,
+    ...(ss.section_id ? { section: ss.section_id } : {}),
+    space,
+    title: ss.title ?? space.title,
+    default: ss.is_default,
+    ...(ss.condition !== null ? { condition: ss.condition } : {}),
+    draft: false,
+    hidden: ss.hidden,
+    pageId: ss.page_id,
+    hasAdvancedCustomizationFeature: true,
+    urls: place.site.published ? { published: publishedUrl(app, place.site.id, segments, opts.shareKey) } : {},
+  };
+}
+
+export function toSection(app: AppContext, site: SiteRow, s: SectionRow, siteSpaces: object[], opts: UrlOptions = {}) {
+  return {
+    object: 'site-section',
+    id: s.id,
+    title: s.title,
+    ...(s.description !== null ? { description: s.description } : {}),
+    default: s.is_default,
+    draft: false,
+    path: s.path,
+    ...(s.condition !== null ? { condition: s.condition } : {}),
+    ...(s.group_id ? { sectionGroup: s.group_id } : {}),
+    siteSpaces,
+    urls: site.published ? { published: publishedUrl(app, site.id, [s.is_default ? '' : s.path], opts.shareKey) } : {},
+    ...(s.icon !== null ? { icon: s.icon } : {}),
+  };
+}
+
+export function toGroup(g: GroupRow, sections: object[], children: object[]) {
+  return {
+    object: 'site-section-group',
+    id: g.id,
+    title: g.title,
+    sections,
+    children,
+    draft: false,
+    ...(g.parent_group_id ? { sectionGroup: g.parent_group_id } : {}),
+    ...(g.icon !== null ? { icon: g.icon } : {}),
+  };
+}
+
+export function toShareLink(app: AppContext, l: ShareLinkRow, key: string) {
+  return {
+    object: 'share-link',
+    id: l.id,
+    createdAt: l.created_at.toISOString(),
+    name: l.name,
+    active: l.active,
+    urls: { published: publishedUrl(app, l.site_id, [], key) },
+  };
+}
+
+/** A team as a site permission override names it (OrganizationTeam). */
+export function toSiteTeam(
+  app: AppContext,
+  orgId: string,
+  t: { team_id: string; title: string; created_at: Date; members: number },
+  canAdmin: boolean,
+) {
+  return {
+    object: 'team',
+    id: t.team_id,
+    title: t.title,
+    members: t.members,
+    spaces: 0,
+    createdAt: t.created_at.toISOString(),
+    permissions: { admin: canAdmin, view: true },
+    urls: { location: appUrls(app).api(`/orgs/${orgId}/teams/${t.team_id}`) },
+  };
+}
