@@ -8,10 +8,9 @@
  */
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import type { Role } from '../core/roles.js';
-import { explicitSpaceRoles } from '../db/repos/spaces.js';
+
 import { spacesByIds } from '../db/repos/site-structure.js';
-import { accessContext, spaceRole } from '../core/access/spaces.js';
+import { accessContext, spaceGrants, spaceRole } from '../core/access/spaces.js';
 import { requireSite } from '../core/access/sites.js';
 import { badRequest } from '../core/errors.js';
 import { loadTree } from './site-structure.js';
@@ -51,10 +50,10 @@ export async function searchSite(
   const ids = [...new Set(chosen.map((ss) => ss.space_id))];
   const [rows, ctx, explicit] = await Promise.all([
     spacesByIds(app.db, ids),
-    accessContext(app.db, orgId, p.userId),
-    explicitSpaceRoles(app.db, p.userId, ids),
+    accessContext(app.db, orgId, p),
+    spaceGrants(app.db, p.userId, ids),
   ]);
-  const readable = rows.filter((r) => spaceRole(ctx, r, explicit.get(r.id) as Role | undefined)).map((r) => r.id);
+  const readable = rows.filter((r) => spaceRole(ctx, r, explicit.get(r.id))).map((r) => r.id);
   return searchSpaceSet(
     app,
     readable,

@@ -14,10 +14,9 @@ import { withTx } from '../db/pool.js';
 import * as repo from '../db/repos/site-structure.js';
 import type { GroupRow, SectionRow, SiteSpaceRow } from '../db/repos/site-structure.js';
 import { bumpSiteVersion, lockSiteStructure, type SiteRow } from '../db/repos/sites.js';
-import { explicitSpaceRoles } from '../db/repos/spaces.js';
-import { accessContext, spaceRole } from '../core/access/spaces.js';
+
+import { accessContext, spaceGrants, spaceRole } from '../core/access/spaces.js';
 import { requireSite } from '../core/access/sites.js';
-import type { Role } from '../core/roles.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { toGroup, toSection, toSiteSpace, type UrlOptions } from '../presenters/sites.js';
 import { placeAmong, PlacementError, type Sibling, type SiblingPointer } from '../sites/structure.js';
@@ -52,10 +51,10 @@ export class TreePresenter {
     const ids = [...new Set(tree.siteSpaces.map((s) => s.space_id))];
     const [rows, ctx, explicit] = await Promise.all([
       repo.spacesByIds(app.db, ids),
-      accessContext(app.db, tree.site.organization_id, p.userId),
-      explicitSpaceRoles(app.db, p.userId, ids),
+      accessContext(app.db, tree.site.organization_id, p),
+      spaceGrants(app.db, p.userId, ids),
     ]);
-    const spaces = new Map(rows.map((r) => [r.id, presentSpace(app, r, spaceRole(ctx, r, explicit.get(r.id) as Role | undefined))]));
+    const spaces = new Map(rows.map((r) => [r.id, presentSpace(app, r, spaceRole(ctx, r, explicit.get(r.id)))]));
     // A space trashed between the two reads leaves the site like the others in the trash.
     const live = { ...tree, siteSpaces: tree.siteSpaces.filter((ss) => spaces.has(ss.space_id)) };
     return new TreePresenter(app, live, spaces, opts);

@@ -52,7 +52,7 @@ export async function listSites(
   await requireOrg(app.db, p, orgId, 'view');
   const [rows, orgRole] = await Promise.all([
     repo.listOrgSites(app.db, orgId, { space: q.space, title: q.title, published: q.published, types: q.type }),
-    orgRoleOf(app.db, orgId, p.userId),
+    orgRoleOf(app.db, orgId, p),
   ]);
   const roles = await siteRoles(app.db, p.userId, orgRole, rows);
   const visible = rows.filter((r) => roles.get(r.id));

@@ -11,12 +11,19 @@ import { siteGrantsOf } from '../../db/repos/site-permissions.js';
 import type { SitePermissions } from '../../presenters/sites.js';
 import { atLeast, maxRole, type Role } from '../roles.js';
 import { forbidden, notFound } from '../errors.js';
+import { orgEnforcesSso } from '../../db/repos/organizations.js';
+import { blockedBySso } from './sso.js';
 
 export type OrgRole = Role | null | undefined;
 
-export async function orgRoleOf(db: Queryable, orgId: string, userId: string): Promise<OrgRole> {
-  const member = await getMember(db, orgId, userId);
-  return member && !member.disabled ? (member.role as Role | null) : undefined;
+/**
+ * The caller's organization role as site checks see it: an organization that enforces SSO treats a
+ * credential its SSO did not issue as a non-member's (as for spaces, see blockedBySso).
+ */
+export async function orgRoleOf(db: Queryable, orgId: string, p: Principal): Promise<OrgRole> {
+  const [member, sso] = await Promise.all([getMember(db, orgId, p.userId), orgEnforcesSso(db, orgId)]);
+  const role = member && !member.disabled ? (member.role as Role | null) : undefined;
+  return blockedBySso(sso, orgId, role, p) ? undefined : role;
 }
 
 export function siteRole(orgRole: OrgRole, site: Pick<SiteRow, 'default_level'>, grants: string[]): Role | null {
@@ -66,7 +73,7 @@ export interface SiteAccess {
 export async function requireSite(db: Queryable, p: Principal, orgId: string, siteId: string, needed: Role = 'read'): Promise<SiteAccess> {
   const site = await getSite(db, siteId);
   if (!site || site.organization_id !== orgId) throw notFound(`Site "${siteId}" not found`);
-  const orgRole = await orgRoleOf(db, orgId, p.userId);
+  const orgRole = await orgRoleOf(db, orgId, p);
   const role = (await siteRoles(db, p.userId, orgRole, [site])).get(site.id) ?? null;
   if (!role) throw notFound(`Site "${siteId}" not found`);
   if (!atLeast(role, needed)) throw forbidden(`Your role on this site (${role}) does not allow this action`);
