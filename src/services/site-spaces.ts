@@ -97,7 +97,7 @@ export async function addSiteSpace(
       sectionId: container,
       spaceId: space.id,
       path: uniquePath(
-        slugify(body.title ?? space.title, 'space'),
+        await defaultVariantPath(c, space.id, body.title ?? space.title, siblings),
         siblings.map((s) => s.path),
       ),
       title: body.title ?? null,
@@ -109,6 +109,21 @@ export async function addSiteSpace(
     await bumpSiteVersion(c, siteId);
   });
   return presentItem(app, p, site, { type: 'site-space', id });
+}
+
+/**
+ * The path a new site space gets when none is given: its title's slug, or, for a language variant
+ * (a space whose language differs from a space already in the section, such as a translation of
+ * it), the language code: readers find the French variant of `/docs` at `/docs/fr`, as on GitBook.
+ */
+async function defaultVariantPath(db: Queryable, spaceId: string, title: string, siblings: { space_id: string }[]): Promise<string> {
+  const [own, ...others] = await repo.spacesByIds(db, [spaceId, ...siblings.map((s) => s.space_id)]).then((rows) => {
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return [byId.get(spaceId), ...siblings.map((s) => byId.get(s.space_id))];
+  });
+  const language = own?.language;
+  if (language && others.some((o) => o && o.language !== language)) return slugify(language, 'space');
+  return slugify(title, 'space');
 }
 
 /** 204 whether or not the site space existed. */
