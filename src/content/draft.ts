@@ -8,6 +8,7 @@ import { slugify } from './markdown.js';
 /** Editable fields of a page (everything but its place in the tree and its children). */
 export interface PageFields {
   title?: string;
+  linkTitle?: string | null;
   type?: PageType;
   slug?: string;
   emoji?: string | null;
@@ -31,6 +32,7 @@ export interface PageFields {
 /** Page fields set by `assign` (slug has its own uniqueness rules; markdown becomes the body). */
 export const ASSIGNABLE_FIELDS = [
   'title',
+  'linkTitle',
   'type',
   'emoji',
   'icon',

@@ -15,6 +15,8 @@ export interface PageNode {
   id: string;
   type: PageType;
   title: string;
+  /** Sidebar title (the description's `linkTitle`), when it differs from the title. */
+  linkTitle?: string;
   slug: string;
   emoji?: string;
   icon?: string;
