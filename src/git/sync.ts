@@ -10,6 +10,7 @@ import { getGitSyncState, recordGitSync, setSpaceGitSync } from '../db/repos/git
 import type { PageFields } from '../content/draft.js';
 import { editMainContent, revisionSnapshot, WriteTargetGoneError } from '../content/commit.js';
 import { storeFileBytes } from '../content/files.js';
+import { canonicalJson } from '../content/objects.js';
 import { loadBodies, type TreePage } from '../content/snapshot.js';
 import { gitSyncSummary } from './sync-state.js';
 import { openCredentials } from './credentials.js';
@@ -306,7 +307,8 @@ function pageKey(x: {
   layout?: Record<string, unknown>;
   markdown: string;
 }) {
-  return JSON.stringify([
+  // Canonical JSON: stored objects come back with their keys sorted, a parsed file in its own order.
+  return canonicalJson([
     x.type,
     x.title,
     x.description ?? '',
@@ -332,7 +334,7 @@ interface StructureEntry {
 /** What SUMMARY.md says of a tree: when it is the same, the existing SUMMARY.md is kept byte for byte. */
 function structure(pages: StructureEntry[], depth = 0): string[] {
   return pages.flatMap((p) => [
-    JSON.stringify([depth, p.type, p.title, p.path || p.gitPath || '', p.linkTitle ?? '', p.href ?? '', p.computed ?? null]),
+    canonicalJson([depth, p.type, p.title, p.path || p.gitPath || '', p.linkTitle ?? '', p.href ?? '', p.computed ?? null]),
     ...structure(p.children as StructureEntry[], depth + 1),
   ]);
 }
@@ -397,8 +399,8 @@ export async function exportRepository(
       ...(tp.node.type === 'computed' && tp.node.computed ? { computed: tp.node.computed } : {}),
       // Front matter keys the format does not manage (GitBook's coverY...) stay in the file.
       ...(() => {
-        const extra = parentByPath.get(toDocsPath(tp.node.git?.path) ?? '')?.extraFrontMatter;
-        return extra ? { extraFrontMatter: extra } : {};
+        const before = parentByPath.get(toDocsPath(tp.node.git?.path) ?? '');
+        return before?.extraFrontMatter ? { extraFrontMatter: before.extraFrontMatter, frontMatterOrder: before.frontMatterOrder } : {};
       })(),
       slug: tp.node.slug,
       description: tp.node.description,

@@ -79,7 +79,10 @@ function loadPage(ctx: Context, path: string, fallbackTitle: string, summaryTitl
   }
   const page: ImportedPage = { path, type: 'document', title, ...parsed.meta, markdown, children: [] };
   if (sidebar && sidebar !== title) page.linkTitle = sidebar;
-  if (parsed.extra) page.extraFrontMatter = parsed.extra;
+  if (parsed.extra) {
+    page.extraFrontMatter = parsed.extra;
+    page.frontMatterOrder = parsed.order;
+  }
   return page;
 }
 

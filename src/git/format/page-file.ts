@@ -182,6 +182,8 @@ interface ParsedPageFile {
   meta: PageMeta;
   /** Front matter keys other than the page metadata ones (e.g. GitBook's `coverY`), as written. */
   extra?: Record<string, unknown>;
+  /** Every front matter key, in the file's order. */
+  order: string[];
   /** Text of the leading `# Heading`, when the body starts with one. */
   heading?: string;
   /** The body without front matter (leading blank lines removed). */
@@ -215,9 +217,16 @@ export function parsePageFile(content: Buffer, label: string): ParsedPageFile {
   const first = firstBlock(body);
   if (first?.type === 'heading' && first.depth === 1 && first.position?.end.offset !== undefined) {
     const rest = stripBlankLines(body.slice(first.position.end.offset));
-    return { meta, extra, heading: cleanTitle(toString(first)), body, bodyAfterHeading: /^[ \t]*$/.test(rest) ? '' : rest };
+    return {
+      meta,
+      extra,
+      order: Object.keys(data),
+      heading: cleanTitle(toString(first)),
+      body,
+      bodyAfterHeading: /^[ \t]*$/.test(rest) ? '' : rest,
+    };
   }
-  return { meta, extra, body, bodyAfterHeading: body };
+  return { meta, extra, order: Object.keys(data), body, bodyAfterHeading: body };
 }
 
 /** `# Title` with whatever escaping makes it read back as exactly that text. */
@@ -238,7 +247,12 @@ export function renderPageFile(page: ExportPage): string {
 export function renderDocument(page: ExportPage): string {
   let fm = frontMatterFromMeta(page);
   const extra = Object.entries(page.extraFrontMatter ?? {}).filter(([k, v]) => !META_KEYS.has(k) && v !== undefined);
-  if (extra.length) fm = { ...(fm ?? {}), ...Object.fromEntries(extra) };
+  if (extra.length) {
+    const all: Record<string, unknown> = { ...(fm ?? {}), ...Object.fromEntries(extra) };
+    // The keys in the order of the file they came from; new ones after.
+    const order = [...(page.frontMatterOrder ?? []).filter((k) => k in all), ...Object.keys(all)];
+    fm = Object.fromEntries([...new Set(order)].map((k) => [k, all[k]]));
+  }
   let out = fm ? `---\n${dumpYaml(fm)}---\n\n` : '';
   out += `${titleHeading(page.title || 'Untitled')}\n`;
   const body = stripBlankLines(page.markdown ?? '');

@@ -47,6 +47,8 @@ export interface ImportedPage extends PageMeta {
   missing?: boolean;
   /** Front matter keys the format does not map to page fields (kept for the next export). */
   extraFrontMatter?: Record<string, unknown>;
+  /** The front matter keys in the file's order (with extraFrontMatter: an export writes them in that order). */
+  frontMatterOrder?: string[];
   /** Body as stored: front matter and the title heading removed, links left exactly as written. */
   markdown: string;
   children: ImportedPage[];
@@ -69,6 +71,8 @@ export interface ExportPage extends PageMeta {
   computed?: ComputedSource;
   /** Front matter keys to write beside the page's metadata (unknown keys of the file it came from). */
   extraFrontMatter?: Record<string, unknown>;
+  /** Order of the front matter keys in the file it came from. */
+  frontMatterOrder?: string[];
   slug: string;
   markdown: string;
   /** The path (relative to the docs root) the page was imported from, if any: it is kept. */
