@@ -100,6 +100,8 @@ class Writer {
         out.push({ type: 'link', url: this.format(node.data.ref) ?? '', title: null, children: this.phrasing(node.nodes ?? []) as never });
       } else if (node.type === 'inline-image') {
         out.push({ type: 'image', url: this.format(node.data.ref) ?? '', title: null, alt: node.data.alt ?? '' });
+      } else if (node.type === 'inline-math') {
+        out.push({ type: 'inlineMath', value: node.data?.formula ?? '' } as never);
       } else if (Array.isArray((node as { nodes?: unknown }).nodes)) {
         out.push(...this.phrasing((node as { nodes: unknown[] }).nodes));
       }
@@ -164,6 +166,8 @@ class Writer {
       }
       case 'table':
         return [this.table(node)];
+      case 'math':
+        return [{ type: 'math', value: String(node.data?.formula ?? '') } as never];
       default: {
         const nested = (node as { nodes?: unknown }).nodes;
         return Array.isArray(nested) ? this.blocks(nested as DocumentBlock[]) : [];
