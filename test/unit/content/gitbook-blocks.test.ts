@@ -1,7 +1,7 @@
 // GitBook's blocks as they appear in real git-synced repositories become the description's document
 // nodes (?format=document), valid against its JSONDocument schema.
 import { describe, expect, it } from 'vitest';
-import { markdownToDocument, type JSONDocument } from '../../../src/content/markdown.js';
+import { documentToMarkdown, markdownToDocument, type JSONDocument } from '../../../src/content/markdown.js';
 import { assertMatchesSchema } from '../../helpers/spec.js';
 
 const convert = (md: string): JSONDocument => {
@@ -148,5 +148,20 @@ describe('GitBook blocks to document nodes', () => {
     expect(types(doc)).toEqual(['code', 'paragraph']);
     const deep = `${'{% hint style="info" %}\n'.repeat(40)}x\n${'{% endhint %}\n'.repeat(40)}`;
     expect(() => markdownToDocument(deep)).not.toThrow();
+  });
+
+  it('a document of GitBook blocks written back as Markdown reads back the same', () => {
+    const md = [
+      '{% tabs %}\n{% tab title="A" %}\nOne\n{% endtab %}\n\n{% tab title="B" %}\nTwo\n{% endtab %}\n{% endtabs %}',
+      '{% stepper %}\n{% step %}\nFirst\n{% endstep %}\n{% endstepper %}',
+      '<details>\n\n<summary>More</summary>\n\nHidden.\n\n</details>',
+      '{% embed url="https://example.com/v" %}',
+      '{% columns %}\n{% column %}\nL\n{% endcolumn %}\n{% endcolumns %}',
+      '$$\nx^2\n$$',
+      '{% updates format="full" %}\n{% update date="2024-01-31" %}\nNew\n{% endupdate %}\n{% endupdates %}',
+    ].join('\n\n');
+    const first = convert(md);
+    const again = convert(documentToMarkdown(first));
+    expect(again).toEqual(first);
   });
 });
