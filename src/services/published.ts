@@ -11,7 +11,7 @@ import { loadBody, type TreePage } from '../content/snapshot.js';
 import { createResolver } from '../content/links.js';
 import { fileDownloadUrl } from '../content/present.js';
 import { evaluateComputedPage } from '../content/computed.js';
-import { escapeHtml, type ImageSource } from '../render/html.js';
+import { BLOCK_CSS, escapeHtml, type ImageSource } from '../render/html.js';
 
 function publishedSpace(s: SpaceRow, shareKey: string | undefined): boolean {
   if (s.visibility === 'public' || s.visibility === 'unlisted') return true;
@@ -89,7 +89,7 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
   const html = `<!doctype html><html lang="${escapeHtml(space.language ?? 'en')}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">${noindex}
 <title>${escapeHtml(page.node.title)} · ${escapeHtml(space.title)}</title>
-<style>body{font-family:system-ui,sans-serif;margin:0;display:flex;line-height:1.55;color:#1d1d1f}nav{width:17rem;padding:1.5rem;border-right:1px solid #e5e5e5;min-height:100vh;box-sizing:border-box}nav ul{list-style:none;padding-left:.9rem;margin:.2rem 0}nav>ul{padding:0}nav a{color:inherit;text-decoration:none}nav a[aria-current]{font-weight:600;color:#0a58ca}main{padding:2rem 3rem;max-width:50rem}pre{background:#f6f8fa;padding:1rem;overflow:auto;white-space:pre-wrap}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3rem .6rem}img{max-width:100%}</style>
+<style>body{font-family:system-ui,sans-serif;margin:0;display:flex;line-height:1.55;color:#1d1d1f}nav{width:17rem;padding:1.5rem;border-right:1px solid #e5e5e5;min-height:100vh;box-sizing:border-box}nav ul{list-style:none;padding-left:.9rem;margin:.2rem 0}nav>ul{padding:0}nav a{color:inherit;text-decoration:none}nav a[aria-current]{font-weight:600;color:#0a58ca}main{padding:2rem 3rem;max-width:50rem}pre{background:#f6f8fa;padding:1rem;overflow:auto;white-space:pre-wrap}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3rem .6rem}img{max-width:100%}${BLOCK_CSS}</style>
 </head><body><nav><p><strong>${escapeHtml(space.emoji ? `${space.emoji} ` : '')}${escapeHtml(space.title)}</strong></p>${nav(snapshot.pages)}</nav>
 <main><h1>${escapeHtml(page.node.title)}</h1>${page.node.description ? `<p>${escapeHtml(page.node.description)}</p>` : ''}${body}</main></body></html>`;
   return { html, indexable: space.visibility === 'public' };

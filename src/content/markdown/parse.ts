@@ -67,7 +67,7 @@ export interface TagNode {
   /** `{% include "x" %}`: the quoted argument. */
   arg?: string;
   children: Block[];
-  /** The body as written (swagger/openapi descriptions are kept as text). */
+  /** The body as written. */
   raw: string;
 }
 
@@ -121,8 +121,6 @@ const CONTAINERS = new Set([
 ]);
 /** Tags that may stand alone (no end tag): a caption may follow until a blank line. */
 const STANDALONE = new Set(['embed', 'file', 'include', 'openapi', 'openapi-operation', 'swagger']);
-/** Bodies kept as text, not parsed as Markdown. */
-const RAW_BODIES = new Set(['swagger', 'openapi', 'openapi-operation']);
 const MAX_TAG_DEPTH = 12;
 const DETAILS_OPEN = /^\s*<details(\s[^>]*)?>/i;
 const DETAILS_CLOSE = /<\/details>\s*$/i;
@@ -252,7 +250,7 @@ function tagBlocks(md: string, parse: (text: string) => RootContent[], depth: nu
       out.push({ type: 'gitbookFile', src: attrs.src ?? '' });
       out.push(...parse(body));
     } else {
-      const children = RAW_BODIES.has(name) ? [] : inner(body);
+      const children = inner(body);
       out.push({ type: 'gitbookTag', name, attrs, ...(arg !== undefined ? { arg } : {}), children, raw: body });
     }
   }
