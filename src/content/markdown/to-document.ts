@@ -28,10 +28,11 @@ import type {
  * lists, dividers and quotes; a hint the same plus tables but no quotes. What a context refuses is
  * degraded: images become inline images, code becomes one code-marked paragraph per line, a table
  * becomes one paragraph per row, and a quote inside a hint gives its content. `container` is the
- * body of a tab, a step, a column, an update or an expandable block: everything but tables and
- * other containers (whose content takes their place).
+ * body of a tab, a step, a column or an update: everything but tables, expandable blocks and other
+ * containers (whose content takes their place); `expandable` the body of an expandable block:
+ * tables but no embeds, content references or math.
  */
-type Context = 'top' | 'item' | 'quote' | 'hint' | 'container';
+type Context = 'top' | 'item' | 'quote' | 'hint' | 'container' | 'expandable';
 
 const MARK_ORDER: readonly MarkType[] = ['bold', 'italic', 'strikethrough', 'code'];
 const HEADING_ID = /^[-a-z0-9.+_]+$/;
@@ -196,7 +197,7 @@ class Converter {
   private block(node: Block, ctx: Context): DocumentBlock[] {
     switch (node.type) {
       case 'paragraph': {
-        const images = ctx === 'top' || ctx === 'container' ? this.imagesOnly(node) : undefined;
+        const images = ctx === 'top' || ctx === 'container' || ctx === 'expandable' ? this.imagesOnly(node) : undefined;
         if (images) return [{ object: 'block', type: 'images', key: '', data: {}, nodes: images, isVoid: false }];
         return [this.paragraph(node.children)];
       }
@@ -263,9 +264,8 @@ class Converter {
         return this.tag(node, ctx);
       case 'gitbookDetails': {
         const title = { ...emptyParagraph(), nodes: [textNode([leaf(node.summary, [])])] };
-        const body = this.blocks(node.children, 'container');
-        if (ctx !== 'top' && ctx !== 'container')
-          return [{ ...title, nodes: [textNode([leaf(node.summary, ['bold'])])] }, ...this.blocks(node.children, ctx)];
+        const body = this.blocks(node.children, 'expandable');
+        if (ctx !== 'top') return [{ ...title, nodes: [textNode([leaf(node.summary, ['bold'])])] }, ...this.blocks(node.children, ctx)];
         return [
           {
             object: 'block',
@@ -289,7 +289,8 @@ class Converter {
       default:
         if ((node as { type: string }).type === 'math') {
           const formula = (node as unknown as { value: string }).value;
-          if (ctx === 'quote' || ctx === 'hint') return [{ ...emptyParagraph(), nodes: [textNode([leaf(formula, ['code'])])] }];
+          if (ctx === 'quote' || ctx === 'hint' || ctx === 'expandable')
+            return [{ ...emptyParagraph(), nodes: [textNode([leaf(formula, ['code'])])] }];
           return [{ object: 'block', type: 'math', key: '', data: { formula }, isVoid: true }];
         }
         // definition, yaml and anything unknown produce nothing
@@ -336,7 +337,8 @@ class Converter {
       });
     }
     if (!images.length) return undefined;
-    if (ctx === 'top' || ctx === 'container') return [{ object: 'block', type: 'images', key: '', data: {}, nodes: images, isVoid: false }];
+    if (ctx === 'top' || ctx === 'container' || ctx === 'expandable')
+      return [{ object: 'block', type: 'images', key: '', data: {}, nodes: images, isVoid: false }];
     return [
       {
         ...emptyParagraph(),
@@ -425,7 +427,8 @@ class Converter {
       }
       case 'embed':
         if (!a.url) return this.blocks(node.children, ctx);
-        if (ctx === 'item' || ctx === 'quote') return [this.linkParagraph(a.url), ...this.blocks(node.children, ctx)];
+        if (ctx === 'item' || ctx === 'quote' || ctx === 'expandable')
+          return [this.linkParagraph(a.url), ...this.blocks(node.children, ctx)];
         return [block('embed', { url: a.url }, { isVoid: true })];
       case 'content-ref': {
         if (!a.url) return [];
