@@ -296,6 +296,23 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
   });
 }
 
+/** The deepest folder holding every path given ('' when they share none). */
+function sharedFolder(paths: Array<string | undefined>): string {
+  let shared: string[] | null = null;
+  for (const p of paths) {
+    if (!p) continue;
+    const dirs = p.split('/').slice(0, -1);
+    if (!shared) shared = dirs;
+    else {
+      let i = 0;
+      while (i < shared.length && i < dirs.length && shared[i] === dirs[i]) i++;
+      shared = shared.slice(0, i);
+    }
+    if (!shared.length) return '';
+  }
+  return shared?.join('/') ?? '';
+}
+
 /** Semantic identity of an imported page, to tell an unchanged page from an edited one. */
 function pageKey(x: {
   type: string;
@@ -384,8 +401,22 @@ export async function exportRepository(
     const docsPrefix =
       (projectDir ? `${projectDir}/` : '') +
       (config?.root && config.root !== './' ? `${config.root.replace(/^\.\//, '').replace(/\/$/, '')}/` : '');
-    const toDocsPath = (repoPathValue?: string) =>
-      repoPathValue && repoPathValue.startsWith(docsPrefix) ? repoPathValue.slice(docsPrefix.length) : undefined;
+    // A space exported to a repository it did not come from (no docs there yet): its paths keep
+    // their layout relative to the docs root they were imported from (the folder all of them share),
+    // not that root's place in the other repository.
+    const origin =
+      !synced && !parsedParent
+        ? sharedFolder([...snapshot.ordered.map((t) => t.node.git?.path), ...snapshot.files.map((f) => f.git?.path)])
+        : '';
+    const toDocsPath = (repoPathValue?: string) => {
+      const rel =
+        repoPathValue && origin
+          ? repoPathValue.startsWith(`${origin}/`)
+            ? repoPathValue.slice(origin.length + 1)
+            : undefined
+          : repoPathValue;
+      return rel && rel.startsWith(docsPrefix) ? rel.slice(docsPrefix.length) : undefined;
+    };
 
     const parentByPath = new Map<string, ImportedPage>();
     const indexParent = (list: ImportedPage[]) => list.forEach((x) => (x.path && parentByPath.set(x.path, x), indexParent(x.children)));

@@ -1,7 +1,7 @@
 // Real GitBook repositories (../shared/fixtures/gitbook/, copied verbatim from public repositories):
 // every space imports, its pages keep GitBook's blocks as document nodes, and an export of the
 // unchanged import is byte-identical (no commit).
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -96,5 +96,40 @@ describe.skipIf(!existsSync(GITBOOK))('real GitBook repositories', () => {
       expect(again.status, again.error).toBe('succeeded');
       expect((await api('GET', `/v1/spaces/${spaceId}`)).body.revision).toBe(revision);
     }, 180_000);
+  }
+});
+
+describe.skipIf(!existsSync(GITBOOK))('export to an empty repository', () => {
+  const outline = (pages: any[]): unknown[] =>
+    pages.map((p) => [p.type, p.title, p.linkTitle ?? '', p.href ?? '', ...(p.pages?.length ? [outline(p.pages)] : [])]);
+
+  for (const { fixture, dir } of [
+    { fixture: 'LawnchairLauncher--docs', dir: 'developers' },
+    { fixture: 'stacks-network--docs', dir: 'docs/reference' },
+  ]) {
+    it(`${fixture}/${dir}: re-importing the export gives the same pages, titles, order, link pages and files`, async () => {
+      const first = (await api('POST', `/v1/orgs/${org.orgId}/spaces`, { title: 'First', empty: true })).body.id as string;
+      const imported = await run('import', first, { url: urls.get(fixture)!, ref: 'refs/heads/main', repoProjectDirectory: dir });
+      expect(imported.status, imported.error).toBe('succeeded');
+      const empty = await g.createRepo(`empty-${fixture}-${dir}`.toLowerCase().replace(/[^a-z0-9-]/g, '-'));
+      const exported = await run('export', first, { url: empty, ref: 'refs/heads/main', commitMessage: 'Export' });
+      expect(exported.status, exported.error).toBe('succeeded');
+      const second = (await api('POST', `/v1/orgs/${org.orgId}/spaces`, { title: 'Second', empty: true })).body.id as string;
+      const again = await run('import', second, { url: empty, ref: 'refs/heads/main' });
+      expect(again.status, again.error).toBe('succeeded');
+      const tree = async (s: string) => (await api('GET', `/v1/spaces/${s}/content/pages`)).body.pages;
+      expect(outline(await tree(second))).toEqual(outline(await tree(first)));
+      const files = async (s: string) =>
+        ((await api('GET', `/v1/spaces/${s}/content/files?limit=1000`)).body.items as any[]).map((f) => [f.name, f.size]).sort();
+      expect(await files(second)).toEqual(await files(first));
+      // No page gained a second title heading (the title line followed by another level-1 heading).
+      const clone = await g.clone(`empty-${fixture}-${dir}`.toLowerCase().replace(/[^a-z0-9-]/g, '-'));
+      const twice: string[] = [];
+      for (const f of (await gitCli(['ls-files', '*.md'], clone)).split('\n').filter(Boolean)) {
+        const text = await readFile(path.join(clone, f), 'utf8');
+        if (/^(?:---\n[\s\S]*?\n---\n\n)?# [^\n]*\n\n# /.test(text)) twice.push(f);
+      }
+      expect(twice).toEqual([]);
+    }, 300_000);
   }
 });
