@@ -79,6 +79,7 @@ export class Draft {
   private files: (FileNode & { hash?: Hash })[] = [];
   private reusableContents: ReusableContent[] = [];
   private variables: Record<string, string> = {};
+  private redirects: Record<string, string> = {};
   private rootDirty = false;
   /** The revision content the draft starts from: `base`, unless `reset` replaced it. */
   private source: Snapshot | null;
@@ -114,6 +115,7 @@ export class Draft {
     this.files = from ? from.files.map((f) => ({ ...f })) : [];
     this.reusableContents = from ? [...from.root.reusableContents] : [];
     this.variables = from ? { ...from.root.variables } : {};
+    this.redirects = from ? { ...(from.root.redirects ?? {}) } : {};
   }
 
   /**
@@ -280,6 +282,14 @@ export class Draft {
     this.rootDirty = true;
   }
 
+  /** The space's redirects (git sync's `.gitbook.yaml`); an empty map removes them. */
+  setRedirects(redirects: Record<string, string>): void {
+    this.ensureBuilt();
+    const same = JSON.stringify(Object.entries(redirects)) === JSON.stringify(Object.entries(this.redirects));
+    this.redirects = { ...redirects };
+    if (!same) this.rootDirty = true;
+  }
+
   setVariables(vars: Record<string, string>): void {
     this.ensureBuilt();
     this.variables = { ...vars };
@@ -320,6 +330,7 @@ export class Draft {
       return f.hash;
     });
     const root: RootNode = { kind: 'root', pages, files, reusableContents: this.reusableContents, variables: this.variables };
+    if (Object.keys(this.redirects).length) root.redirects = this.redirects;
     const rootHash = add(root);
     await putObjects(db, spaceId, out);
     return rootHash;

@@ -11,6 +11,7 @@ import type { PageFields } from '../content/draft.js';
 import { editMainContent, revisionSnapshot, WriteTargetGoneError } from '../content/commit.js';
 import { storeFileBytes } from '../content/files.js';
 import { canonicalJson } from '../content/objects.js';
+import { dumpYaml } from './format/yaml.js';
 import { loadBodies, type TreePage } from '../content/snapshot.js';
 import { gitSyncSummary } from './sync-state.js';
 import { openCredentials } from './credentials.js';
@@ -19,6 +20,7 @@ import { withRepository, GitSyncError, isContent, type Repository, type RepoFile
 import {
   parseRepository,
   generateRepository,
+  CONFIG_FILE,
   RepoFormatError,
   type ImportedPage,
   type ExportPage,
@@ -249,6 +251,7 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
             for (const child of ip.children) add(id, child);
           };
           for (const ip of parsed.pages) add(null, ip);
+          draft.setRedirects(parsed.config.redirects);
 
           const filesByPath = new Map(current.files.filter((f) => f.git?.path).map((f) => [f.git!.path, f]));
           for (const f of parsed.files) {
@@ -451,6 +454,13 @@ export async function exportRepository(
       files.push({ name: f.name, gitPath: toDocsPath(f.git?.path), content: bytes });
     }
     const generated = generateRepository(pages, files, config);
+    // A repository without docs yet gets a .gitbook.yaml when the space has redirects to keep (an
+    // existing one is the user's and is never rewritten).
+    const redirects = snapshot.root.redirects ?? {};
+    const configPath = `${projectDir ? `${projectDir}/` : ''}${CONFIG_FILE}`;
+    if (!parsedParent && Object.keys(redirects).length && !parentFiles?.all.has(configPath)) {
+      generated.set(CONFIG_FILE, Buffer.from(`root: ./\n${dumpYaml({ redirects })}`, 'utf8'));
+    }
 
     // Keep the exact bytes of what did not change since the parent commit.
     if (parsedParent && parentFiles) {

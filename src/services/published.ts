@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../core/errors.js';
 import { getSpace, type SpaceRow } from '../db/repos/spaces.js';
 import { revisionSnapshot } from '../content/commit.js';
-import { loadBody, type TreePage } from '../content/snapshot.js';
+import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { createResolver } from '../content/links.js';
 import { fileDownloadUrl } from '../content/present.js';
 import { evaluateComputedPage } from '../content/computed.js';
@@ -22,6 +22,21 @@ function publishedSpace(s: SpaceRow, shareKey: string | undefined): boolean {
 export interface PublishedPage {
   html: string;
   indexable: boolean;
+  /** The path is a redirect of the space (git sync's `.gitbook.yaml`): where it leads instead. */
+  redirect?: string;
+}
+
+/** The page a redirect of the space leads to: its target file is a page's git path (under any docs root). */
+function redirectTarget(snapshot: Snapshot, path: string): TreePage | undefined {
+  const redirects = snapshot.root.redirects;
+  if (!redirects) return undefined;
+  const target = redirects[path] ?? redirects[path.replace(/\.md$/i, '')] ?? redirects[`${path}.md`];
+  if (!target) return undefined;
+  const file = target.replace(/^\.?\/+/, '');
+  return snapshot.ordered.find((p) => {
+    const g = p.node.git?.path;
+    return p.node.type === 'document' && !!g && (g === file || g.endsWith(`/${file}`));
+  });
 }
 
 export async function renderPublished(app: AppContext, spaceId: string, pagePath: string, shareKey?: string): Promise<PublishedPage> {
@@ -30,12 +45,16 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
   const { snapshot } = await revisionSnapshot(app.db, spaceId, space.revision_id);
   const path = pagePath.replace(/^\/+|\/+$/g, '');
   const page = path ? snapshot.byPath.get(path) : snapshot.ordered.find((p) => p.node.type === 'document' || p.node.type === 'computed');
-  if (!page || page.node.type === 'group' || page.node.type === 'link') throw notFound('Not found');
-
   const base = `${app.config.publicUrl}/s/${spaceId}`;
   const suffix = space.visibility === 'share-link' ? `?share=${encodeURIComponent(shareKey!)}` : '';
   const pageUrl = (p: TreePage, anchor?: string) =>
     `${base}/${p.path.split('/').map(encodeURIComponent).join('/')}${suffix}${anchor ? `#${anchor}` : ''}`;
+  if (!page && path) {
+    const moved = redirectTarget(snapshot, path);
+    if (moved) return { html: '', indexable: false, redirect: pageUrl(moved) };
+  }
+  if (!page || page.node.type === 'group' || page.node.type === 'link') throw notFound('Not found');
+
   const markdown =
     page.node.type === 'computed'
       ? await evaluateComputedPage(app, space.organization_id, page.node)

@@ -130,6 +130,16 @@ describe.skipIf(!existsSync(GITBOOK))('export to an empty repository', () => {
         if (/^(?:---\n[\s\S]*?\n---\n\n)?# [^\n]*\n\n# /.test(text)) twice.push(f);
       }
       expect(twice).toEqual([]);
+      if (dir === 'docs/reference') {
+        // The redirects travel in a .gitbook.yaml written for them, and are served.
+        expect(await readFile(path.join(clone, '.gitbook.yaml'), 'utf8')).toContain('reference/functions: clarity/functions.md');
+        await api('PATCH', `/v1/spaces/${second}`, { visibility: 'public' });
+        const res = await fetch(`${t.baseUrl}/s/${second}/reference/functions`, { redirect: 'manual' });
+        expect(res.status).toBe(301);
+        const target = await fetch(res.headers.get('location')!);
+        expect(target.status).toBe(200);
+        expect(await target.text()).toMatch(/<h1>[^<]*[Ff]unctions[^<]*<\/h1>/);
+      }
     }, 300_000);
   }
 });
