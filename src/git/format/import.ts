@@ -211,12 +211,15 @@ function collectFiles(ctx: Context, pages: ImportedPage[]): ImportedFile[] {
   const visit = (page: ImportedPage) => {
     if (page.type === 'document') {
       for (const raw of referencedUrls(page.markdown)) {
-        const url = raw.trim().replace(/[?#].*$/, '');
+        const trimmed = raw.trim().replace(/[?#].*$/, '');
+        // A root-absolute path ('/images/a.png') is relative to the docs root, as GitBook resolves it.
+        const absolute = trimmed.startsWith('/') && !trimmed.startsWith('//');
+        const url = absolute ? trimmed.replace(/^\/+/, '') : trimmed;
         if (!url || hasScheme(url) || pathProblem(url)) continue;
         for (const candidate of new Set([url, decodeOrKeep(url)])) {
           let path: string;
           try {
-            path = resolvePath(candidate, 'link', dirname(page.path));
+            path = resolvePath(candidate, 'link', absolute ? '' : dirname(page.path));
           } catch {
             continue;
           }

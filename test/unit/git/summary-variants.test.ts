@@ -161,3 +161,23 @@ describe('SUMMARY.md variants', () => {
     expect(r.warnings[0]).toMatch(/^SUMMARY.md line 2: 'nope.md' links to a file that does not exist/);
   });
 });
+
+describe('files pages use', () => {
+  it('imports files linked by relative and root-absolute paths, in markdown, <figure> and raw <img>', () => {
+    const r = parseRepository(
+      new Map(
+        Object.entries({
+          'README.md': '# Home\n\n![a](images/a.png)\n\n<figure><img src="/images/b.png" alt=""><figcaption></figcaption></figure>\n',
+          'guide/page.md': '# Page\n\n<img src="../images/c.png">\n\n[d](/files/d.pdf)\n',
+          'SUMMARY.md': '* [Home](README.md)\n* [Page](guide/page.md)\n',
+          'images/a.png': 'a',
+          'images/b.png': 'b',
+          'images/c.png': 'c',
+          'files/d.pdf': 'd',
+          'images/unused.png': 'u',
+        }).map(([k, v]) => [k, Buffer.from(v)]),
+      ),
+    );
+    expect(r.files.map((f) => f.path)).toEqual(['files/d.pdf', 'images/a.png', 'images/b.png', 'images/c.png']);
+  });
+});
