@@ -6,7 +6,8 @@
 //   export  (request -> git.export job -> generate files, write objects, push)
 //           vs `git push` of the same content to an empty repository over the same remote.
 // Both sides start cold: every import uses a fresh repoCacheID (a full fetch, like a clone).
-import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -134,12 +135,14 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
       ),
     );
   }
+  const fixtureRows = await benchFixture(remote, work, runOp, newSpace);
   const pages = (await call(apiBase, adminToken, 'GET', `/v1/spaces/${lastSpace}/content`)).json;
   const count = (list: any[]): number => list.reduce((n, p) => n + 1 + count(p.pages ?? []), 0);
   log(`imported ${count(pages.pages)} pages and ${pages.files.length} files`);
 
   const name = `${PAGES} pages + ${IMAGES} images`;
   return [
+    ...fixtureRows,
     {
       benchmark: `Git import, ${name}`,
       metric: 'seconds (ours: import job; baseline: git clone)',
@@ -157,6 +160,97 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
       higherIsBetter: false,
     },
   ];
+}
+
+/**
+ * The largest real GitBook repository of the fixtures (BENCH_GIT_FIXTURE, a folder of
+ * ../shared/fixtures/gitbook, and BENCH_GIT_FIXTURE_DIR its space folder; '' skips): import of the
+ * space beside `git clone` of the repository, export to an empty repository beside `git push`, and
+ * the peak resident memory of this process (API and in-process workers) during the import, above
+ * what it was before.
+ */
+async function benchFixture(
+  remote: Awaited<ReturnType<typeof startGitServer>>,
+  work: string,
+  runOp: (kind: 'import' | 'export', spaceId: string, body: Record<string, unknown>) => Promise<unknown>,
+  newSpace: () => Promise<string>,
+): Promise<Row[]> {
+  const root = process.env.GITBOOK_FIXTURES ?? '/work/shared/fixtures/gitbook';
+  const fixture = process.env.BENCH_GIT_FIXTURE ?? 'stacks-network--docs';
+  const dir = process.env.BENCH_GIT_FIXTURE_DIR ?? 'docs/learn';
+  if (!fixture || !existsSync(path.join(root, fixture))) return [];
+  const src = path.join(work, 'fixture');
+  await cp(path.join(root, fixture), src, { recursive: true });
+  await rm(path.join(src, 'SOURCE.md'), { force: true });
+  const url = await remote.createRepo('bench-fixture', { dir: src, message: 'Fixture' });
+  const times = { importOurs: [] as number[], importBase: [] as number[], exportOurs: [] as number[], exportBase: [] as number[] };
+  let peak = 0;
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(`fixture ${fixture}/${dir}, round ${round}/${ROUNDS} ...`);
+    const cloneDir = path.join(work, `fixture-clone-${round}`);
+    times.importBase.push(await timed(() => gitCli(['clone', '-q', url, cloneDir], work)));
+    const spaceId = await newSpace();
+    const before = process.memoryUsage().rss;
+    let high = before;
+    const sampler = setInterval(() => (high = Math.max(high, process.memoryUsage().rss)), 20);
+    try {
+      times.importOurs.push(
+        await timed(() =>
+          runOp('import', spaceId, {
+            url,
+            ref: 'refs/heads/main',
+            repoProjectDirectory: dir || undefined,
+            repoCacheID: `fixture-${round}-${randomBytes(4).toString('hex')}`,
+          }),
+        ),
+      );
+    } finally {
+      clearInterval(sampler);
+    }
+    peak = Math.max(peak, high - before);
+    const pushTarget = await remote.createRepo(`fixture-push-${round}`);
+    times.exportBase.push(await timed(() => gitCli(['push', '-q', pushTarget, 'HEAD:refs/heads/main'], cloneDir)));
+    const exportTarget = await remote.createRepo(`fixture-export-${round}`);
+    times.exportOurs.push(
+      await timed(() => runOp('export', spaceId, { url: exportTarget, ref: 'refs/heads/main', commitMessage: 'Export' })),
+    );
+  }
+  const name = `${fixture}${dir ? `/${dir}` : ''}`;
+  return [
+    {
+      benchmark: `Git import, ${name}`,
+      metric: 'seconds (ours: import job; baseline: git clone)',
+      ours: median(times.importOurs),
+      baseline: median(times.importBase),
+      digits: 2,
+      higherIsBetter: false,
+    },
+    {
+      benchmark: `Git export, ${name}`,
+      metric: 'seconds (ours: export job; baseline: git push)',
+      ours: median(times.exportOurs),
+      baseline: median(times.exportBase),
+      digits: 2,
+      higherIsBetter: false,
+    },
+    {
+      benchmark: `Git import, ${name}`,
+      metric: 'MB (ours: peak RSS growth during the import, API and workers in one process; baseline: size of the space folder)',
+      ours: peak / 1024 / 1024,
+      baseline: folderBytes(path.join(src, dir)) / 1024 / 1024,
+      digits: 1,
+      higherIsBetter: false,
+    },
+  ];
+}
+
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    total += e.isDirectory() ? folderBytes(p) : e.isFile() ? statSync(p).size : 0;
+  }
+  return total;
 }
 
 async function main() {

@@ -8,6 +8,7 @@ import { slugify } from './markdown.js';
 /** Editable fields of a page (everything but its place in the tree and its children). */
 export interface PageFields {
   title?: string;
+  linkTitle?: string | null;
   type?: PageType;
   slug?: string;
   emoji?: string | null;
@@ -31,6 +32,7 @@ export interface PageFields {
 /** Page fields set by `assign` (slug has its own uniqueness rules; markdown becomes the body). */
 export const ASSIGNABLE_FIELDS = [
   'title',
+  'linkTitle',
   'type',
   'emoji',
   'icon',
@@ -77,6 +79,7 @@ export class Draft {
   private files: (FileNode & { hash?: Hash })[] = [];
   private reusableContents: ReusableContent[] = [];
   private variables: Record<string, string> = {};
+  private redirects: Record<string, string> = {};
   private rootDirty = false;
   /** The revision content the draft starts from: `base`, unless `reset` replaced it. */
   private source: Snapshot | null;
@@ -112,6 +115,7 @@ export class Draft {
     this.files = from ? from.files.map((f) => ({ ...f })) : [];
     this.reusableContents = from ? [...from.root.reusableContents] : [];
     this.variables = from ? { ...from.root.variables } : {};
+    this.redirects = from ? { ...(from.root.redirects ?? {}) } : {};
   }
 
   /**
@@ -278,6 +282,14 @@ export class Draft {
     this.rootDirty = true;
   }
 
+  /** The space's redirects (git sync's `.gitbook.yaml`); an empty map removes them. */
+  setRedirects(redirects: Record<string, string>): void {
+    this.ensureBuilt();
+    const same = JSON.stringify(Object.entries(redirects)) === JSON.stringify(Object.entries(this.redirects));
+    this.redirects = { ...redirects };
+    if (!same) this.rootDirty = true;
+  }
+
   setVariables(vars: Record<string, string>): void {
     this.ensureBuilt();
     this.variables = { ...vars };
@@ -318,6 +330,7 @@ export class Draft {
       return f.hash;
     });
     const root: RootNode = { kind: 'root', pages, files, reusableContents: this.reusableContents, variables: this.variables };
+    if (Object.keys(this.redirects).length) root.redirects = this.redirects;
     const rootHash = add(root);
     await putObjects(db, spaceId, out);
     return rootHash;

@@ -15,6 +15,8 @@ export interface PageNode {
   id: string;
   type: PageType;
   title: string;
+  /** Sidebar title (the description's `linkTitle`), when it differs from the title. */
+  linkTitle?: string;
   slug: string;
   emoji?: string;
   icon?: string;
@@ -71,6 +73,11 @@ export interface RootNode {
   files: Hash[];
   reusableContents: ReusableContent[];
   variables: Record<string, string>;
+  /**
+   * Redirects of a git-synced space (`.gitbook.yaml` `redirects`): old path → file path, both
+   * relative to the docs root. Absent when there are none (older roots keep their hash).
+   */
+  redirects?: Record<string, string>;
 }
 
 export type ContentObject = PageNode | BodyNode | FileNode | RootNode;

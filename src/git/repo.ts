@@ -19,6 +19,14 @@ export interface RepoFileEntry {
   mode: string;
 }
 
+const GITLINK = '160000';
+const SYMLINK = '120000';
+
+/** A regular file (not a symlink or a submodule): what the docs format reads. */
+export function isContent(entry: RepoFileEntry): boolean {
+  return entry.mode !== GITLINK && entry.mode !== SYMLINK;
+}
+
 const locks = new Map<string, Promise<unknown>>();
 
 /** Run `fn` with exclusive use of one cache directory in this process (isomorphic-git is not safe for concurrent writers). */
@@ -129,7 +137,11 @@ export class Repository {
     return { message: c.commit.message, tree: c.commit.tree, parents: c.commit.parent };
   }
 
-  /** Every blob of a commit's tree (symlinks and submodules left out), keyed by repository path. */
+  /**
+   * Every entry of a commit's tree but folders, keyed by repository path: files, symlinks (mode
+   * 120000, see `isContent`) and submodules (gitlinks, mode 160000), so that a tree written back
+   * from it keeps them all.
+   */
   async listFiles(commit: string): Promise<Map<string, RepoFileEntry>> {
     const out = new Map<string, RepoFileEntry>();
     const walk = async (treeOid: string, prefix: string) => {
@@ -137,7 +149,7 @@ export class Repository {
       for (const e of tree) {
         const p = prefix ? `${prefix}/${e.path}` : e.path;
         if (e.type === 'tree') await walk(e.oid, p);
-        else if (e.type === 'blob' && e.mode !== '120000') out.set(p, { oid: e.oid, mode: e.mode });
+        else out.set(p, { oid: e.oid, mode: e.mode });
       }
     };
     await walk((await this.commitInfo(commit)).tree, '');
@@ -172,7 +184,8 @@ export class Repository {
     const write = async (d: Dir): Promise<string> => {
       const tree = [];
       for (const [name, sub] of d.dirs) tree.push({ mode: '040000', path: name, oid: await write(sub), type: 'tree' as const });
-      for (const [name, e] of d.files) tree.push({ mode: e.mode, path: name, oid: e.oid, type: 'blob' as const });
+      for (const [name, e] of d.files)
+        tree.push({ mode: e.mode, path: name, oid: e.oid, type: e.mode === GITLINK ? ('commit' as const) : ('blob' as const) });
       return git.writeTree({ fs, gitdir: this.gitdir, tree });
     };
     return write(root);

@@ -10,14 +10,17 @@ import { getGitSyncState, recordGitSync, setSpaceGitSync } from '../db/repos/git
 import type { PageFields } from '../content/draft.js';
 import { editMainContent, revisionSnapshot, WriteTargetGoneError } from '../content/commit.js';
 import { storeFileBytes } from '../content/files.js';
+import { canonicalJson } from '../content/objects.js';
+import { dumpYaml } from './format/yaml.js';
 import { loadBodies, type TreePage } from '../content/snapshot.js';
 import { gitSyncSummary } from './sync-state.js';
 import { openCredentials } from './credentials.js';
 import { guardedHttp } from './transport.js';
-import { withRepository, GitSyncError, type Repository, type RepoFileEntry } from './repo.js';
+import { withRepository, GitSyncError, isContent, type Repository, type RepoFileEntry } from './repo.js';
 import {
   parseRepository,
   generateRepository,
+  CONFIG_FILE,
   RepoFormatError,
   type ImportedPage,
   type ExportPage,
@@ -26,6 +29,9 @@ import {
 } from './format.js';
 
 export { GitSyncError };
+
+/** At most this many warnings are kept on an import's result (a broken SUMMARY.md can have thousands). */
+const MAX_WARNINGS = 200;
 
 function remoteFor(app: AppContext, p: GitJobPayload) {
   return {
@@ -39,30 +45,52 @@ function remoteFor(app: AppContext, p: GitJobPayload) {
   };
 }
 
-/** Files of a commit under the project directory, keyed relative to it (what the format layer reads). */
 /**
- * Oversize files: an import fails on a page or asset over GIT_MAX_FILE_BYTES (it would store it)
- * and leaves other files (binaries of a monorepo) unread; an export leaves every oversize file
- * unread (they stay in the tree by oid).
+ * Files of a commit under the project directory, keyed relative to it (what the format layer reads).
+ * Only text the format parses (markdown files and `.gitbook.yaml`) is read here; every other file
+ * is an empty placeholder in `contents`, listed in `deferred`, and its bytes are read one file at a
+ * time when it is stored (`fileBytes`), so an import never holds a repository's binaries at once.
+ * Symlinks and submodules are left out of `contents` (they are not docs) but stay in `all`, so an
+ * export writes them back. Oversize text fails an import (it would be stored); an export leaves
+ * every oversize file unread (it stays in the tree by oid).
  */
 async function projectFiles(app: AppContext, repo: Repository, commit: string, projectDir: string, opts: { skipOversize?: boolean } = {}) {
   const all = await repo.listFiles(commit);
   const prefix = projectDir ? `${projectDir}/` : '';
   const entries = new Map<string, RepoFileEntry>();
   const contents = new Map<string, Buffer>();
+  const deferred = new Set<string>();
+  const empty = Buffer.alloc(0);
   for (const [p, e] of all) {
-    if (!p.startsWith(prefix)) continue;
+    if (!p.startsWith(prefix) || !isContent(e)) continue;
     const rel = p.slice(prefix.length);
+    entries.set(rel, e);
+    if (!/\.(md|markdown)$/i.test(rel) && !/(^|\/)\.gitbook\.yaml$/.test(rel)) {
+      contents.set(rel, empty);
+      deferred.add(rel);
+      continue;
+    }
     const bytes = await repo.readBlob(e.oid);
-    const used = /\.md$/i.test(rel) || rel.includes('.gitbook/');
-    if (bytes.length > app.config.git.maxFileBytes && (opts.skipOversize || !used)) continue; // kept in the tree by its oid
     if (bytes.length > app.config.git.maxFileBytes) {
+      if (opts.skipOversize) {
+        entries.delete(rel);
+        continue; // kept in the tree by its oid
+      }
       throw new GitSyncError(`${p} is ${bytes.length} bytes, over the limit of ${app.config.git.maxFileBytes} bytes`);
     }
-    entries.set(rel, e);
     contents.set(rel, bytes);
   }
-  return { all, entries, contents };
+  return { all, entries, contents, deferred };
+}
+
+/** The bytes of a file the import stores: read now if `projectFiles` deferred it (size checked). */
+async function fileBytes(app: AppContext, repo: Repository, files: Awaited<ReturnType<typeof projectFiles>>, rel: string, content: Buffer) {
+  if (!files.deferred.has(rel)) return content;
+  const bytes = await repo.readBlob(files.entries.get(rel)!.oid);
+  if (bytes.length > app.config.git.maxFileBytes) {
+    throw new GitSyncError(`${rel} is ${bytes.length} bytes, over the limit of ${app.config.git.maxFileBytes} bytes`);
+  }
+  return bytes;
 }
 
 function parseOrFail(files: Map<string, Buffer>) {
@@ -121,6 +149,10 @@ interface ImportResult {
   commit: string;
   standalone: boolean;
   operation: string;
+  /** What the import could not use as written (SUMMARY entries, front matter), each naming the file and line. */
+  warnings?: string[];
+  /** The space's content already was this commit: no revision was created. */
+  unchanged?: boolean;
 }
 
 function importResult(p: GitJobPayload, revision: RevisionRow, operationId: string): ImportResult {
@@ -157,7 +189,18 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
   return withRepository(app.config.git.cacheDir, p.spaceId, remoteFor(app, p), p.repoCacheID, async (repo) => {
     const commit = await repo.fetch(p.ref);
     await progress(0.3);
-    const { contents, entries } = await projectFiles(app, repo, commit, projectDir);
+    // Importing the commit the space's content already is (unchanged since that import) creates no revision.
+    if (!p.standalone) {
+      const space = await getSpace(app.db, p.spaceId);
+      const current = space?.revision_id ? await getRevision(app.db, p.spaceId, space.revision_id) : null;
+      const g = current?.git;
+      if (current && g && g.oid === commit && g.ref === p.ref && g.url === (p.repoCommitURL ?? p.url)) {
+        await recordSync(app.db, p, commit);
+        return { revision: current.id, commit, standalone: false, operation: operationId, unchanged: true };
+      }
+    }
+    const files = await projectFiles(app, repo, commit, projectDir);
+    const { contents, entries } = files;
     if (projectDir && contents.size === 0) throw new GitSyncError(`The directory "${projectDir}" does not exist in ${p.ref}`);
     const parsed = parseOrFail(contents);
     const message = (await repo.commitInfo(commit)).message.trim();
@@ -178,13 +221,13 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
           const groups = new Map<string, TreePage>();
           for (const tp of current.ordered) {
             if (tp.node.git?.path) byPath.set(tp.node.git.path, tp);
-            else if (tp.node.type === 'group') groups.set(tp.node.title, tp);
+            else groups.set(`${tp.node.type}:${tp.node.title}`, tp);
           }
           // The repository's tree replaces the whole content (pages and files keep their ids by path).
           draft.reset(null);
           const add = (parentId: string | null, ip: ImportedPage) => {
             const gitPath = ip.type === 'document' && ip.path ? repoPath(projectDir, parsed.config, ip.path) : undefined;
-            const existing = gitPath ? byPath.get(gitPath) : groups.get(ip.title);
+            const existing = gitPath ? byPath.get(gitPath) : groups.get(`${ip.type}:${ip.title}`);
             const docsEntry = ip.path ? entries.get(path.join(parsed.config.root || '.', ip.path).replace(/^\.\//, '')) : undefined;
             const fields: PageFields & { id: string; title: string } = {
               id: existing && !draft.has(existing.node.id) ? existing.node.id : newId(),
@@ -195,18 +238,26 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
               emoji: ip.emoji ?? null,
               hidden: ip.hidden ?? false,
               layout: ip.layout ?? null,
-              markdown: ip.type === 'group' ? '' : ip.markdown,
+              markdown: ip.type === 'document' ? ip.markdown : '',
               git: gitPath ? { oid: docsEntry?.oid ?? '', path: gitPath } : null,
+              linkTitle: ip.linkTitle ?? null,
             };
+            if (ip.type === 'link') {
+              fields.href = ip.href ?? '';
+              fields.target = { kind: 'url', url: ip.href ?? '' };
+            }
+            if (ip.type === 'computed' && ip.computed) fields.computed = ip.computed;
             const id = draft.insertPage(parentId, fields);
             for (const child of ip.children) add(id, child);
           };
           for (const ip of parsed.pages) add(null, ip);
+          draft.setRedirects(parsed.config.redirects);
 
           const filesByPath = new Map(current.files.filter((f) => f.git?.path).map((f) => [f.git!.path, f]));
           for (const f of parsed.files) {
             const gitPath = repoPath(projectDir, parsed.config, f.path);
-            const stored = await storeFileBytes(app, c, p.spaceId, f.content, f.contentType);
+            const rel = path.join(parsed.config.root || '.', f.path).replace(/^\.\//, '');
+            const stored = await storeFileBytes(app, c, p.spaceId, await fileBytes(app, repo, files, rel, f.content), f.contentType);
             const entry = entries.get(path.join(parsed.config.root || '.', f.path).replace(/^\.\//, ''));
             draft.insertFile({
               id: filesByPath.get(gitPath)?.id,
@@ -237,8 +288,32 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
       return { revision: write.revision.id, commit };
     });
     if (!p.standalone) await run.afterContentChange(p.spaceId);
-    return { revision: result.revision, commit: result.commit, standalone: !!p.standalone, operation: operationId };
+    const warnings = parsed.warnings.slice(0, MAX_WARNINGS);
+    return {
+      revision: result.revision,
+      commit: result.commit,
+      standalone: !!p.standalone,
+      operation: operationId,
+      ...(warnings.length ? { warnings } : {}),
+    };
   });
+}
+
+/** The deepest folder holding every path given ('' when they share none). */
+function sharedFolder(paths: Array<string | undefined>): string {
+  let shared: string[] | null = null;
+  for (const p of paths) {
+    if (!p) continue;
+    const dirs = p.split('/').slice(0, -1);
+    if (!shared) shared = dirs;
+    else {
+      let i = 0;
+      while (i < shared.length && i < dirs.length && shared[i] === dirs[i]) i++;
+      shared = shared.slice(0, i);
+    }
+    if (!shared.length) return '';
+  }
+  return shared?.join('/') ?? '';
 }
 
 /** Semantic identity of an imported page, to tell an unchanged page from an edited one. */
@@ -252,7 +327,8 @@ function pageKey(x: {
   layout?: Record<string, unknown>;
   markdown: string;
 }) {
-  return JSON.stringify([
+  // Canonical JSON: stored objects come back with their keys sorted, a parsed file in its own order.
+  return canonicalJson([
     x.type,
     x.title,
     x.description ?? '',
@@ -264,8 +340,23 @@ function pageKey(x: {
   ]);
 }
 
-function structure(pages: { type: string; title: string; path?: string; gitPath?: string; children: unknown[] }[], depth = 0): string[] {
-  return pages.flatMap((p) => [`${depth}:${p.type}:${p.title}:${p.path ?? p.gitPath ?? ''}`, ...structure(p.children as never, depth + 1)]);
+interface StructureEntry {
+  type: string;
+  title: string;
+  path?: string;
+  gitPath?: string;
+  linkTitle?: string;
+  href?: string;
+  computed?: unknown;
+  children: unknown[];
+}
+
+/** What SUMMARY.md says of a tree: when it is the same, the existing SUMMARY.md is kept byte for byte. */
+function structure(pages: StructureEntry[], depth = 0): string[] {
+  return pages.flatMap((p) => [
+    canonicalJson([depth, p.type, p.title, p.path || p.gitPath || '', p.linkTitle ?? '', p.href ?? '', p.computed ?? null]),
+    ...structure(p.children as StructureEntry[], depth + 1),
+  ]);
 }
 
 /**
@@ -313,13 +404,38 @@ export async function exportRepository(
     const docsPrefix =
       (projectDir ? `${projectDir}/` : '') +
       (config?.root && config.root !== './' ? `${config.root.replace(/^\.\//, '').replace(/\/$/, '')}/` : '');
-    const toDocsPath = (repoPathValue?: string) =>
-      repoPathValue && repoPathValue.startsWith(docsPrefix) ? repoPathValue.slice(docsPrefix.length) : undefined;
+    // A space exported to a repository it did not come from (no docs there yet): its paths keep
+    // their layout relative to the docs root they were imported from (the folder all of them share),
+    // not that root's place in the other repository.
+    const origin =
+      !synced && !parsedParent
+        ? sharedFolder([...snapshot.ordered.map((t) => t.node.git?.path), ...snapshot.files.map((f) => f.git?.path)])
+        : '';
+    const toDocsPath = (repoPathValue?: string) => {
+      const rel =
+        repoPathValue && origin
+          ? repoPathValue.startsWith(`${origin}/`)
+            ? repoPathValue.slice(origin.length + 1)
+            : undefined
+          : repoPathValue;
+      return rel && rel.startsWith(docsPrefix) ? rel.slice(docsPrefix.length) : undefined;
+    };
 
+    const parentByPath = new Map<string, ImportedPage>();
+    const indexParent = (list: ImportedPage[]) => list.forEach((x) => (x.path && parentByPath.set(x.path, x), indexParent(x.children)));
+    indexParent(parsedParent?.pages ?? []);
     const toExport = (tp: TreePage): ExportPage => ({
       id: tp.node.id,
-      type: tp.node.type === 'group' ? 'group' : 'document',
+      type: tp.node.type,
       title: tp.node.title,
+      ...(tp.node.linkTitle ? { linkTitle: tp.node.linkTitle } : {}),
+      ...(tp.node.type === 'link' ? { href: tp.node.href ?? (typeof tp.node.target?.url === 'string' ? tp.node.target.url : '') } : {}),
+      ...(tp.node.type === 'computed' && tp.node.computed ? { computed: tp.node.computed } : {}),
+      // Front matter keys the format does not manage (GitBook's coverY...) stay in the file.
+      ...(() => {
+        const before = parentByPath.get(toDocsPath(tp.node.git?.path) ?? '');
+        return before?.extraFrontMatter ? { extraFrontMatter: before.extraFrontMatter, frontMatterOrder: before.frontMatterOrder } : {};
+      })(),
       slug: tp.node.slug,
       description: tp.node.description,
       icon: tp.node.icon,
@@ -338,6 +454,13 @@ export async function exportRepository(
       files.push({ name: f.name, gitPath: toDocsPath(f.git?.path), content: bytes });
     }
     const generated = generateRepository(pages, files, config);
+    // A repository without docs yet gets a .gitbook.yaml when the space has redirects to keep (an
+    // existing one is the user's and is never rewritten).
+    const redirects = snapshot.root.redirects ?? {};
+    const configPath = `${projectDir ? `${projectDir}/` : ''}${CONFIG_FILE}`;
+    if (!parsedParent && Object.keys(redirects).length && !parentFiles?.all.has(configPath)) {
+      generated.set(CONFIG_FILE, Buffer.from(`root: ./\n${dumpYaml({ redirects })}`, 'utf8'));
+    }
 
     // Keep the exact bytes of what did not change since the parent commit.
     if (parsedParent && parentFiles) {
@@ -352,7 +475,10 @@ export async function exportRepository(
         const now = current.get(docsPath);
         const rel = rootDir ? `${rootDir}/${docsPath}` : docsPath;
         if (now && generated.has(rel) && pageKey(before) === pageKey({ ...now, markdown: now.markdown })) {
-          generated.set(rel, parentFiles.contents.get(rel)!);
+          const kept = parentFiles.contents.get(rel);
+          // A SUMMARY entry whose file did not exist, still empty: it stays without a file.
+          if (kept) generated.set(rel, kept);
+          else if (before.missing) generated.delete(rel);
         }
       }
       const summaryRel = (rootDir ? `${rootDir}/` : '') + (config?.summary ?? 'SUMMARY.md');
@@ -365,7 +491,8 @@ export async function exportRepository(
       }
     }
 
-    // The new tree: the parent's files, minus the docs files it managed, plus what we generate.
+    // The new tree: the parent's entries (files, symlinks, submodules, everything outside the docs
+    // root), minus the page files and SUMMARY.md it managed, plus what we generate.
     const tree = new Map<string, RepoFileEntry>(parentFiles?.all ?? []);
     const prefix = projectDir ? `${projectDir}/` : '';
     if (parsedParent && parentFiles) {
@@ -374,12 +501,14 @@ export async function exportRepository(
       const rel = (x: string) => (rootDir ? `${rootDir}/${x}` : x);
       const walk = (list: ImportedPage[]) => list.forEach((x) => (x.path && managed.add(rel(x.path)), walk(x.children)));
       walk(parsedParent.pages);
-      for (const f of parsedParent.files) managed.add(rel(f.path));
+      // Files (assets) are never removed: one the space no longer has may still be used by
+      // something outside the docs (a README, a site), and unreferenced assets are the user's.
       managed.add(rel(config?.summary ?? 'SUMMARY.md'));
       for (const m of managed) tree.delete(prefix + m);
     }
     for (const [rel, content] of generated) {
-      tree.set(prefix + rel, { oid: await repo.writeBlob(content), mode: '100644' });
+      const mode = tree.get(prefix + rel)?.mode;
+      tree.set(prefix + rel, { oid: await repo.writeBlob(content), mode: mode === '100755' ? mode : '100644' });
     }
     await progress(0.6);
     const treeOid = await repo.writeTree(tree);

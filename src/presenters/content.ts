@@ -32,6 +32,7 @@ const LAYOUT_DEFAULTS = {
 export function toTreePage(app: AppContext, spaceId: string, tp: TreePage, o: ReadOptions): Record<string, unknown> {
   const n = tp.node;
   const base: Record<string, unknown> = { id: n.id, title: n.title };
+  if (n.linkTitle) base.linkTitle = n.linkTitle;
   if (n.emoji) base.emoji = n.emoji;
   if (n.icon) base.icon = n.icon;
   base.createdAt = n.createdAt;

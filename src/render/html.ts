@@ -13,7 +13,15 @@ import type { Definition, Heading, Image, ImageReference, Link, LinkReference, N
 import type { Element, ElementContent, Properties } from 'hast';
 import { toHast, defaultHandlers, type Handler, type Handlers, type State } from 'mdast-util-to-hast';
 import { toHtml } from 'hast-util-to-html';
-import { headingIds, parseExtended, type Block, type FileNode, type HintNode } from '../content/markdown/parse.js';
+import {
+  headingIds,
+  parseExtended,
+  type Block,
+  type DetailsNode,
+  type FileNode,
+  type HintNode,
+  type TagNode,
+} from '../content/markdown/parse.js';
 
 /** What an image source became: a data: URI, or the reason it is not shown. */
 export type ImageSource = { src: string } | { placeholder: string };
@@ -60,6 +68,11 @@ export function renderPlan(markdown: string): RenderPlan {
       const def = definitions.get(n.identifier);
       if (def) links.add(def.url);
     } else if (n.type === 'gitbookFile') files.add(n.src);
+    else if (n.type === 'html') for (const img of figureImages(n.value)) images.add(img.src);
+    else if (n.type === 'gitbookTag') {
+      if (n.name === 'content-ref' && n.attrs.url) links.add(n.attrs.url);
+      if (n.name === 'embed' && n.attrs.url) links.add(n.attrs.url);
+    }
     if ('children' in n) for (let i = n.children.length - 1; i >= 0; i--) todo.push(n.children[i] as Nodes);
   }
   return { images: [...images], links: [...links], files: [...files] };
@@ -121,10 +134,181 @@ export function pageBodyHtml(markdown: string, o: PageBodyOptions): string {
       const name = o.files.get(node.src) ?? null;
       return el('p', { className: ['attachment'] }, [text(`Attachment: ${name ?? node.src}`)]);
     },
+    gitbookDetails(state: State, node: DetailsNode) {
+      return el('details', { className: ['expandable'], ...(node.open ? { open: true } : {}) }, [
+        el('summary', {}, [text(node.summary || 'Details')]),
+        ...state.all(node as unknown as Nodes),
+      ]);
+    },
+    gitbookTag: (state: State, node: TagNode) => renderTag(state, node, o, () => ++blockCount),
+    math: (_state: State, node: { value: string }) => el('div', { className: ['math'] }, [el('code', {}, [text(node.value)])]),
+    inlineMath: (_state: State, node: { value: string }) => el('code', { className: ['math'] }, [text(node.value)]),
+    html(_state: State, node: { value: string }) {
+      // Raw HTML is dropped, but for GitBook's figures and images: rebuilt from their src, alt and caption.
+      const imgs = figureImages(node.value);
+      if (!imgs.length) return undefined;
+      const caption = /<figcaption[^>]*>([\s\S]*?)<\/figcaption>/i.exec(node.value);
+      const captionText = caption
+        ? caption[1]
+            .replace(/<[^>]*>/g, ' ')
+            .replace(/\s+/g, ' ')
+            .trim()
+        : '';
+      const figure = el(
+        'figure',
+        {},
+        imgs.map((img) => imageElement(img.src, img.alt, null)),
+      );
+      if (captionText) figure.children.push(el('figcaption', {}, [text(captionText)]));
+      return figure;
+    },
   };
+  let blockCount = 0;
   const hast = toHast(root as unknown as Root, { handlers: handlers as Handlers, clobberPrefix: `${o.anchor}-`, footnoteLabel: 'Notes' });
   return toHtml(hast);
 }
+
+/** `<img>` tags of a raw HTML block (GitBook's `<figure>`s): their src and alt, entities decoded. */
+export function figureImages(html: string): { src: string; alt: string }[] {
+  if (!/<img\b/i.test(html)) return [];
+  const out: { src: string; alt: string }[] = [];
+  for (const m of html.matchAll(/<img\b([^>]*)>/gi)) {
+    const attr = (name: string) => {
+      const a = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'i').exec(m[1]);
+      return a ? decodeEntities(a[1] ?? a[2] ?? '') : '';
+    };
+    const src = attr('src');
+    if (src) out.push({ src, alt: attr('alt') });
+  }
+  return out;
+}
+
+function decodeEntities(s: string): string {
+  return s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (m, e: string) => {
+    const k = e.toLowerCase();
+    const code = k.startsWith('#x') ? parseInt(k.slice(2), 16) : k.startsWith('#') ? parseInt(k.slice(1), 10) : -1;
+    if (code >= 0) return code <= 0x10ffff ? String.fromCodePoint(code) : m;
+    return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[k] ?? m;
+  });
+}
+
+/**
+ * GitBook block tags as HTML a reader expects, without scripts (the published view allows none):
+ * tabs are radio buttons and labels switched by CSS (all panels shown, titled, in print), steppers
+ * a numbered list, columns a flex row, updates dated sections, code blocks titled, embeds and
+ * content references links, OpenAPI blocks the operation they name.
+ */
+function renderTag(state: State, node: TagNode, o: PageBodyOptions, nextId: () => number): Element {
+  const a = node.attrs;
+  const children = () => state.all(node as unknown as Nodes);
+  const items = (name: string) => node.children.filter((c): c is TagNode => c.type === 'gitbookTag' && c.name === name);
+  const inner = (t: TagNode) => state.all(t as unknown as Nodes);
+  const link = (url: string, label: string) => {
+    const href = o.links.get(url) ?? null;
+    return href ? el('a', { href }, [text(label)]) : el('span', { className: ['link'] }, [text(label)]);
+  };
+  switch (node.name) {
+    case 'tabs': {
+      const group = `${o.anchor}-tabs-${nextId()}`;
+      const tabs = items('tab');
+      const controls: ElementContent[] = [];
+      const panels: ElementContent[] = [];
+      tabs.forEach((t, i) => {
+        const id = `${group}-${i}`;
+        const title = t.attrs.title || `Tab ${i + 1}`;
+        controls.push(el('input', { type: 'radio', name: group, id, className: ['tab-radio'], ...(i === 0 ? { checked: true } : {}) }, []));
+        controls.push(el('label', { htmlFor: [id], className: ['tab-label'] }, [text(title)]));
+        panels.push(el('div', { className: ['tab-panel'] }, [el('p', { className: ['tab-title'] }, [text(title)]), ...inner(t)]));
+      });
+      return el('div', { className: ['tabs', `tabs-${Math.min(tabs.length, 12)}`] }, [...controls, ...panels]);
+    }
+    case 'stepper':
+      return el(
+        'ol',
+        { className: ['stepper'] },
+        items('step').map((t) => el('li', { className: ['step'] }, inner(t))),
+      );
+    case 'columns':
+      return el(
+        'div',
+        { className: ['columns'] },
+        items('column').map((t) => el('div', { className: ['column'] }, inner(t))),
+      );
+    case 'updates':
+      return el(
+        'div',
+        { className: ['updates'] },
+        items('update').map((t) =>
+          el('section', { className: ['update'] }, [el('p', { className: ['update-date'] }, [text(t.attrs.date ?? '')]), ...inner(t)]),
+        ),
+      );
+    case 'code': {
+      const out = children();
+      if (!a.title) return el('div', { className: ['code-block', ...(a.lineNumbers === 'true' ? ['line-numbers'] : [])] }, out);
+      return el('figure', { className: ['code-block', ...(a.lineNumbers === 'true' ? ['line-numbers'] : [])] }, [
+        el('figcaption', { className: ['code-title'] }, [text(a.title)]),
+        ...out,
+      ]);
+    }
+    case 'embed':
+      return el('div', { className: ['embed'] }, [el('p', {}, [text('Embedded: '), link(a.url ?? '', a.url ?? '')]), ...children()]);
+    case 'content-ref':
+      return el('p', { className: ['content-ref'] }, [
+        link(a.url ?? '', (a.url ?? '').replace(/^.*\//, '').replace(/\.md$/i, '') || (a.url ?? '')),
+      ]);
+    case 'include':
+      return el('p', { className: ['reusable-content'] }, [text(`Reusable content: ${node.arg ?? a.src ?? ''}`)]);
+    case 'swagger':
+    case 'openapi':
+    case 'openapi-operation':
+      return el('div', { className: ['openapi-operation'] }, [
+        el('p', { className: ['openapi-title'] }, [
+          el('span', { className: ['method', `method-${(a.method ?? 'get').toLowerCase()}`] }, [text((a.method ?? 'get').toUpperCase())]),
+          text(' '),
+          el('code', {}, [text(a.path ?? '')]),
+          ...(a.summary ? [text(` ${a.summary}`)] : []),
+        ]),
+        ...children(),
+      ]);
+    default:
+      return el('div', { className: [`gitbook-${node.name}`] }, children());
+  }
+}
+
+/** CSS of GitBook's blocks, shared by the published view and the PDF. */
+export const BLOCK_CSS = `
+aside.hint { border-left: 4px solid #3b82f6; background: #eff5ff; padding: 6px 10px; border-radius: 3px; }
+aside.hint-warning { border-color: #d97706; background: #fff7e8; }
+aside.hint-danger { border-color: #dc2626; background: #fff0f0; }
+aside.hint-success { border-color: #16a34a; background: #effaf2; }
+.tabs { border: 1px solid #d9dce1; border-radius: 4px; padding: 0 10px 6px; margin: 0 0 0.8em; }
+.tab-radio { position: absolute; opacity: 0; width: 1px; height: 1px; }
+.tab-label { display: inline-block; padding: 6px 10px; cursor: pointer; border-bottom: 2px solid transparent; color: #555; }
+.tab-radio:checked + .tab-label { border-bottom-color: #1a56b0; color: #1a56b0; font-weight: 600; }
+.tab-radio:focus-visible + .tab-label { outline: 2px solid #1a56b0; }
+.tab-panel { display: none; padding-top: 6px; }
+.tab-title { display: none; font-weight: bold; }
+${Array.from({ length: 12 }, (_, i) => `.tab-radio:nth-of-type(${i + 1}):checked ~ .tab-panel:nth-of-type(${i + 1})`).join(',\n')} { display: block; }
+ol.stepper { list-style: none; counter-reset: step; padding-left: 0; }
+ol.stepper > li.step { counter-increment: step; position: relative; padding-left: 2.4em; margin-bottom: 0.8em; }
+ol.stepper > li.step::before { content: counter(step); position: absolute; left: 0; top: 0; width: 1.6em; height: 1.6em; border-radius: 50%;
+  background: #1a56b0; color: #fff; text-align: center; line-height: 1.6em; font-size: 0.9em; font-weight: bold; }
+.columns { display: flex; gap: 1.2em; } .column { flex: 1 1 0; min-width: 0; }
+figure { margin: 0 0 0.8em; } figcaption { font-size: 0.9em; color: #555; text-align: center; }
+figure.code-block figcaption.code-title { text-align: left; font-family: monospace; background: #eceef1; padding: 2px 8px; }
+details.expandable { border: 1px solid #d9dce1; border-radius: 4px; padding: 4px 10px; margin: 0 0 0.8em; }
+details.expandable > summary { cursor: pointer; font-weight: 600; }
+.update { border-left: 3px solid #c5c9cf; padding-left: 10px; } .update-date { color: #555; font-weight: bold; }
+.openapi-operation { border: 1px solid #d9dce1; border-radius: 4px; padding: 4px 10px; margin: 0 0 0.8em; }
+.openapi-operation .method { font-weight: bold; text-transform: uppercase; }
+.embed, .content-ref, .reusable-content { border: 1px solid #d9dce1; border-radius: 4px; padding: 4px 10px; }
+.math { font-family: "DejaVu Serif", serif; }
+@media print {
+  .tab-label { display: none; }
+  .tab-panel { display: block !important; }
+  .tab-title { display: block; }
+}
+`;
 
 // ---- The whole document ---------------------------------------------------------------------------
 
@@ -169,10 +353,6 @@ th, td { border: 1px solid #9aa0a8; padding: 4px 7px; vertical-align: top; overf
 th { background: #eceef1; font-weight: bold; }
 tr { break-inside: avoid; }
 blockquote { border-left: 3px solid #c5c9cf; margin-left: 0; padding-left: 10px; color: #444; }
-aside.hint { border-left: 4px solid #3b82f6; background: #eff5ff; padding: 6px 10px; border-radius: 3px; }
-aside.hint-warning { border-color: #d97706; background: #fff7e8; }
-aside.hint-danger { border-color: #dc2626; background: #fff0f0; }
-aside.hint-success { border-color: #16a34a; background: #effaf2; }
 .attachment { font-style: italic; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 .cover { padding-top: 30mm; }
@@ -193,14 +373,15 @@ export function exportDocumentHtml(doc: ExportDocument): string {
   const toc = doc.sections
     .map((s) => `<li style="padding-left:${s.depth * 14}pt"><a href="#${escapeHtml(s.anchor)}">${escapeHtml(s.title)}</a></li>`)
     .join('\n');
+  // Printed, an expandable block shows its content: every <details> (only ours: raw HTML is dropped) opens.
   const sections = doc.sections
     .map(
       (s) =>
-        `<section class="${s.kind}" id="${escapeHtml(s.anchor)}">\n<h1 class="title">${escapeHtml(s.title)}</h1>\n${s.bodyHtml}\n</section>`,
+        `<section class="${s.kind}" id="${escapeHtml(s.anchor)}">\n<h1 class="title">${escapeHtml(s.title)}</h1>\n${s.bodyHtml.replace(/<details(?![^>]*\sopen)/g, '<details open')}\n</section>`,
     )
     .join('\n');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.title)}</title><style>${CSS}</style></head>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.title)}</title><style>${CSS}${BLOCK_CSS}</style></head>
 <body>
 <header class="cover"><h1>${escapeHtml(doc.title)}</h1>${doc.subtitle.map((l) => `<p>${escapeHtml(l)}</p>`).join('')}</header>
 <nav class="toc"><h2>Contents</h2><ol>

@@ -7,11 +7,11 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../core/errors.js';
 import { getSpace, type SpaceRow } from '../db/repos/spaces.js';
 import { revisionSnapshot } from '../content/commit.js';
-import { loadBody, type TreePage } from '../content/snapshot.js';
+import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { createResolver } from '../content/links.js';
 import { fileDownloadUrl } from '../content/present.js';
 import { evaluateComputedPage } from '../content/computed.js';
-import { escapeHtml, type ImageSource } from '../render/html.js';
+import { BLOCK_CSS, escapeHtml, type ImageSource } from '../render/html.js';
 
 function publishedSpace(s: SpaceRow, shareKey: string | undefined): boolean {
   if (s.visibility === 'public' || s.visibility === 'unlisted') return true;
@@ -22,6 +22,21 @@ function publishedSpace(s: SpaceRow, shareKey: string | undefined): boolean {
 export interface PublishedPage {
   html: string;
   indexable: boolean;
+  /** The path is a redirect of the space (git sync's `.gitbook.yaml`): where it leads instead. */
+  redirect?: string;
+}
+
+/** The page a redirect of the space leads to: its target file is a page's git path (under any docs root). */
+function redirectTarget(snapshot: Snapshot, path: string): TreePage | undefined {
+  const redirects = snapshot.root.redirects;
+  if (!redirects) return undefined;
+  const target = redirects[path] ?? redirects[path.replace(/\.md$/i, '')] ?? redirects[`${path}.md`];
+  if (!target) return undefined;
+  const file = target.replace(/^\.?\/+/, '');
+  return snapshot.ordered.find((p) => {
+    const g = p.node.git?.path;
+    return p.node.type === 'document' && !!g && (g === file || g.endsWith(`/${file}`));
+  });
 }
 
 export async function renderPublished(app: AppContext, spaceId: string, pagePath: string, shareKey?: string): Promise<PublishedPage> {
@@ -30,12 +45,16 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
   const { snapshot } = await revisionSnapshot(app.db, spaceId, space.revision_id);
   const path = pagePath.replace(/^\/+|\/+$/g, '');
   const page = path ? snapshot.byPath.get(path) : snapshot.ordered.find((p) => p.node.type === 'document' || p.node.type === 'computed');
-  if (!page || page.node.type === 'group' || page.node.type === 'link') throw notFound('Not found');
-
   const base = `${app.config.publicUrl}/s/${spaceId}`;
   const suffix = space.visibility === 'share-link' ? `?share=${encodeURIComponent(shareKey!)}` : '';
   const pageUrl = (p: TreePage, anchor?: string) =>
     `${base}/${p.path.split('/').map(encodeURIComponent).join('/')}${suffix}${anchor ? `#${anchor}` : ''}`;
+  if (!page && path) {
+    const moved = redirectTarget(snapshot, path);
+    if (moved) return { html: '', indexable: false, redirect: pageUrl(moved) };
+  }
+  if (!page || page.node.type === 'group' || page.node.type === 'link') throw notFound('Not found');
+
   const markdown =
     page.node.type === 'computed'
       ? await evaluateComputedPage(app, space.organization_id, page.node)
@@ -89,7 +108,7 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
   const html = `<!doctype html><html lang="${escapeHtml(space.language ?? 'en')}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">${noindex}
 <title>${escapeHtml(page.node.title)} · ${escapeHtml(space.title)}</title>
-<style>body{font-family:system-ui,sans-serif;margin:0;display:flex;line-height:1.55;color:#1d1d1f}nav{width:17rem;padding:1.5rem;border-right:1px solid #e5e5e5;min-height:100vh;box-sizing:border-box}nav ul{list-style:none;padding-left:.9rem;margin:.2rem 0}nav>ul{padding:0}nav a{color:inherit;text-decoration:none}nav a[aria-current]{font-weight:600;color:#0a58ca}main{padding:2rem 3rem;max-width:50rem}pre{background:#f6f8fa;padding:1rem;overflow:auto;white-space:pre-wrap}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3rem .6rem}img{max-width:100%}</style>
+<style>body{font-family:system-ui,sans-serif;margin:0;display:flex;line-height:1.55;color:#1d1d1f}nav{width:17rem;padding:1.5rem;border-right:1px solid #e5e5e5;min-height:100vh;box-sizing:border-box}nav ul{list-style:none;padding-left:.9rem;margin:.2rem 0}nav>ul{padding:0}nav a{color:inherit;text-decoration:none}nav a[aria-current]{font-weight:600;color:#0a58ca}main{padding:2rem 3rem;max-width:50rem}pre{background:#f6f8fa;padding:1rem;overflow:auto;white-space:pre-wrap}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3rem .6rem}img{max-width:100%}${BLOCK_CSS}</style>
 </head><body><nav><p><strong>${escapeHtml(space.emoji ? `${space.emoji} ` : '')}${escapeHtml(space.title)}</strong></p>${nav(snapshot.pages)}</nav>
 <main><h1>${escapeHtml(page.node.title)}</h1>${page.node.description ? `<p>${escapeHtml(page.node.description)}</p>` : ''}${body}</main></body></html>`;
   return { html, indexable: space.visibility === 'public' };

@@ -100,6 +100,8 @@ class Writer {
         out.push({ type: 'link', url: this.format(node.data.ref) ?? '', title: null, children: this.phrasing(node.nodes ?? []) as never });
       } else if (node.type === 'inline-image') {
         out.push({ type: 'image', url: this.format(node.data.ref) ?? '', title: null, alt: node.data.alt ?? '' });
+      } else if (node.type === 'inline-math') {
+        out.push({ type: 'inlineMath', value: node.data?.formula ?? '' } as never);
       } else if (Array.isArray((node as { nodes?: unknown }).nodes)) {
         out.push(...this.phrasing((node as { nodes: unknown[] }).nodes));
       }
@@ -164,6 +166,8 @@ class Writer {
       }
       case 'table':
         return [this.table(node)];
+      case 'math':
+        return [{ type: 'math', value: String(node.data?.formula ?? '') } as never];
       default: {
         const nested = (node as { nodes?: unknown }).nodes;
         return Array.isArray(nested) ? this.blocks(nested as DocumentBlock[]) : [];
@@ -244,6 +248,59 @@ function blockInlines(block: DocumentBlock): DocumentInlineContent[] {
  * produces: top-level hints and files are written as `{% hint style="…" %}…{% endhint %}` and
  * `{% file src="…" %}{% endfile %}`; links and images use `formatRef` for their destination.
  */
+const attr = (v: unknown) => String(v ?? '').replace(/"/g, '%22');
+const escapeHtml = (v: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** GitBook's blocks written back as the tags GitBook writes (see parse.ts); null for other blocks. */
+function gitbookChunk(block: DocumentBlock, writer: Writer, format: FormatRef): string | null {
+  const body = (nodes: DocumentBlock[] | undefined) => serializeMdast({ type: 'root', children: writer.blocks(nodes ?? []) });
+  const b = block as {
+    type: string;
+    data?: Record<string, any>;
+    nodes?: DocumentBlock[];
+    fragments?: { fragment?: string; nodes: DocumentBlock[] }[];
+  };
+  const items = (tag: string, opts: (n: { data?: Record<string, any> }) => string) =>
+    (b.nodes ?? [])
+      .map(
+        (n) =>
+          `{% ${tag}${opts(n as { data?: Record<string, any> })} %}\n${body((n as { nodes?: DocumentBlock[] }).nodes)}{% end${tag} %}\n`,
+      )
+      .join('\n');
+  switch (b.type) {
+    case 'tabs':
+      return `{% tabs %}\n${items('tab', (n) => ` title="${attr(n.data?.title)}"`)}{% endtabs %}\n`;
+    case 'stepper':
+      return `{% stepper %}\n${items('step', () => '')}{% endstepper %}\n`;
+    case 'columns':
+      return `{% columns %}\n${items('column', () => '')}{% endcolumns %}\n`;
+    case 'updates':
+      return `{% updates format="${attr(b.data?.format ?? 'full')}" %}\n${items('update', (n) => ` date="${attr(String(n.data?.date ?? '').slice(0, 10))}"`)}{% endupdates %}\n`;
+    case 'expandable': {
+      const title = b.fragments?.find((f) => f.fragment === 'expandable-title');
+      const inner = b.fragments?.find((f) => f.fragment === 'expandable-body');
+      const summary = title ? body(title.nodes).trim() : '';
+      return `<details${b.data?.defaultExpanded ? ' open' : ''}>\n\n<summary>${escapeHtml(summary)}</summary>\n\n${body(inner?.nodes)}\n</details>\n`;
+    }
+    case 'embed':
+      return `{% embed url="${attr(b.data?.url)}" %}\n`;
+    case 'content-ref': {
+      const url = b.data?.ref ? format(b.data.ref) : '';
+      return `{% content-ref url="${attr(url)}" %}\n[${url}](${url})\n{% endcontent-ref %}\n`;
+    }
+    case 'reusable-content':
+      return `{% include "${attr(b.data?.ref?.reusableContent)}" %}\n`;
+    case 'swagger': {
+      const src = b.data?.ref ? format(b.data.ref) : '';
+      return `{% openapi src="${attr(src)}" path="${attr(b.data?.path)}" method="${attr(b.data?.method)}" %}\n[${src}](${src})\n{% endopenapi %}\n`;
+    }
+    case 'openapi-operation':
+      return `{% openapi-operation spec="${attr(b.data?.ref?.spec)}" path="${attr(b.data?.path)}" method="${attr(b.data?.method)}" %}\n{% endopenapi-operation %}\n`;
+    default:
+      return null;
+  }
+}
+
 export function documentToMarkdown(doc: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
   const format = options.formatRef ?? defaultFormatRef;
   const writer = new Writer(format);
@@ -261,6 +318,9 @@ export function documentToMarkdown(doc: JSONDocument, options: DocumentToMarkdow
     } else if (block.type === 'file') {
       flush();
       chunks.push(`{% file src="${format(block.data.ref).replace(/"/g, '%22')}" %}\n{% endfile %}\n`);
+    } else if (gitbookChunk(block, writer, format) !== null) {
+      flush();
+      chunks.push(gitbookChunk(block, writer, format)!);
     } else {
       pending.push(...writer.blocks([block]));
     }

@@ -3,29 +3,55 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown, gfmToMarkdown } from 'mdast-util-gfm';
 import { toMarkdown } from 'mdast-util-to-markdown';
 import { gfm } from 'micromark-extension-gfm';
+import { math } from 'micromark-extension-math';
+import { mathFromMarkdown, mathToMarkdown } from 'mdast-util-math';
 import GithubSlugger from 'github-slugger';
 import type { HintStyle } from './types.js';
 
-/** Markdown → mdast with GFM (tables, strikethrough, task lists, autolink literals, footnotes). */
+/**
+ * Markdown → mdast with GFM (tables, strikethrough, task lists, autolink literals, footnotes) and
+ * GitBook's math: `$$…$$` inline and as a block (a single `$` is text, as in GitBook: prices stay prices).
+ */
 export function parseMarkdown(md: string): Root {
-  return fromMarkdown(md, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  return fromMarkdown(md, {
+    extensions: [gfm(), math({ singleDollarTextMath: false })],
+    mdastExtensions: [gfmFromMarkdown(), mathFromMarkdown()],
+  });
 }
 
 /** mdast → Markdown with GFM; the only serializer the module uses. */
 export function serializeMdast(root: Root): string {
-  return toMarkdown(root, { extensions: [gfmToMarkdown()], fences: true, bullet: '-', emphasis: '*', strong: '*', rule: '-' });
+  return toMarkdown(root, {
+    extensions: [gfmToMarkdown(), mathToMarkdown({ singleDollarTextMath: false })],
+    fences: true,
+    bullet: '-',
+    emphasis: '*',
+    strong: '*',
+    rule: '-',
+  });
 }
 
 // ---- GitBook block tags -------------------------------------------------------------------------
-// `{% hint style="…" %} … {% endhint %}` and `{% file src="…" %} [caption] {% endfile %}` are
-// recognised when the tag lines start at column 0 outside code and HTML blocks. They are cut out of
-// the source before parsing (a hint's body is parsed on its own), so the rest of the module sees them
-// as two extra block nodes next to the mdast ones.
+// GitBook's blocks are written as Liquid-like tags on lines of their own, outside code blocks:
+//
+//   {% hint style="info" %} … {% endhint %}            {% tabs %} {% tab title="A" %} … {% endtab %} {% endtabs %}
+//   {% stepper %} {% step %} … {% endstep %} {% endstepper %}      {% columns %} {% column %} … {% endcolumns %}
+//   {% code title="a.js" overflow="wrap" lineNumbers="true" %} ```js … ``` {% endcode %}
+//   {% embed url="…" %} [caption] [{% endembed %}]     {% content-ref url="page.md" %} … {% endcontent-ref %}
+//   {% file src="…" %} [caption] [{% endfile %}]       {% include "../.gitbook/includes/x.md" %}
+//   {% swagger src="…" path="…" method="…" %} … {% endswagger %}   {% openapi src path method %} … {% endopenapi %}
+//   {% openapi-operation spec="…" path="…" method="…" %} … {% endopenapi-operation %}
+//   {% updates format="full" %} {% update date="2024-01-31" %} … {% endupdate %} {% endupdates %}
+//
+// and `<details><summary>Title</summary> … </details>` for expandable blocks. They are cut out of the
+// source before parsing, each body parsed on its own (nesting allowed up to MAX_TAG_DEPTH), so the
+// rest of the module sees them as extra block nodes next to the mdast ones. The stored Markdown is
+// never rewritten: these nodes only feed the document format and the renderers.
 
 export interface HintNode {
   type: 'gitbookHint';
   style: HintStyle;
-  children: RootContent[];
+  children: Block[];
 }
 
 export interface FileNode {
@@ -33,7 +59,28 @@ export interface FileNode {
   src: string;
 }
 
-export type Block = RootContent | HintNode | FileNode;
+/** Any other GitBook block tag: its name (`tabs`, `tab`, `stepper`, `code`, …), attributes and body. */
+export interface TagNode {
+  type: 'gitbookTag';
+  name: string;
+  attrs: Record<string, string>;
+  /** `{% include "x" %}`: the quoted argument. */
+  arg?: string;
+  children: Block[];
+  /** The body as written. */
+  raw: string;
+}
+
+/** `<details>`: an expandable block. */
+export interface DetailsNode {
+  type: 'gitbookDetails';
+  /** The summary's text (inline HTML removed). */
+  summary: string;
+  open: boolean;
+  children: Block[];
+}
+
+export type Block = RootContent | HintNode | FileNode | TagNode | DetailsNode;
 
 interface ExtendedRoot {
   type: 'root';
@@ -48,14 +95,42 @@ interface Parsed {
   definitions: Map<string, Definition>;
 }
 
-const HINT_OPEN = /^\{%\s*hint\s+style\s*=\s*"([a-z]*)"\s*%\}\s*$/;
-const HINT_CLOSE = /^\{%\s*endhint\s*%\}\s*$/;
-const FILE_OPEN = /^\{%\s*file\s+src\s*=\s*"([^"]*)"\s*%\}\s*$/;
-const FILE_CLOSE = /^\{%\s*endfile\s*%\}\s*$/;
+const TAG = /^\s*\{%\s*(end)?([a-z][a-z-]*)\b(.*?)%\}\s*$/;
 const HINT_STYLES: readonly HintStyle[] = ['info', 'warning', 'danger', 'success'];
+/** Tags with a body closed by `{% end<name> %}`. */
+const CONTAINERS = new Set([
+  'hint',
+  'tabs',
+  'tab',
+  'stepper',
+  'step',
+  'code',
+  'embed',
+  'content-ref',
+  'file',
+  'swagger',
+  'openapi',
+  'openapi-operation',
+  'columns',
+  'column',
+  'updates',
+  'update',
+  'swagger-description',
+  'swagger-parameter',
+  'swagger-response',
+]);
+/** Tags that may stand alone (no end tag): a caption may follow until a blank line. */
+const STANDALONE = new Set(['embed', 'file', 'include', 'openapi', 'openapi-operation', 'swagger']);
+const MAX_TAG_DEPTH = 12;
+const DETAILS_OPEN = /^\s*<details(\s[^>]*)?>/i;
+const DETAILS_CLOSE = /<\/details>\s*$/i;
 
-type Segment =
-  { kind: 'md'; text: string } | { kind: 'hint'; style: HintStyle; text: string } | { kind: 'file'; src: string; caption: string };
+function attributes(text: string): { attrs: Record<string, string>; arg?: string } {
+  const attrs: Record<string, string> = {};
+  for (const m of text.matchAll(/([A-Za-z][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"']+))/g)) attrs[m[1]] = m[2] ?? m[3] ?? m[4] ?? '';
+  const arg = /^\s*(?:"([^"]*)"|'([^']*)')/.exec(text);
+  return { attrs, ...(arg ? { arg: arg[1] ?? arg[2] } : {}) };
+}
 
 /** Every node of a tree, iteratively (no recursion, whatever the nesting). */
 function eachNode(root: Nodes, visit: (node: Nodes) => void): void {
@@ -67,52 +142,117 @@ function eachNode(root: Nodes, visit: (node: Nodes) => void): void {
   }
 }
 
-function protectedLines(root: Root): Set<number> {
+/** Lines inside fenced or indented code (0-based): tags there are text. */
+function codeLines(root: Root): Set<number> {
   const lines = new Set<number>();
   eachNode(root, (node) => {
-    if ((node.type === 'code' || node.type === 'html') && node.position) {
+    if (node.type === 'code' && node.position) {
       for (let l = node.position.start.line; l <= node.position.end.line; l++) lines.add(l - 1);
     }
   });
   return lines;
 }
 
-function segments(md: string, full: Root): Segment[] {
-  if (!md.includes('{%')) return [{ kind: 'md', text: md }];
+const stripHtml = (s: string) =>
+  s
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/**
+ * Blocks of a Markdown text with GitBook tags. `parse` parses plain Markdown parts; `depth` bounds
+ * the nesting (deeper tags stay text).
+ */
+function tagBlocks(md: string, parse: (text: string) => RootContent[], depth: number): Block[] {
+  if (!md.includes('{%') && !/<details/i.test(md)) return parse(md);
   const lines = md.split('\n');
-  const locked = protectedLines(full);
-  const isTag = (i: number, re: RegExp) => !locked.has(i) && re.test(lines[i]);
-  const out: Segment[] = [];
+  const locked = codeLines(parseMarkdown(md));
+  const tagAt = (i: number) => (locked.has(i) ? null : TAG.exec(lines[i]));
+  const out: Block[] = [];
   let buf: string[] = [];
   const flush = () => {
-    if (buf.length) out.push({ kind: 'md', text: buf.join('\n') });
+    if (buf.length) out.push(...parse(buf.join('\n')));
     buf = [];
   };
+  const inner = (text: string) => (depth < MAX_TAG_DEPTH ? tagBlocks(text, parse, depth + 1) : parse(text));
   for (let i = 0; i < lines.length; i++) {
-    const hint = isTag(i, HINT_OPEN) ? HINT_OPEN.exec(lines[i]) : null;
-    if (hint) {
-      let end = i + 1;
-      while (end < lines.length && !isTag(end, HINT_CLOSE)) end++;
-      if (end < lines.length) {
+    const details = !locked.has(i) && depth < MAX_TAG_DEPTH ? DETAILS_OPEN.exec(lines[i]) : null;
+    if (details) {
+      // The matching </details>, counting nested ones.
+      let level = 0;
+      let end = -1;
+      for (let j = i; j < lines.length; j++) {
+        if (locked.has(j)) continue;
+        level += (lines[j].match(/<details[\s>]/gi) ?? []).length;
+        level -= (lines[j].match(/<\/details>/gi) ?? []).length;
+        if (level <= 0) {
+          end = j;
+          break;
+        }
+      }
+      if (end >= 0 && DETAILS_CLOSE.test(lines[end])) {
         flush();
-        const style = (HINT_STYLES as readonly string[]).includes(hint[1]) ? (hint[1] as HintStyle) : 'info';
-        out.push({ kind: 'hint', style, text: lines.slice(i + 1, end).join('\n') });
-        i = end;
-        continue;
+        const text = lines.slice(i, end + 1).join('\n');
+        const m = /^\s*<details(\s[^>]*)?>\s*(?:<summary[^>]*>([\s\S]*?)<\/summary>)?([\s\S]*)<\/details>\s*$/i.exec(text);
+        if (m) {
+          out.push({
+            type: 'gitbookDetails',
+            summary: stripHtml(m[2] ?? ''),
+            open: /\bopen\b/i.test(m[1] ?? ''),
+            children: inner(m[3].replace(/^\n+/, '')),
+          });
+          i = end;
+          continue;
+        }
       }
     }
-    const file = isTag(i, FILE_OPEN) ? FILE_OPEN.exec(lines[i]) : null;
-    if (file) {
-      // The caption runs to `{% endfile %}` if that comes before the next blank line.
-      let end = i + 1;
-      while (end < lines.length && lines[end].trim() !== '' && !isTag(end, FILE_CLOSE)) end++;
-      const closed = end < lines.length && isTag(end, FILE_CLOSE);
-      flush();
-      out.push({ kind: 'file', src: file[1], caption: closed ? lines.slice(i + 1, end).join('\n') : '' });
-      if (closed) i = end;
+    const tag = tagAt(i);
+    if (!tag || tag[1] || (!CONTAINERS.has(tag[2]) && tag[2] !== 'include')) {
+      buf.push(lines[i]);
       continue;
     }
-    buf.push(lines[i]);
+    const name = tag[2];
+    const { attrs, arg } = attributes(tag[3]);
+    // The matching end tag, counting nested tags of the same name.
+    let end = -1;
+    if (CONTAINERS.has(name)) {
+      let level = 0;
+      for (let j = i + 1; j < lines.length; j++) {
+        const t = tagAt(j);
+        if (!t || t[2] !== name) continue;
+        if (!t[1]) level++;
+        else if (level === 0) {
+          end = j;
+          break;
+        } else level--;
+      }
+    }
+    if (end < 0 && !STANDALONE.has(name)) {
+      buf.push(lines[i]);
+      continue;
+    }
+    flush();
+    let body: string;
+    if (end >= 0) {
+      body = lines.slice(i + 1, end).join('\n');
+      i = end;
+    } else {
+      // A standalone tag: a caption may follow up to the next blank line (or tag).
+      let j = i + 1;
+      while (name !== 'include' && j < lines.length && lines[j].trim() !== '' && !tagAt(j)) j++;
+      body = lines.slice(i + 1, j).join('\n');
+      i = j - 1;
+    }
+    if (name === 'hint') {
+      const style = (HINT_STYLES as readonly string[]).includes(attrs.style ?? '') ? (attrs.style as HintStyle) : 'info';
+      out.push({ type: 'gitbookHint', style, children: inner(body) });
+    } else if (name === 'file') {
+      out.push({ type: 'gitbookFile', src: attrs.src ?? '' });
+      out.push(...parse(body));
+    } else {
+      const children = inner(body);
+      out.push({ type: 'gitbookTag', name, attrs, ...(arg !== undefined ? { arg } : {}), children, raw: body });
+    }
   }
   flush();
   return out;
@@ -133,22 +273,13 @@ export function parseExtended(md: string): Parsed {
   if (last && last.md === md) return last.parsed;
   const full = parseMarkdown(md);
   const definitions = collectDefinitions(full);
-  const parts = segments(md, full);
   let root: ExtendedRoot = full;
-  if (parts.length !== 1 || parts[0].kind !== 'md') {
+  if (md.includes('{%') || /<details/i.test(md)) {
     // Each part is parsed on its own, so references in one part need the definitions of all: they
     // are prepended (in source order, so the first definition still wins) and produce no content.
     const prelude = definitions.size ? `${serializeMdast({ type: 'root', children: [...definitions.values()] })}\n` : '';
     const parse = (text: string) => parseMarkdown(prelude + text).children.filter((n) => n.type !== 'definition');
-    root = { type: 'root', children: [] };
-    for (const part of parts) {
-      if (part.kind === 'md') root.children.push(...parse(part.text));
-      else if (part.kind === 'hint') root.children.push({ type: 'gitbookHint', style: part.style, children: parse(part.text) });
-      else {
-        root.children.push({ type: 'gitbookFile', src: part.src });
-        root.children.push(...parse(part.caption));
-      }
-    }
+    root = { type: 'root', children: tagBlocks(md, parse, 0) };
   }
   const parsed = { root, full, definitions };
   last = { md, parsed };

@@ -1,8 +1,10 @@
 import type { Definition, Heading, List, Paragraph, PhrasingContent, Table } from 'mdast';
-import { type Block, collapse, headingIds, htmlText, parseExtended, phrasingText } from './parse.js';
+import { type Block, type TagNode, collapse, headingIds, htmlText, parseExtended, phrasingText } from './parse.js';
 import type {
   ContentRef,
   DocumentBlock,
+  DocumentBlockCode,
+  DocumentBlockGitBook,
   DocumentBlockImage,
   DocumentBlockListItem,
   DocumentBlockParagraph,
@@ -25,9 +27,12 @@ import type {
  * top level takes everything; a list item no images block; a blockquote only paragraphs, headings,
  * lists, dividers and quotes; a hint the same plus tables but no quotes. What a context refuses is
  * degraded: images become inline images, code becomes one code-marked paragraph per line, a table
- * becomes one paragraph per row, and a quote inside a hint gives its content.
+ * becomes one paragraph per row, and a quote inside a hint gives its content. `container` is the
+ * body of a tab, a step, a column or an update: everything but tables, expandable blocks and other
+ * containers (whose content takes their place); `expandable` the body of an expandable block:
+ * tables but no embeds, content references or math.
  */
-type Context = 'top' | 'item' | 'quote' | 'hint';
+type Context = 'top' | 'item' | 'quote' | 'hint' | 'container' | 'expandable';
 
 const MARK_ORDER: readonly MarkType[] = ['bold', 'italic', 'strikethrough', 'code'];
 const HEADING_ID = /^[-a-z0-9.+_]+$/;
@@ -150,6 +155,11 @@ class Converter {
         case 'footnoteReference':
           out.push({ leaf: leaf(phrasingText([node]), marks) });
           break;
+        default:
+          if ((node as { type: string }).type === 'inlineMath') {
+            const formula = (node as unknown as { value: string }).value;
+            out.push({ inline: { object: 'inline', type: 'inline-math', key: '', data: { formula }, isVoid: true } });
+          }
       }
     }
     return out;
@@ -187,7 +197,7 @@ class Converter {
   private block(node: Block, ctx: Context): DocumentBlock[] {
     switch (node.type) {
       case 'paragraph': {
-        const images = ctx === 'top' ? this.imagesOnly(node) : undefined;
+        const images = ctx === 'top' || ctx === 'container' || ctx === 'expandable' ? this.imagesOnly(node) : undefined;
         if (images) return [{ object: 'block', type: 'images', key: '', data: {}, nodes: images, isVoid: false }];
         return [this.paragraph(node.children)];
       }
@@ -219,7 +229,7 @@ class Converter {
       case 'list':
         return [this.list(node)];
       case 'table':
-        if (ctx === 'quote') {
+        if (ctx === 'quote' || ctx === 'container') {
           return node.children.map((row) => ({
             ...emptyParagraph(),
             nodes: group(row.children.flatMap((cell, i) => [...(i ? [{ leaf: leaf(' | ', []) }] : []), ...this.pieces(cell.children, [])])),
@@ -227,6 +237,8 @@ class Converter {
         }
         return [this.table(node)];
       case 'html': {
+        const figure = this.figure(node.value, ctx);
+        if (figure) return figure;
         const text = collapse(htmlText(node.value));
         return text ? [{ ...emptyParagraph(), nodes: [textNode([leaf(text, [])])] }] : [];
       }
@@ -248,9 +260,207 @@ class Converter {
         if (ref.kind === 'file') return [{ object: 'block', type: 'file', key: '', data: { ref }, isVoid: true }];
         return [{ ...emptyParagraph(), nodes: [this.link(node.src, [{ type: 'text', value: node.src }], [])] }];
       }
+      case 'gitbookTag':
+        return this.tag(node, ctx);
+      case 'gitbookDetails': {
+        const title = { ...emptyParagraph(), nodes: [textNode([leaf(node.summary, [])])] };
+        const body = this.blocks(node.children, 'expandable');
+        if (ctx !== 'top') return [{ ...title, nodes: [textNode([leaf(node.summary, ['bold'])])] }, ...this.blocks(node.children, ctx)];
+        return [
+          {
+            object: 'block',
+            type: 'expandable',
+            key: '',
+            data: node.open ? { defaultExpanded: true } : {},
+            fragments: [
+              { object: 'fragment', key: '', fragment: 'expandable-title', type: 'expandable-title', nodes: [title] },
+              {
+                object: 'fragment',
+                key: '',
+                fragment: 'expandable-body',
+                type: 'expandable-body',
+                nodes: body.length ? body : [emptyParagraph()],
+              },
+            ],
+            isVoid: true,
+          },
+        ];
+      }
       default:
+        if ((node as { type: string }).type === 'math') {
+          const formula = (node as unknown as { value: string }).value;
+          if (ctx === 'quote' || ctx === 'hint' || ctx === 'expandable')
+            return [{ ...emptyParagraph(), nodes: [textNode([leaf(formula, ['code'])])] }];
+          return [{ object: 'block', type: 'math', key: '', data: { formula }, isVoid: true }];
+        }
         // definition, yaml and anything unknown produce nothing
         return [];
+    }
+  }
+
+  /** A paragraph standing for a block that cannot be where it is: a link to what it points at. */
+  private linkParagraph(url: string, label = url): DocumentBlockParagraph {
+    return { ...emptyParagraph(), nodes: [this.link(url, [{ type: 'text', value: label }], [])] };
+  }
+
+  /** `<figure>` / `<img>` HTML: an images block (with the figure's caption), where images may be. */
+  private figure(html: string, ctx: Context): DocumentBlock[] | undefined {
+    const imgs = [...html.matchAll(/<img\b([^>]*)>/gi)];
+    if (!imgs.length) return undefined;
+    const caption = /<figcaption[^>]*>([\s\S]*?)<\/figcaption>/i.exec(html);
+    const captionText = caption ? collapse(htmlText(caption[1])) : '';
+    const images: DocumentBlockImage[] = [];
+    for (const m of imgs) {
+      const attr = (name: string) => new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'i').exec(m[1]);
+      const src = attr('src');
+      const url = src ? decodeEntities(src[1] ?? src[2] ?? '') : '';
+      if (!url) continue;
+      const altM = attr('alt');
+      const alt = altM ? decodeEntities(altM[1] ?? altM[2] ?? '') : '';
+      const fragments: DocumentFragment[] = captionText
+        ? [
+            {
+              object: 'fragment',
+              key: '',
+              fragment: 'caption',
+              nodes: [{ ...emptyParagraph(), nodes: [textNode([leaf(captionText, [])])] }],
+            },
+          ]
+        : [];
+      images.push({
+        object: 'block',
+        type: 'image',
+        key: '',
+        data: { ref: this.imageRef(url), ...(alt ? { alt } : {}) },
+        fragments,
+        isVoid: true,
+      });
+    }
+    if (!images.length) return undefined;
+    if (ctx === 'top' || ctx === 'container' || ctx === 'expandable')
+      return [{ object: 'block', type: 'images', key: '', data: {}, nodes: images, isVoid: false }];
+    return [
+      {
+        ...emptyParagraph(),
+        nodes: images.map(
+          (img) =>
+            ({
+              object: 'inline',
+              type: 'inline-image',
+              key: '',
+              data: { ...img.data, ...(captionText ? { caption: captionText } : {}) },
+              isVoid: true,
+            }) as DocumentInlineImage,
+        ),
+      },
+    ];
+  }
+
+  /** GitBook block tags. Containers nested where the schema has no room for them give their content. */
+  private tag(node: TagNode, ctx: Context): DocumentBlock[] {
+    const a = node.attrs;
+    const block = (
+      type: DocumentBlockGitBook['type'],
+      data: Record<string, unknown>,
+      rest: Partial<DocumentBlockGitBook>,
+    ): DocumentBlockGitBook => ({
+      object: 'block',
+      type,
+      key: '',
+      data,
+      isVoid: false,
+      ...rest,
+    });
+    const body = (children: Block[]) => {
+      const nodes = this.blocks(children, 'container');
+      return nodes.length ? nodes : [emptyParagraph()];
+    };
+    const items = (name: string) => node.children.filter((c): c is TagNode => c.type === 'gitbookTag' && c.name === name);
+    const canContain = ctx === 'top' || ctx === 'container';
+    /** A container where it cannot be: each item's title (bold) and content. */
+    const flattened = (name: string, title: (t: TagNode) => string | undefined) =>
+      items(name).flatMap((t) => {
+        const label = title(t);
+        return [...(label ? [{ ...emptyParagraph(), nodes: [textNode([leaf(label, ['bold'])])] }] : []), ...this.blocks(t.children, ctx)];
+      });
+    switch (node.name) {
+      case 'tabs':
+        if (ctx !== 'top') return flattened('tab', (t) => t.attrs.title);
+        return [
+          block(
+            'tabs',
+            {},
+            { nodes: items('tab').map((t) => block('tabs-item', { title: t.attrs.title ?? '' }, { nodes: body(t.children) })) },
+          ),
+        ];
+      case 'stepper':
+        if (ctx !== 'top') return flattened('step', () => undefined);
+        return [block('stepper', {}, { nodes: items('step').map((t) => block('stepper-step', {}, { nodes: body(t.children) })) })];
+      case 'columns':
+        if (ctx !== 'top') return flattened('column', () => undefined);
+        return [block('columns', {}, { nodes: items('column').map((t) => block('column', {}, { nodes: body(t.children) })) })];
+      case 'updates': {
+        if (ctx !== 'top') return flattened('update', (t) => t.attrs.date);
+        const format = ['numeric', 'full', 'short'].includes(a.format ?? '') ? a.format : 'full';
+        const date = (d: string | undefined) => {
+          const t = Date.parse(d && /^\d{4}-\d{2}-\d{2}$/.test(d) ? `${d}T00:00:00Z` : (d ?? ''));
+          return Number.isNaN(t) ? new Date(0).toISOString() : new Date(t).toISOString();
+        };
+        return [
+          block(
+            'updates',
+            { format },
+            { nodes: items('update').map((t) => block('update', { date: date(t.attrs.date) }, { nodes: body(t.children) })) },
+          ),
+        ];
+      }
+      case 'code': {
+        // The tag's options go to the code block it wraps.
+        const out = this.blocks(node.children, ctx);
+        const code = out.find((b): b is DocumentBlockCode => b.type === 'code');
+        if (code) {
+          if (a.title) code.data.title = a.title;
+          if (a.overflow === 'wrap' || a.overflow === 'scroll') (code.data as Record<string, unknown>).overflow = a.overflow;
+          if (a.lineNumbers !== undefined) (code.data as Record<string, unknown>).lineNumbers = a.lineNumbers === 'true';
+        }
+        return out;
+      }
+      case 'embed':
+        if (!a.url) return this.blocks(node.children, ctx);
+        if (ctx === 'item' || ctx === 'quote' || ctx === 'expandable')
+          return [this.linkParagraph(a.url), ...this.blocks(node.children, ctx)];
+        return [block('embed', { url: a.url }, { isVoid: true })];
+      case 'content-ref': {
+        if (!a.url) return [];
+        if (!canContain) return [this.linkParagraph(a.url)];
+        return [block('content-ref', { ref: this.resolve(a.url) }, { isVoid: true })];
+      }
+      case 'include': {
+        const src = node.arg ?? a.src ?? '';
+        if (ctx !== 'top') return src ? [this.linkParagraph(src)] : [];
+        return [block('reusable-content', { ref: { kind: 'reusable-content', reusableContent: src } }, { isVoid: true })];
+      }
+      case 'swagger':
+      case 'openapi': {
+        const src = a.src ?? '';
+        if (ctx !== 'top' || !src) return src ? [this.linkParagraph(src, `${(a.method ?? '').toUpperCase()} ${a.path ?? ''}`.trim())] : [];
+        const data: Record<string, unknown> = { ref: this.imageRef(src), path: a.path ?? '', method: (a.method ?? 'get').toLowerCase() };
+        if (a.expanded !== undefined) data.expanded = a.expanded === 'true';
+        return [block('swagger', data, { isVoid: true })];
+      }
+      case 'openapi-operation': {
+        if (ctx !== 'top' || !a.spec) return [];
+        return [
+          block(
+            'openapi-operation',
+            { ref: { kind: 'openapi', spec: a.spec }, path: a.path ?? '', method: (a.method ?? 'get').toLowerCase() },
+            { isVoid: true },
+          ),
+        ];
+      }
+      default:
+        // A tab, step, column or update outside its container, or an unknown tag: its content.
+        return this.blocks(node.children, ctx);
     }
   }
 
@@ -311,6 +521,16 @@ class Converter {
       isVoid: true,
     };
   }
+}
+
+/** HTML attribute text: the few entities GitBook writes (&#x26; for '&' in URLs...). */
+function decodeEntities(s: string): string {
+  return s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (m, e: string) => {
+    const k = e.toLowerCase();
+    const code = k.startsWith('#x') ? parseInt(k.slice(2), 16) : k.startsWith('#') ? parseInt(k.slice(1), 10) : -1;
+    if (code >= 0) return code <= 0x10ffff ? String.fromCodePoint(code) : m;
+    return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[k] ?? m;
+  });
 }
 
 function toPieces(node: DocumentInlineContent): Piece[] {

@@ -55,7 +55,15 @@ export interface DocumentInlineLink {
   isVoid?: false;
 }
 
-export type DocumentInline = DocumentInlineLink | DocumentInlineImage;
+export interface DocumentInlineMath {
+  object: 'inline';
+  type: 'inline-math';
+  key?: string;
+  data: { formula: string };
+  isVoid: true;
+}
+
+export type DocumentInline = DocumentInlineLink | DocumentInlineImage | DocumentInlineMath;
 export type DocumentInlineContent = DocumentText | DocumentInline;
 
 export interface DocumentBlockParagraph {
@@ -147,7 +155,7 @@ export interface DocumentBlockImage {
   object: 'block';
   type: 'image';
   key?: string;
-  data: { ref: ImageRef; alt?: string };
+  data: { ref: ImageRef; alt?: string; width?: number | string; height?: number | string };
   fragments: DocumentFragment[];
   isVoid: true;
 }
@@ -205,7 +213,38 @@ export interface DocumentFragment {
   nodes: DocumentBlock[];
 }
 
+/**
+ * GitBook's other blocks (tabs, tabs-item, stepper, stepper-step, columns, column, updates, update,
+ * expandable, embed, content-ref, math, reusable-content, swagger, openapi-operation): their shapes
+ * follow the description's DocumentBlock* schemas; the converter builds them field by field.
+ */
+export interface DocumentBlockGitBook {
+  object: 'block';
+  type:
+    | 'tabs'
+    | 'tabs-item'
+    | 'stepper'
+    | 'stepper-step'
+    | 'columns'
+    | 'column'
+    | 'updates'
+    | 'update'
+    | 'expandable'
+    | 'embed'
+    | 'content-ref'
+    | 'math'
+    | 'reusable-content'
+    | 'swagger'
+    | 'openapi-operation';
+  key?: string;
+  data: Record<string, unknown>;
+  nodes?: DocumentBlock[];
+  fragments?: DocumentFragment[];
+  isVoid: boolean;
+}
+
 export type DocumentBlock =
+  | DocumentBlockGitBook
   | DocumentBlockParagraph
   | DocumentBlockHeading
   | DocumentBlockCode

@@ -14,6 +14,9 @@
 // case-insensitive (the clone may be on a case-insensitive file system) and a file never takes the
 // name of a folder or the other way round.
 //
+// Link pages (`* [Title](https://...)`), computed pages (GitBook's OpenAPI reference block) and
+// empty pages with children but no file (unlinked parents, `* Parent`) are SUMMARY.md entries only.
+//
 // Groups exist only at the top in SUMMARY.md; a group nested in a page or in another group is
 // written as a page with an empty body. A group's own metadata (hidden...) has nowhere to go.
 import { slugify } from '../../content/markdown.js';
@@ -21,7 +24,7 @@ import { resolveConfig } from './config.js';
 import { ASSETS_DIR } from './import.js';
 import { renderDocument } from './page-file.js';
 import { basename, dirname, isMarkdownPath, joinPath, resolvePath } from './paths.js';
-import { renderSummary, type RenderGroup, type RenderPage } from './summary.js';
+import { renderSummary, type RenderEntry, type RenderGroup } from './summary.js';
 import type { ExportFile, ExportPage, GitBookConfig } from './types.js';
 
 class PathRegistry {
@@ -71,6 +74,24 @@ function usableGitPath(gitPath: string | undefined, kind: 'page' | 'file', summa
   return path;
 }
 
+/**
+ * A page written as a plain `* Title` entry of SUMMARY.md, without a file: an empty page with
+ * children, no metadata and no file of its own (how an unlinked SUMMARY parent imports).
+ */
+function unlinkedParent(page: ExportPage, summary: string): boolean {
+  return (
+    page.type === 'document' &&
+    page.children.length > 0 &&
+    !usableGitPath(page.gitPath, 'page', summary) &&
+    (page.markdown ?? '').trim() === '' &&
+    !page.description &&
+    !page.icon &&
+    !page.emoji &&
+    !page.hidden &&
+    !page.layout
+  );
+}
+
 /** One path segment from a slug: undefined when it is empty, hidden or not a plain name. */
 function segment(slug: string | undefined): string | undefined {
   const s = (slug ?? '').trim();
@@ -87,6 +108,8 @@ interface Planned {
   page: ExportPage;
   /** False for a group written as a page (nested groups). */
   group: boolean;
+  /** Link and computed pages, and pages without a file (unlinked SUMMARY parents): SUMMARY.md only. */
+  fileless: boolean;
   path?: string;
   children: Planned[];
 }
@@ -109,12 +132,16 @@ export function generateRepository(pages: ExportPage[], files: ExportFile[], con
   const plan = (page: ExportPage, top: boolean): Planned => ({
     page,
     group: top && page.type === 'group',
+    fileless: page.type === 'link' || page.type === 'computed' || unlinkedParent(page, summary),
     children: page.children.map((c) => plan(c, false)),
   });
   const tree = pages.map((p) => plan(p, true));
+  // The first page a reader sees is the readme, a file even when empty.
+  const first = tree.map((n) => (n.group ? n.children[0] : n)).find((n) => n !== undefined);
+  if (first?.page.type === 'document') first.fileless = false;
   const documents: Planned[] = [];
   const collect = (n: Planned) => {
-    if (!n.group) documents.push(n);
+    if (!n.group && !n.fileless) documents.push(n);
     n.children.forEach(collect);
   };
   tree.forEach(collect);
@@ -137,8 +164,7 @@ export function generateRepository(pages: ExportPage[], files: ExportFile[], con
     return undefined;
   });
   // 2. The first page a reader sees is the readme.
-  const first = tree.map((n) => (n.group ? n.children[0] : n)).find((n) => n !== undefined);
-  if (first && !first.path && used.free(readme)) {
+  if (first && !first.fileless && !first.path && used.free(readme)) {
     first.path = readme;
     used.add(readme);
   }
@@ -147,6 +173,10 @@ export function generateRepository(pages: ExportPage[], files: ExportFile[], con
     if (n.group) {
       const groupDir = used.openDir(segment(n.page.slug) ?? slugify(n.page.title || 'group'));
       for (const c of n.children) place(c, groupDir);
+      return;
+    }
+    if (n.fileless) {
+      for (const c of n.children) place(c, dir);
       return;
     }
     if (!n.path) {
@@ -182,10 +212,15 @@ export function generateRepository(pages: ExportPage[], files: ExportFile[], con
   });
 
   const out = new Map<string, Buffer>();
-  const toRender = (n: Planned): RenderPage | RenderGroup =>
-    n.group
-      ? { kind: 'group', title: n.page.title, children: n.children.map((c) => toRender(c) as RenderPage) }
-      : { kind: 'page', title: n.page.title, path: n.path!, children: n.children.map((c) => toRender(c) as RenderPage) };
+  const toEntry = (n: Planned): RenderEntry => {
+    const children = n.children.map(toEntry);
+    const { title } = n.page;
+    if (n.page.type === 'link') return { kind: 'link', title, href: n.page.href || '#', children };
+    if (n.page.type === 'computed') return { kind: 'computed', title, source: n.page.computed ?? { type: 'builtin:openapi' }, children };
+    return { kind: 'page', title, path: n.path ?? '', ...(n.page.linkTitle ? { linkTitle: n.page.linkTitle } : {}), children };
+  };
+  const toRender = (n: Planned): RenderEntry | RenderGroup =>
+    n.group ? { kind: 'group', title: n.page.title, children: n.children.map(toEntry) } : toEntry(n);
   out.set(joinPath(rootDir, summary), Buffer.from(renderSummary(tree.map(toRender), dirname(summary)), 'utf8'));
   for (const doc of documents) out.set(joinPath(rootDir, doc.path!), Buffer.from(renderDocument(doc.page), 'utf8'));
   files.forEach((f, i) => out.set(joinPath(rootDir, filePaths[i]!), f.content));

@@ -13,7 +13,7 @@ import { contentTypeFor } from './content-type.js';
 import { RepoFormatError } from './errors.js';
 import { decodeText, parsePageFile } from './page-file.js';
 import { basename, dirname, hasScheme, isMarkdownPath, joinPath, pathProblem, resolvePath } from './paths.js';
-import { parseSummary, type SummaryNode, type SummaryPage } from './summary.js';
+import { LINK_TITLE_MAX, parseSummary, type SummaryEntry, type SummaryNode } from './summary.js';
 import type { GitBookConfig, ImportedFile, ImportedPage } from './types.js';
 import { decodeOrKeep } from '../../util/uri.js';
 
@@ -54,27 +54,36 @@ interface Context {
   rootDir: string;
   readme: string;
   summary: string;
+  /** What the import could not use as written (SUMMARY entries...), each naming the file and line. */
+  warnings: string[];
 }
 
 function label(ctx: Context, path: string): string {
   return joinPath(ctx.rootDir, path);
 }
 
-function loadPage(ctx: Context, path: string, fallbackTitle: string, summaryTitle?: string): ImportedPage {
+function loadPage(ctx: Context, path: string, fallbackTitle: string, summaryTitle?: string, linkTitle?: string): ImportedPage {
   const parsed = parsePageFile(ctx.docs.get(path)!, label(ctx, path));
   let title: string;
   let markdown: string;
-  if (summaryTitle) {
-    title = summaryTitle;
-    markdown = parsed.heading === summaryTitle ? parsed.bodyAfterHeading : parsed.body;
-  } else if (parsed.heading) {
+  let sidebar = linkTitle;
+  if (parsed.heading) {
+    // The file's heading is the page title; a different SUMMARY text is the sidebar title (so an
+    // export writes it back to SUMMARY.md and never adds a second heading to the file).
     title = parsed.heading;
     markdown = parsed.bodyAfterHeading;
+    if (!sidebar && summaryTitle && summaryTitle !== parsed.heading) sidebar = summaryTitle.slice(0, LINK_TITLE_MAX);
   } else {
-    title = fallbackTitle;
+    title = summaryTitle || fallbackTitle;
     markdown = parsed.body;
   }
-  return { path, type: 'document', title, ...parsed.meta, markdown, children: [] };
+  const page: ImportedPage = { path, type: 'document', title, ...parsed.meta, markdown, children: [] };
+  if (sidebar && sidebar !== title) page.linkTitle = sidebar;
+  if (parsed.extra) {
+    page.extraFrontMatter = parsed.extra;
+    page.frontMatterOrder = parsed.order;
+  }
+  return page;
 }
 
 /** Title of a page whose file has no heading (and no SUMMARY title). */
@@ -89,23 +98,48 @@ function defaultTitle(ctx: Context, path: string): string {
 function fromSummary(ctx: Context): ImportedPage[] {
   const lower = new Map<string, string>();
   for (const p of ctx.docs.keys()) lower.set(p.toLowerCase(), p);
-  const nodes = parseSummary(decodeText(ctx.docs.get(ctx.summary)!), {
+  const { nodes, warnings } = parseSummary(decodeText(ctx.docs.get(ctx.summary)!), {
     label: label(ctx, ctx.summary),
     dir: dirname(ctx.summary),
     path: ctx.summary,
     exists: (p) => ctx.docs.has(p),
     caseInsensitiveMatch: (p) => lower.get(p.toLowerCase()),
   });
+  ctx.warnings.push(...warnings);
   const linked = new Set<string>();
-  const page = (node: SummaryPage): ImportedPage => {
-    linked.add(node.path);
-    const p = loadPage(ctx, node.path, defaultTitle(ctx, node.path), node.title || undefined);
-    p.children = node.children.map(page);
-    return p;
+  const entry = (node: SummaryEntry): ImportedPage => {
+    const children = node.children.map(entry);
+    switch (node.kind) {
+      case 'link':
+        return { path: '', type: 'link', title: node.title, href: node.href, markdown: '', children };
+      case 'computed':
+        return { path: '', type: 'computed', title: node.title, computed: node.source, markdown: '', children };
+      case 'parent':
+        return { path: '', type: 'document', title: node.title, markdown: '', children };
+      case 'page': {
+        linked.add(node.path);
+        if (node.missing) {
+          const p: ImportedPage = { path: node.path, type: 'document', title: node.title, markdown: '', missing: true, children };
+          if (node.linkTitle) p.linkTitle = node.linkTitle;
+          return p;
+        }
+        let p: ImportedPage;
+        try {
+          p = loadPage(ctx, node.path, defaultTitle(ctx, node.path), node.title || undefined, node.linkTitle);
+        } catch (err) {
+          if (!(err instanceof RepoFormatError)) throw err;
+          // A page whose front matter cannot be read is imported as written, with a warning.
+          ctx.warnings.push(`${err.message}; the file is imported without its front matter`);
+          p = { path: node.path, type: 'document', title: node.title, markdown: decodeText(ctx.docs.get(node.path)!), children };
+        }
+        p.children = children;
+        return p;
+      }
+    }
   };
   const pages = nodes.map((node: SummaryNode): ImportedPage => {
-    if (node.kind === 'page') return page(node);
-    return { path: '', type: 'group', title: node.title, markdown: '', children: node.children.map(page) };
+    if (node.kind !== 'group') return entry(node);
+    return { path: '', type: 'group', title: node.title, markdown: '', children: node.children.map(entry) };
   });
   // The readme is the first page even when SUMMARY.md does not list it.
   if (ctx.docs.has(ctx.readme) && !linked.has(ctx.readme)) pages.unshift(loadPage(ctx, ctx.readme, defaultTitle(ctx, ctx.readme)));
@@ -177,12 +211,15 @@ function collectFiles(ctx: Context, pages: ImportedPage[]): ImportedFile[] {
   const visit = (page: ImportedPage) => {
     if (page.type === 'document') {
       for (const raw of referencedUrls(page.markdown)) {
-        const url = raw.trim().replace(/[?#].*$/, '');
+        const trimmed = raw.trim().replace(/[?#].*$/, '');
+        // A root-absolute path ('/images/a.png') is relative to the docs root, as GitBook resolves it.
+        const absolute = trimmed.startsWith('/') && !trimmed.startsWith('//');
+        const url = absolute ? trimmed.replace(/^\/+/, '') : trimmed;
         if (!url || hasScheme(url) || pathProblem(url)) continue;
         for (const candidate of new Set([url, decodeOrKeep(url)])) {
           let path: string;
           try {
-            path = resolvePath(candidate, 'link', dirname(page.path));
+            path = resolvePath(candidate, 'link', absolute ? '' : dirname(page.path));
           } catch {
             continue;
           }
@@ -205,7 +242,12 @@ function collectFiles(ctx: Context, pages: ImportedPage[]): ImportedFile[] {
  * Reads a docs-as-code repository. `files`: every file under the project directory, keyed by path
  * relative to it. With a SUMMARY.md the tree is the SUMMARY's; without, it follows the folders.
  */
-export function parseRepository(files: Map<string, Buffer>): { config: GitBookConfig; pages: ImportedPage[]; files: ImportedFile[] } {
+export function parseRepository(files: Map<string, Buffer>): {
+  config: GitBookConfig;
+  pages: ImportedPage[];
+  files: ImportedFile[];
+  warnings: string[];
+} {
   const all = new Map<string, Buffer>();
   for (const [key, content] of files) {
     const path = resolvePath(key, 'repository file');
@@ -219,7 +261,7 @@ export function parseRepository(files: Map<string, Buffer>): { config: GitBookCo
   const prefix = rootDir ? `${rootDir}/` : '';
   for (const [path, content] of all) if (path.startsWith(prefix)) docs.set(path.slice(prefix.length), content);
   if (rootDir && docs.size === 0) throw new RepoFormatError(`${CONFIG_FILE} root: the folder '${rootDir}' holds no files`);
-  const ctx: Context = { docs, rootDir, readme, summary };
+  const ctx: Context = { docs, rootDir, readme, summary, warnings: [] };
   const pages = docs.has(summary) ? fromSummary(ctx) : fromFolders(ctx);
-  return { config, pages, files: collectFiles(ctx, pages) };
+  return { config, pages, files: collectFiles(ctx, pages), warnings: ctx.warnings };
 }

@@ -15,7 +15,7 @@
 //
 // Layout options are booleans in the API (`title: true`) and `{visible: ...}` objects in GitBook's
 // front matter (`title: {visible: true}`); the cover's `cover`/`coverSize`/`coverMask` become
-// `cover: {visible, size, mask}`. Other front matter keys are ignored.
+// `cover: {visible, size, mask}`. Other front matter keys (e.g. GitBook's `coverY`) are kept as they are and written back on export.
 import type { Heading } from 'mdast';
 import { toMarkdown } from 'mdast-util-to-markdown';
 import { toString } from 'mdast-util-to-string';
@@ -180,6 +180,10 @@ function frontMatterFromMeta(meta: PageMeta): Record<string, unknown> | null {
 
 interface ParsedPageFile {
   meta: PageMeta;
+  /** Front matter keys other than the page metadata ones (e.g. GitBook's `coverY`), as written. */
+  extra?: Record<string, unknown>;
+  /** Every front matter key, in the file's order. */
+  order: string[];
   /** Text of the leading `# Heading`, when the body starts with one. */
   heading?: string;
   /** The body without front matter (leading blank lines removed). */
@@ -200,17 +204,29 @@ function firstBlock(body: string) {
   return parseMarkdown(head).children[0] ?? null;
 }
 
+/** Front matter keys mapped to page metadata; others are kept as they are (see `extra`). */
+const META_KEYS = new Set(['description', 'icon', 'emoji', 'hidden', 'layout']);
+
 /** Reads a page file: front matter, leading level-1 heading, body. */
 export function parsePageFile(content: Buffer, label: string): ParsedPageFile {
   const { data, body: raw } = splitFrontMatter(decodeText(content), label);
   const meta = metaFromFrontMatter(data, label);
+  const extraKeys = Object.keys(data).filter((k) => !META_KEYS.has(k));
+  const extra = extraKeys.length ? Object.fromEntries(extraKeys.map((k) => [k, data[k]])) : undefined;
   const body = stripBlankLines(raw);
   const first = firstBlock(body);
   if (first?.type === 'heading' && first.depth === 1 && first.position?.end.offset !== undefined) {
     const rest = stripBlankLines(body.slice(first.position.end.offset));
-    return { meta, heading: cleanTitle(toString(first)), body, bodyAfterHeading: /^[ \t]*$/.test(rest) ? '' : rest };
+    return {
+      meta,
+      extra,
+      order: Object.keys(data),
+      heading: cleanTitle(toString(first)),
+      body,
+      bodyAfterHeading: /^[ \t]*$/.test(rest) ? '' : rest,
+    };
   }
-  return { meta, body, bodyAfterHeading: body };
+  return { meta, extra, order: Object.keys(data), body, bodyAfterHeading: body };
 }
 
 /** `# Title` with whatever escaping makes it read back as exactly that text. */
@@ -229,7 +245,14 @@ export function renderPageFile(page: ExportPage): string {
 
 /** The page file of a page with a file (a nested group is exported as a document, see export.ts). */
 export function renderDocument(page: ExportPage): string {
-  const fm = frontMatterFromMeta(page);
+  let fm = frontMatterFromMeta(page);
+  const extra = Object.entries(page.extraFrontMatter ?? {}).filter(([k, v]) => !META_KEYS.has(k) && v !== undefined);
+  if (extra.length) {
+    const all: Record<string, unknown> = { ...(fm ?? {}), ...Object.fromEntries(extra) };
+    // The keys in the order of the file they came from; new ones after.
+    const order = [...(page.frontMatterOrder ?? []).filter((k) => k in all), ...Object.keys(all)];
+    fm = Object.fromEntries([...new Set(order)].map((k) => [k, all[k]]));
+  }
   let out = fm ? `---\n${dumpYaml(fm)}---\n\n` : '';
   out += `${titleHeading(page.title || 'Untitled')}\n`;
   const body = stripBlankLines(page.markdown ?? '');

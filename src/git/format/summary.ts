@@ -1,47 +1,87 @@
-// SUMMARY.md, the table of contents:
+// SUMMARY.md, the table of contents, as GitBook accepts it:
 //
 //   # Table of contents            optional title (a first level-1 heading), ignored
 //
 //   * [Introduction](README.md)    a page: link text = title, target = its file
 //   * [Guide](guide/README.md)
-//     * [Install](guide/install.md)   nesting = child pages
+//     * [Install](guide/install.md "Setup")   nesting = child pages; a quoted link title is the
+//                                              page's sidebar title (linkTitle)
+//   * [Website](https://example.com)          a link page (the description's `link` page type)
+//   * Parent                                  an unlinked parent: a page without a file of its own
+//     * [Child](child.md)
+//   * ```yaml                                 GitBook's OpenAPI reference block: a computed page
+//     type: builtin:openapi
+//     dependencies: { spec: { ref: { kind: openapi, spec: my-api } } }
+//     ```
 //
-//   ## Reference                   any other heading starts a group
+//   ## Reference                   any other heading starts a group (inline HTML anchors ignored)
 //
 //   * [API](reference/api.md)      pages of the group, until the next heading
 //
 //   ---                            a thematic break ends the group: pages after it are top-level
 //
-// Parsed with the markdown parser (mdast). Anything else (paragraphs, list items that are not a
-// single link, links to other things than existing markdown files of the docs root, a file linked
-// twice) is a RepoFormatError naming the line.
-import type { Heading, Link, List, ListItem, Paragraph, RootContent } from 'mdast';
+// Parsed with the markdown parser (mdast). Nothing in a SUMMARY.md aborts an import: what cannot
+// be a page (stray text, a link that leaves the docs root, a file linked twice, a link to a file
+// that does not exist...) is a warning naming the line, and the entry is kept as well as it can be
+// (a missing file is an empty page at that path, a second link to a file is a link page) or left
+// out (its children then take its place). Only content past the markdown limits is an error.
+import type { Code, Heading, Link, List, ListItem, Paragraph, PhrasingContent, RootContent } from 'mdast';
 import { toMarkdown } from 'mdast-util-to-markdown';
 import { toString } from 'mdast-util-to-string';
+import { parse as parseYaml } from 'yaml';
 import { parseMarkdown } from '../../content/markdown.js';
 import { scanMarkdown } from '../../content/limits.js';
 import { RepoFormatError } from './errors.js';
 import { hasScheme, isMarkdownPath, joinPath, relativePath, resolvePath } from './paths.js';
 import { cleanTitle } from './page-file.js';
+import { dumpYaml } from './yaml.js';
+import type { ComputedSource } from './types.js';
 import { decodeOrKeep } from '../../util/uri.js';
 
-export interface SummaryPage {
-  kind: 'page';
+/** The most a sidebar title may hold (the description's `linkTitle`). */
+export const LINK_TITLE_MAX = 100;
+
+interface EntryBase {
   title: string;
+  line: number;
+  children: SummaryEntry[];
+}
+
+export interface SummaryPage extends EntryBase {
+  kind: 'page';
   /** Relative to the docs root. */
   path: string;
-  line: number;
-  children: SummaryPage[];
+  /** The quoted link title (`[Title](page.md "Sidebar title")`). */
+  linkTitle?: string;
+  /** The file does not exist: the page is empty (a warning says so). */
+  missing?: boolean;
 }
+
+export interface SummaryLink extends EntryBase {
+  kind: 'link';
+  href: string;
+}
+
+/** `* Parent` with nested entries: a page without a file. */
+export interface SummaryParent extends EntryBase {
+  kind: 'parent';
+}
+
+export interface SummaryComputed extends EntryBase {
+  kind: 'computed';
+  source: ComputedSource;
+}
+
+export type SummaryEntry = SummaryPage | SummaryLink | SummaryParent | SummaryComputed;
 
 interface SummaryGroup {
   kind: 'group';
   title: string;
   line: number;
-  children: SummaryPage[];
+  children: SummaryEntry[];
 }
 
-export type SummaryNode = SummaryPage | SummaryGroup;
+export type SummaryNode = SummaryEntry | SummaryGroup;
 
 interface SummaryContext {
   /** The SUMMARY file as named in messages (path in the project directory). */
@@ -73,7 +113,26 @@ function describe(node: RootContent): string {
   }
 }
 
-export function parseSummary(source: string, ctx: SummaryContext): SummaryNode[] {
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Text of headings and link labels: inline HTML (anchors such as `<a id="x"></a>`) left out. */
+const plain = (node: Parameters<typeof toString>[0]) => cleanTitle(toString(node, { includeHtml: false }));
+
+/** The title of an OpenAPI reference: the spec it is computed from. */
+function computedTitle(source: ComputedSource): string {
+  const ref = (source.dependencies?.spec as { ref?: { spec?: unknown } } | undefined)?.ref;
+  const props = source.props ?? {};
+  if (typeof props.title === 'string' && props.title.trim()) return cleanTitle(props.title);
+  return typeof ref?.spec === 'string' && ref.spec.trim() ? cleanTitle(ref.spec) : 'API reference';
+}
+
+type Target = { path: string; missing?: boolean } | { link: string; warning?: string } | { skip: string };
+
+/**
+ * Parses a SUMMARY.md. Returns the entries and the warnings (each naming the file and line). Throws
+ * only when the text is past the markdown limits.
+ */
+export function parseSummary(source: string, ctx: SummaryContext): { nodes: SummaryNode[]; warnings: string[] } {
   const tooComplex = scanMarkdown(source);
   if (tooComplex) throw new RepoFormatError(`${ctx.label}: ${tooComplex.message}`);
   const root = parseMarkdown(source);
@@ -82,73 +141,140 @@ export function parseSummary(source: string, ctx: SummaryContext): SummaryNode[]
   const lineText = (line: number) => (sourceLines[line - 1] ?? '').trim();
   const lineOf = (node: { position?: { start: { line: number } } }) => node.position?.start.line ?? 0;
   const seen = new Map<string, number>();
+  const warnings: string[] = [];
+  const warn = (line: number, message: string) => warnings.push(`${at(line)}: ${message}`);
   const out: SummaryNode[] = [];
 
-  const target = (link: Link, line: number): string => {
+  const target = (link: Link, line: number): Target => {
     const url = link.url.trim();
-    const where = at(line);
-    if (!url) throw new RepoFormatError(`${where}: the link '${lineText(line)}' has no target`);
-    if (hasScheme(url))
-      throw new RepoFormatError(`${where}: '${url}' is an external link; only markdown files of the repository can be pages`);
+    if (!url) return { skip: `the link '${lineText(line)}' has no target` };
+    if (hasScheme(url) || url.startsWith('//')) return { link: url };
     const candidates = [...new Set([url, decodeOrKeep(url)])];
     let first: string | undefined;
     for (const candidate of candidates) {
-      let path = resolvePath(candidate, where, ctx.dir);
+      let path: string;
+      try {
+        // Root-absolute links ('/guide/a.md') are relative to the docs root, as GitBook reads them.
+        path =
+          candidate.startsWith('/') && !candidate.startsWith('//')
+            ? resolvePath(candidate.replace(/^\/+/, ''), at(line))
+            : resolvePath(candidate, at(line), ctx.dir);
+      } catch (err) {
+        return { skip: (err as Error).message.replace(`${at(line)}: `, '') };
+      }
       const folderReadme = joinPath(path, 'README.md');
       if (candidate.endsWith('/') || !path || (!isMarkdownPath(path) && ctx.exists(folderReadme))) path = folderReadme;
-      if (path === ctx.path) throw new RepoFormatError(`${where}: '${url}' links to the table of contents itself`);
+      if (path === ctx.path) return { skip: `'${url}' links to the table of contents itself` };
       if (!isMarkdownPath(path)) continue;
       first ??= path;
-      if (ctx.exists(path)) return path;
+      if (ctx.exists(path)) return { path };
     }
-    if (url.includes('#')) throw new RepoFormatError(`${where}: '${url}' links to an anchor; a page must link to a whole markdown file`);
-    if (!first) throw new RepoFormatError(`${where}: '${url}' is not a markdown file (.md)`);
+    if (url.includes('#')) return { link: url, warning: `'${url}' links to an anchor; it is kept as a link page` };
+    if (!first) return { link: url, warning: `'${url}' is not a markdown file (.md); it is kept as a link page` };
     const other = ctx.caseInsensitiveMatch(first);
-    throw new RepoFormatError(
-      `${where}: '${url}' links to a file that does not exist${other ? ` (did you mean '${relativePath(ctx.dir, other)}'? paths are case-sensitive)` : ''}`,
+    warnings.push(
+      `${at(line)}: '${url}' links to a file that does not exist${other ? ` (did you mean '${relativePath(ctx.dir, other)}'? paths are case-sensitive)` : ''}; the page is imported empty`,
     );
+    return { path: first, missing: true };
   };
 
-  const item = (node: ListItem): SummaryPage => {
-    const line = lineOf(node);
-    const [head, ...rest] = node.children;
-    if (!head || head.type !== 'paragraph') {
-      throw new RepoFormatError(`${at(line)}: the list item '${lineText(line)}' is not a link such as '* [Title](page.md)'`);
-    }
-    const inline = (head as Paragraph).children.filter((n) => !(n.type === 'text' && n.value.trim() === '') && n.type !== 'break');
-    const links = inline.filter((n): n is Link => n.type === 'link');
-    if (links.length > 1) {
-      const second = lineOf(links[1]);
-      throw new RepoFormatError(
-        second !== line
-          ? `${at(second)}: '${lineText(second)}' is not a list item of its own: check its indentation (a child is indented under its parent's text)`
-          : `${at(line)}: the list item '${lineText(line)}' holds several links; it must be exactly one link such as '* [Title](page.md)'`,
-      );
-    }
-    if (inline.length !== 1 || links.length !== 1) {
-      throw new RepoFormatError(`${at(line)}: the list item '${lineText(line)}' is not a link such as '* [Title](page.md)'`);
-    }
-    const link = links[0];
-    const path = target(link, line);
-    const previous = seen.get(path);
-    if (previous !== undefined)
-      throw new RepoFormatError(`${at(line)}: '${path}' is already linked on line ${previous}; a file can be only one page`);
-    seen.set(path, line);
-    const children: SummaryPage[] = [];
+  const childrenOf = (rest: RootContent[]): SummaryEntry[] => {
+    const children: SummaryEntry[] = [];
     for (const child of rest) {
       if (child.type !== 'list') {
         const l = lineOf(child);
-        throw new RepoFormatError(
-          `${at(l)}: unexpected ${describe(child as RootContent)} inside a list item ('${lineText(l)}'); child pages are list items indented under their parent`,
+        warn(
+          l,
+          `unexpected ${describe(child)} inside a list item ('${lineText(l)}') is ignored; child pages are list items indented under their parent`,
         );
+        continue;
       }
-      for (const sub of (child as List).children) children.push(item(sub));
+      for (const sub of (child as List).children) children.push(...item(sub));
     }
-    return { kind: 'page', title: cleanTitle(toString(link)), path, line, children };
+    return children;
+  };
+
+  const computed = (code: Code, line: number): SummaryComputed | null => {
+    let data: unknown;
+    try {
+      data = parseYaml(code.value);
+    } catch {
+      data = undefined;
+    }
+    if (!isObject(data) || typeof data.type !== 'string' || !/openapi/i.test(data.type)) {
+      warn(line, `the code block in the list is not an OpenAPI reference block (type: builtin:openapi) and is ignored`);
+      return null;
+    }
+    const source: ComputedSource = { type: data.type };
+    if (isObject(data.props)) source.props = data.props;
+    if (isObject(data.dependencies)) source.dependencies = data.dependencies;
+    return { kind: 'computed', title: computedTitle(source), source, line, children: [] };
+  };
+
+  /** One list item: usually one entry; none (its children in its place) when it cannot be kept. */
+  const item = (node: ListItem): SummaryEntry[] => {
+    const line = lineOf(node);
+    const [head, ...rest] = node.children;
+    if (head?.type === 'code') {
+      const c = computed(head, line);
+      const children = childrenOf(rest);
+      return c ? [c] : children;
+    }
+    if (!head || head.type !== 'paragraph') {
+      warn(line, `the list item '${lineText(line)}' is not a link such as '* [Title](page.md)' and is ignored`);
+      return childrenOf(head ? node.children : rest);
+    }
+    const inline = (head as Paragraph).children.filter((n) => !(n.type === 'text' && n.value.trim() === '') && n.type !== 'break');
+    const links = inline.filter((n): n is Link => n.type === 'link');
+    if (links.length === 0) {
+      const title = plain(head);
+      const children = childrenOf(rest);
+      if (!title) {
+        warn(line, `the list item '${lineText(line)}' has no title and is ignored`);
+        return children;
+      }
+      return [{ kind: 'parent', title, line, children }];
+    }
+    if (links.length > 1) {
+      const second = lineOf(links[1]);
+      warn(
+        second,
+        second !== line
+          ? `'${lineText(second)}' is not a list item of its own (check its indentation: a child is indented under its parent's text); it is ignored`
+          : `the list item '${lineText(line)}' holds several links; only the first is used`,
+      );
+    }
+    const link = links[0];
+    const title = plain({ type: 'paragraph', children: link.children as PhrasingContent[] }) || lineText(line);
+    const t = target(link, line);
+    if ('skip' in t) {
+      warn(line, `${t.skip}; the entry is ignored`);
+      return childrenOf(rest);
+    }
+    if ('link' in t) {
+      if (t.warning) warn(line, t.warning);
+      return [{ kind: 'link', title, href: t.link, line, children: childrenOf(rest) }];
+    }
+    const previous = seen.get(t.path);
+    if (previous !== undefined) {
+      warn(line, `'${t.path}' is already linked on line ${previous}; a file can be only one page, so this entry is a link page`);
+      return [{ kind: 'link', title, href: link.url.trim(), line, children: childrenOf(rest) }];
+    }
+    seen.set(t.path, line);
+    const page: SummaryPage = { kind: 'page', title, path: t.path, line, children: [] };
+    const linkTitle = link.title ? cleanTitle(link.title) : '';
+    if (linkTitle) page.linkTitle = linkTitle.slice(0, LINK_TITLE_MAX);
+    if (t.missing) page.missing = true;
+    page.children = childrenOf(rest);
+    return [page];
   };
 
   let group: SummaryGroup | null = null;
   let titled = false;
+  const push = (entries: SummaryEntry[]) => {
+    if (group) group.children.push(...entries);
+    else out.push(...entries);
+  };
   root.children.forEach((node) => {
     const line = lineOf(node);
     if (node.type === 'heading') {
@@ -156,16 +282,15 @@ export function parseSummary(source: string, ctx: SummaryContext): SummaryNode[]
         titled = true; // '# Table of contents'
         return;
       }
-      const title = cleanTitle(toString(node));
-      if (!title) throw new RepoFormatError(`${at(line)}: a group heading needs a title`);
+      const title = plain(node);
+      if (!title) {
+        warn(line, 'a group heading without a title is ignored');
+        return;
+      }
       group = { kind: 'group', title, line, children: [] };
       out.push(group);
     } else if (node.type === 'list') {
-      for (const li of node.children) {
-        const page = item(li);
-        if (group) group.children.push(page);
-        else out.push(page);
-      }
+      for (const li of node.children) push(item(li));
     } else if (node.type === 'thematicBreak') {
       group = null;
     } else if (node.type === 'html' && /^<!--[\s\S]*-->$/.test(node.value.trim())) {
@@ -173,10 +298,10 @@ export function parseSummary(source: string, ctx: SummaryContext): SummaryNode[]
     } else if (node.type === 'definition') {
       // unused link reference definitions are harmless
     } else {
-      throw new RepoFormatError(`${at(line)}: unexpected ${describe(node)} ('${lineText(line)}'); ${FORMAT_HINT}`);
+      warn(line, `unexpected ${describe(node)} ('${lineText(line)}') is ignored; ${FORMAT_HINT}`);
     }
   });
-  return out;
+  return { nodes: out, warnings };
 }
 
 // ---- Writing ----------------------------------------------------------------------------------
@@ -184,14 +309,32 @@ export function parseSummary(source: string, ctx: SummaryContext): SummaryNode[]
 export interface RenderPage {
   kind: 'page';
   title: string;
+  /** The file of the page; '' for a page without one (an unlinked parent). */
   path: string;
-  children: RenderPage[];
+  linkTitle?: string;
+  children: RenderEntry[];
 }
+
+export interface RenderLink {
+  kind: 'link';
+  title: string;
+  href: string;
+  children: RenderEntry[];
+}
+
+export interface RenderComputed {
+  kind: 'computed';
+  title: string;
+  source: ComputedSource;
+  children: RenderEntry[];
+}
+
+export type RenderEntry = RenderPage | RenderLink | RenderComputed;
 
 export interface RenderGroup {
   kind: 'group';
   title: string;
-  children: RenderPage[];
+  children: RenderEntry[];
 }
 
 /** A path as a link destination: '#' would start an anchor, so it is percent-encoded (with '%' then). */
@@ -199,11 +342,16 @@ function linkUrl(path: string): string {
   return path.includes('#') ? path.replace(/%/g, '%25').replace(/#/g, '%23') : path;
 }
 
-function linkMarkdown(title: string, url: string): string {
+function linkMarkdown(title: string, url: string, linkTitle?: string): string {
   const para: Paragraph = {
     type: 'paragraph',
-    children: [{ type: 'link', url, children: [{ type: 'text', value: cleanTitle(title) || 'Untitled' }] }],
+    children: [{ type: 'link', url, title: linkTitle || null, children: [{ type: 'text', value: cleanTitle(title) || 'Untitled' }] }],
   };
+  return toMarkdown(para).trimEnd();
+}
+
+function textMarkdown(title: string): string {
+  const para: Paragraph = { type: 'paragraph', children: [{ type: 'text', value: cleanTitle(title) || 'Untitled' }] };
   return toMarkdown(para).trimEnd();
 }
 
@@ -213,18 +361,30 @@ function headingMarkdown(title: string, depth: 1 | 2): string {
 }
 
 /** SUMMARY.md in GitBook's canonical style; `dir` is the SUMMARY's folder (links are relative to it). */
-export function renderSummary(nodes: Array<RenderPage | RenderGroup>, dir: string): string {
+export function renderSummary(nodes: Array<RenderEntry | RenderGroup>, dir: string): string {
   const blocks: string[][] = [['# Table of contents']];
-  const list = (pages: RenderPage[]) => {
+  const list = (entries: RenderEntry[]) => {
     const lines: string[] = [];
-    const walk = (page: RenderPage, depth: number) => {
-      lines.push(`${'  '.repeat(depth)}* ${linkMarkdown(page.title, linkUrl(relativePath(dir, page.path)))}`);
-      for (const child of page.children) walk(child, depth + 1);
+    const walk = (entry: RenderEntry, depth: number) => {
+      const indent = '  '.repeat(depth);
+      if (entry.kind === 'computed') {
+        const yaml = dumpYaml({
+          ...(entry.source.props ? { props: entry.source.props } : {}),
+          type: entry.source.type,
+          ...(entry.source.dependencies ? { dependencies: entry.source.dependencies } : {}),
+        });
+        lines.push(`${indent}* \`\`\`yaml`);
+        for (const l of yaml.replace(/\n$/, '').split('\n')) lines.push(`${indent}  ${l}`);
+        lines.push(`${indent}  \`\`\``);
+      } else if (entry.kind === 'link') lines.push(`${indent}* ${linkMarkdown(entry.title, entry.href)}`);
+      else if (!entry.path) lines.push(`${indent}* ${textMarkdown(entry.title)}`);
+      else lines.push(`${indent}* ${linkMarkdown(entry.title, linkUrl(relativePath(dir, entry.path)), entry.linkTitle)}`);
+      for (const child of entry.children) walk(child, depth + 1);
     };
-    for (const page of pages) walk(page, 0);
+    for (const entry of entries) walk(entry, 0);
     return lines;
   };
-  let pending: RenderPage[] = [];
+  let pending: RenderEntry[] = [];
   let afterGroup = false;
   const flush = () => {
     if (!pending.length) return;
@@ -233,7 +393,7 @@ export function renderSummary(nodes: Array<RenderPage | RenderGroup>, dir: strin
     pending = [];
   };
   for (const node of nodes) {
-    if (node.kind === 'page') {
+    if (node.kind !== 'group') {
       pending.push(node);
       continue;
     }

@@ -376,7 +376,33 @@ describe('credentials', () => {
 });
 
 describe('failures leave the space unchanged', () => {
-  it('unreachable remote, missing ref, malformed SUMMARY.md, file over the size limit, escaping paths', async () => {
+  it('a SUMMARY.md with a missing file or an escaping link imports the rest, with warnings naming the lines', async () => {
+    const url = await g.createRepo('summary-warnings', {
+      files: {
+        'README.md': '# Hi\n',
+        'a.md': '# A\n',
+        'SUMMARY.md': '# Table of contents\n\n* [Hi](README.md)\n* [Missing](missing.md)\n* [Passwd](../../etc/passwd.md)\n* [A](a.md)\n',
+      },
+    });
+    const s = await newSpace();
+    const op = await run('import', s, { url, ref: 'refs/heads/main' });
+    expect(op.status, op.error).toBe('succeeded');
+    expect(op.result.warnings).toEqual([
+      expect.stringMatching(/^SUMMARY.md line 4: 'missing.md' links to a file that does not exist/),
+      expect.stringMatching(/^SUMMARY.md line 5: .*escapes the project directory; the entry is ignored/),
+    ]);
+    expect(outline(await tree(s))).toEqual([
+      ['document', 'Hi'],
+      ['document', 'Missing'],
+      ['document', 'A'],
+    ]);
+    // An export of the unchanged import writes no file for the missing entry: no commit.
+    const before = (await gitCli(['ls-remote', url, 'refs/heads/main'], g.root)).split('\t')[0];
+    const exp = await run('export', s, { url, ref: 'refs/heads/main', commitMessage: 'Sync' });
+    expect(exp.result).toMatchObject({ unchanged: true, commit: before });
+  });
+
+  it('unreachable remote, missing ref, file over the size limit, escaping paths', async () => {
     const app = await startTestApp({ workers: ['git'], env: { GIT_MAX_FILE_BYTES: '40000', GIT_TIMEOUT_MS: '5000' } });
     try {
       const o = await app.seedOrg();
@@ -392,14 +418,6 @@ describe('failures leave the space unchanged', () => {
       const good = await g.createRepo('failures-good', { files: { 'README.md': '# Hi\n' } });
       await expectFailed({ url: good, ref: 'refs/heads/does-not-exist' }, /no branch "does-not-exist"/);
       await expectFailed({ url: `${g.url}/no-such-repo.git`, ref: 'refs/heads/main' }, /not found|answered HTTP|Could not/);
-      const malformed = await g.createRepo('malformed', {
-        files: { 'README.md': '# Hi\n', 'SUMMARY.md': '# Table of contents\n\n* [Missing](missing.md)\n' },
-      });
-      await expectFailed({ url: malformed, ref: 'refs/heads/main' }, /not a valid docs repository/);
-      const escaping = await g.createRepo('escaping', {
-        files: { 'README.md': '# Hi\n', 'SUMMARY.md': '# Table of contents\n\n* [Passwd](../../etc/passwd.md)\n' },
-      });
-      await expectFailed({ url: escaping, ref: 'refs/heads/main' }, /not a valid docs repository/);
       const big = await g.createRepo('big', {
         files: { 'README.md': '# Big\n\n![x](.gitbook/assets/big.bin)\n', '.gitbook/assets/big.bin': Buffer.alloc(60_000, 7) },
       });

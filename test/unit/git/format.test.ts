@@ -215,12 +215,15 @@ describe('parseRepository: .gitbook.yaml, docs root and monorepos', () => {
     // The readme comes first even though toc.md does not list it; '-' bullets and 4-space nesting are fine.
     expect(outline(pages)).toEqual([
       ['Introduction <intro.md>'],
-      ['Setup guide <guide/setup.md>', [['Advanced setup <guide/advanced.md>']]],
+      ['Setting up <guide/setup.md>', [['Advanced setup <guide/advanced.md>']]],
       ['Support <support.md>'],
     ]);
     expect(find(pages, 'Introduction').markdown).toBe('Welcome to Acme. This page has no heading.\n');
-    // The SUMMARY title wins; a different first heading stays in the body.
-    expect(find(pages, 'Setup guide').markdown).toBe('# Setting up\n\nThe SUMMARY title wins, so this heading stays in the body.\n');
+    // The file's heading is the title; a different SUMMARY text is the sidebar title (no second heading on export).
+    expect(find(pages, 'Setting up')).toMatchObject({
+      linkTitle: 'Setup guide',
+      markdown: 'The SUMMARY title wins, so this heading stays in the body.\n',
+    });
     expect(find(pages, 'Advanced setup').markdown).toBe('![Chart](../images/chart.svg)\n');
     expect(find(pages, 'Support')).toMatchObject({ description: 'How to get help', markdown: 'Write to support@example.com.\n' });
     // Assets, plus a file outside .gitbook/assets that a page embeds; unreferenced files are not space files.
@@ -243,7 +246,7 @@ describe('parseRepository: .gitbook.yaml, docs root and monorepos', () => {
       'docs/toc.md',
     ]);
     expect(out.get('docs/toc.md')!.toString()).toBe(
-      '# Table of contents\n\n* [Introduction](intro.md)\n* [Setup guide](guide/setup.md)\n  * [Advanced setup](guide/advanced.md)\n* [Support](support.md)\n',
+      '# Table of contents\n\n* [Introduction](intro.md)\n* [Setting up](guide/setup.md "Setup guide")\n  * [Advanced setup](guide/advanced.md)\n* [Support](support.md)\n',
     );
     expect(out.get('docs/support.md')!.toString()).toBe(
       '---\ndescription: How to get help\n---\n\n# Support\n\nWrite to support@example.com.\n',
@@ -685,64 +688,80 @@ describe('RepoFormatError', () => {
     expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'redirects:\n  old: 3\n' })), /target of 'old' must be a path/);
   });
 
-  it('rejects SUMMARY links that escape the docs root or are not relative paths', () => {
-    expectFormatError(
-      () => parseRepository(summaryRepo('* [A](a.md)\n* [Evil](../../etc/passwd.md)\n')),
-      'SUMMARY.md line 2',
-      "'../../etc/passwd.md'",
-      /escapes/,
-    );
-    expectFormatError(() => parseRepository(summaryRepo('* [Abs](/etc/a.md)\n')), 'SUMMARY.md line 1', /absolute/);
-    expectFormatError(() => parseRepository(summaryRepo('* [Back](guide\\\\c.md)\n')), 'SUMMARY.md line 1', /backslash/);
-    expectFormatError(() => parseRepository(summaryRepo('* [Nul](a%00.md)\n')), 'SUMMARY.md line 1', /NUL/);
+  /** The import goes on; one warning names the line and says what happened. */
+  const expectWarning = (r: { warnings: string[] }, ...parts: Array<string | RegExp>) => {
+    const hit = r.warnings.find((w) => parts.every((p) => (typeof p === 'string' ? w.includes(p) : p.test(w))));
+    expect(hit, `no warning matching ${parts.join(' ')} in ${JSON.stringify(r.warnings)}`).toBeDefined();
+  };
+
+  it('ignores, with a warning, SUMMARY links that escape the docs root or are not relative paths', () => {
+    let r = parseRepository(summaryRepo('* [A](a.md)\n* [Evil](../../etc/passwd.md)\n'));
+    expectWarning(r, 'SUMMARY.md line 2', "'../../etc/passwd.md'", /escapes/);
+    expect(outline(r.pages)).toEqual([['Home <README.md>'], ['A <a.md>']]);
+    r = parseRepository(summaryRepo('* [Back](guide\\\\c.md)\n'));
+    expectWarning(r, 'SUMMARY.md line 1', /backslash/);
+    r = parseRepository(summaryRepo('* [Nul](a%00.md)\n'));
+    expectWarning(r, 'SUMMARY.md line 1', /NUL/);
+    // A root-absolute link is relative to the docs root, as GitBook reads it.
+    r = parseRepository(summaryRepo('* [Abs](/guide/c.md)\n'));
+    expect(outline(r.pages)).toEqual([['Home <README.md>'], ['C <guide/c.md>']]);
     // With a docs root, a link may not climb out of it either.
-    expectFormatError(
-      () => parseRepository(files({ '.gitbook.yaml': 'root: docs\n', 'docs/SUMMARY.md': '* [Out](../README.md)\n', 'README.md': '# x\n' })),
-      'docs/SUMMARY.md line 1',
-      /escapes/,
-    );
+    r = parseRepository(files({ '.gitbook.yaml': 'root: docs\n', 'docs/SUMMARY.md': '* [Out](../README.md)\n', 'README.md': '# x\n' }));
+    expectWarning(r, 'docs/SUMMARY.md line 1', /escapes/);
+    expect(r.pages).toEqual([]);
   });
 
-  it('rejects a malformed SUMMARY.md, naming the line', () => {
-    expectFormatError(
-      () => parseRepository(summaryRepo('# Table of contents\n\n* [A](a.md)\n\nSome stray text.\n')),
-      'SUMMARY.md line 5',
-      /text outside a list/,
-    );
-    expectFormatError(() => parseRepository(summaryRepo('* [A](a.md)\n* Just words\n')), 'SUMMARY.md line 2', /not a link/);
-    expectFormatError(() => parseRepository(summaryRepo('* [A](a.md) and more\n')), 'SUMMARY.md line 1', /not a link/);
-    expectFormatError(
-      () => parseRepository(summaryRepo('* [Pic](image.png)\n')),
-      'SUMMARY.md line 1',
-      /'image.png' is not a markdown file/,
-    );
-    expectFormatError(() => parseRepository(summaryRepo('* [Site](https://example.com/a.md)\n')), 'SUMMARY.md line 1', /external link/);
-    expectFormatError(() => parseRepository(summaryRepo('* [A](a.md)\n* [Part](b.md#part)\n')), 'SUMMARY.md line 2', /anchor/);
-    expectFormatError(
-      () => parseRepository(summaryRepo('* [A](a.md)\n  * [Again](a.md)\n')),
-      'SUMMARY.md line 2',
-      /already linked on line 1/,
-    );
-    expectFormatError(() => parseRepository(summaryRepo('* [A](a.md)\n\n##\n')), 'SUMMARY.md line 3', /group heading needs a title/);
+  it('imports what it can of a malformed SUMMARY.md, with a warning naming each line', () => {
+    let r = parseRepository(summaryRepo('# Table of contents\n\n* [A](a.md)\n\nSome stray text.\n'));
+    expectWarning(r, 'SUMMARY.md line 5', /text outside a list/);
+    expect(outline(r.pages)).toEqual([['Home <README.md>'], ['A <a.md>']]);
+    // An unlinked entry is a page without a file; its children stay under it.
+    r = parseRepository(summaryRepo('* [A](a.md)\n* Just words\n  * [B](b.md)\n'));
+    expect(r.warnings).toEqual([]);
+    expect(r.pages.map((p) => [p.type, p.title, p.path])).toEqual([
+      ['document', 'Home', 'README.md'],
+      ['document', 'A', 'a.md'],
+      ['document', 'Just words', ''],
+    ]);
+    expect(outline(r.pages[2].children)).toEqual([['B <b.md>']]);
+    // Text around the link is not part of the entry.
+    expect(outline(parseRepository(summaryRepo('* [A](a.md) and more\n')).pages)).toEqual([['Home <README.md>'], ['A <a.md>']]);
+    r = parseRepository(summaryRepo('* [Pic](image.png)\n'));
+    expectWarning(r, 'SUMMARY.md line 1', /'image.png' is not a markdown file/);
+    expect(r.pages[1]).toMatchObject({ type: 'link', title: 'Pic', href: 'image.png' });
+    // An external link is a link page.
+    r = parseRepository(summaryRepo('* [Site](https://example.com/a.md)\n'));
+    expect(r.warnings).toEqual([]);
+    expect(r.pages[1]).toMatchObject({ type: 'link', title: 'Site', href: 'https://example.com/a.md', path: '' });
+    r = parseRepository(summaryRepo('* [A](a.md)\n* [Part](b.md#part)\n'));
+    expectWarning(r, 'SUMMARY.md line 2', /anchor/);
+    r = parseRepository(summaryRepo('* [A](a.md)\n  * [Again](a.md)\n'));
+    expectWarning(r, 'SUMMARY.md line 2', /already linked on line 1/);
+    expect(r.pages[1].children[0]).toMatchObject({ type: 'link', title: 'Again', href: 'a.md' });
+    r = parseRepository(summaryRepo('* [A](a.md)\n\n##\n'));
+    expectWarning(r, 'SUMMARY.md line 3', /group heading without a title/);
   });
 
-  it('rejects nesting that cannot be parsed', () => {
+  it('imports what it can of nesting that cannot be parsed', () => {
     // Too deep an indentation makes the line part of the parent's text instead of a child item.
-    expectFormatError(() => parseRepository(summaryRepo('* [A](a.md)\n      * [B](b.md)\n')), 'SUMMARY.md line 2', /indentation/);
+    let r = parseRepository(summaryRepo('* [A](a.md)\n      * [B](b.md)\n'));
+    expectWarning(r, 'SUMMARY.md line 2', /indentation/);
     // A list indented by four spaces at the top is a code block.
-    expectFormatError(() => parseRepository(summaryRepo('# Table of contents\n\n    * [A](a.md)\n')), 'SUMMARY.md line 3', /code block/);
+    r = parseRepository(summaryRepo('# Table of contents\n\n    * [A](a.md)\n'));
+    expectWarning(r, 'SUMMARY.md line 3', /code block/);
     // Content other than a nested list inside an item.
-    expectFormatError(() => parseRepository(summaryRepo('* [A](a.md)\n\n  Some paragraph.\n')), 'SUMMARY.md line 3', /inside a list item/);
+    r = parseRepository(summaryRepo('* [A](a.md)\n\n  Some paragraph.\n'));
+    expectWarning(r, 'SUMMARY.md line 3', /inside a list item/);
+    expect(outline(r.pages)).toEqual([['Home <README.md>'], ['A <a.md>']]);
   });
 
-  it('rejects a SUMMARY link to a missing file', () => {
-    expectFormatError(
-      () => parseRepository(summaryRepo('* [A](a.md)\n* [Gone](guide/missing.md)\n')),
-      'SUMMARY.md line 2',
-      "'guide/missing.md'",
-      /does not exist/,
-    );
-    expectFormatError(() => parseRepository(summaryRepo('* [Case](Guide/C.md)\n')), /does not exist/, /did you mean 'guide\/c.md'/);
+  it('imports a SUMMARY link to a missing file as an empty page, with a warning', () => {
+    let r = parseRepository(summaryRepo('* [A](a.md)\n* [Gone](guide/missing.md)\n  * [B](b.md)\n'));
+    expectWarning(r, 'SUMMARY.md line 2', "'guide/missing.md'", /does not exist/);
+    expect(r.pages[2]).toMatchObject({ type: 'document', title: 'Gone', path: 'guide/missing.md', markdown: '', missing: true });
+    expect(outline(r.pages[2].children)).toEqual([['B <b.md>']]);
+    r = parseRepository(summaryRepo('* [Case](Guide/C.md)\n'));
+    expectWarning(r, /does not exist/, /did you mean 'guide\/c.md'/);
   });
 
   it('rejects invalid front matter, naming the file', () => {
@@ -796,7 +815,7 @@ describe('RepoFormatError', () => {
       '',
     ].join('\n');
     const pages = ['page1/README.md', 'page1/page1-1.md', 'part1/page1-2.md', 'page2/README.md', 'page2/page2-1.md', 'another-page.md'];
-    const r = parseRepository(files({ 'SUMMARY.md': summary, ...Object.fromEntries(pages.map((p) => [p, `# ${p}\n`])) }));
+    const r = parseRepository(files({ 'SUMMARY.md': summary, ...Object.fromEntries(pages.map((p) => [p, `Body of ${p}\n`])) }));
     expect(outline(r.pages)).toEqual([
       [
         '## Use headings to create page groups like this one',

@@ -1,0 +1,113 @@
+// Real GitBook content imported from git renders as a reader expects, in the published view and in
+// the PDF: tabs switchable (all shown in print), figures with their captions, details collapsible.
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { startGitServer, type GitServer } from '../../helpers/git-server.js';
+import { waitFor } from '../../helpers/http.js';
+
+const GITBOOK = process.env.GITBOOK_FIXTURES ?? '/work/shared/fixtures/gitbook';
+
+let t: TestApp;
+let g: GitServer;
+let org: Awaited<ReturnType<TestApp['seedOrg']>>;
+
+const api = (method: string, p: string, body?: unknown) => t.api(method, p, { token: org.adminToken, body });
+
+async function settle(location: string) {
+  const p = new URL(location).pathname;
+  return waitFor(
+    async () => {
+      const o = (await api('GET', p)).body;
+      return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : null;
+    },
+    { what: `operation ${p}`, timeoutMs: 150_000 },
+  );
+}
+
+/** A public space imported from one space folder of a fixture. */
+async function importSpace(fixture: string, dir: string): Promise<string> {
+  const work = await mkdtemp(path.join(tmpdir(), 'dp-gitbook-'));
+  await cp(path.join(GITBOOK, fixture, dir), work, { recursive: true });
+  const url = await g.createRepo(`${fixture}-${dir}`.toLowerCase().replace(/[^a-z0-9-]/g, '-'), { dir: work });
+  await rm(work, { recursive: true, force: true });
+  const spaceId = (await api('POST', `/v1/orgs/${org.orgId}/spaces`, { title: fixture, empty: true })).body.id as string;
+  const r = await api('POST', `/v1/spaces/${spaceId}/git/import`, { url, ref: 'refs/heads/main' });
+  expect(r.status).toBe(204);
+  const op = await settle(r.headers.get('location')!);
+  expect(op.status, op.error).toBe('succeeded');
+  await api('PATCH', `/v1/spaces/${spaceId}`, { visibility: 'public' });
+  return spaceId;
+}
+
+function pdfText(pdf: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('pdftotext', ['-', '-']);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out.replace(/\s+/g, ' ')) : reject(new Error(`pdftotext exited with ${code}`))));
+    child.stdin.end(pdf);
+  });
+}
+
+const walk = (pages: any[]): any[] => pages.flatMap((p) => [p, ...walk(p.pages ?? [])]);
+
+beforeAll(async () => {
+  t = await startTestApp({ workers: ['git', 'pdf'], env: { WORKER_CONCURRENCY: '1' } });
+  g = await startGitServer();
+  org = await t.seedOrg();
+}, 60_000);
+afterAll(async () => {
+  await t?.close();
+  await g?.close();
+});
+
+describe.skipIf(!existsSync(GITBOOK))('rendering real GitBook content', () => {
+  it('Lawnchair help: tabs, details and hints in the document format, the published view and the PDF', async () => {
+    const s = await importSpace('LawnchairLauncher--docs', 'help');
+    const pages = walk((await api('GET', `/v1/spaces/${s}/content/pages`)).body.pages);
+    const verify = pages.find((p) => p.git?.path === 'getting-started/install-and-setup/verify.md');
+    expect(verify).toBeDefined();
+    // ?format=document: the tabs are a tabs block with titled items.
+    const doc = (await api('GET', `/v1/spaces/${s}/content/page/${verify.id}?format=document`)).body.document;
+    const tabs = doc.nodes.find((n: any) => n.type === 'tabs');
+    expect(tabs.nodes.map((i: any) => i.data.title)).toEqual(['Play Store version', 'GitHub version']);
+    expect(JSON.stringify(doc)).not.toContain('{% tab');
+    // Published view: switchable without scripts.
+    const html = await (await fetch(`${t.baseUrl}/s/${s}/${verify.path}`)).text();
+    expect(html).toMatch(/<input type="radio"[^>]*class="tab-radio" checked>/);
+    expect(html).toContain('>GitHub version</label>');
+    expect(html).not.toContain('{% tab');
+    // PDF of the whole space: both tabs' content printed, details content printed, no raw tags.
+    const r = await api('GET', `/v1/spaces/${s}/pdf`);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const op = await settle(r.headers.get('location')!);
+    expect(op.status, JSON.stringify(op)).toBe('succeeded');
+    const text = await pdfText(Buffer.from(await (await fetch(r.body.url)).arrayBuffer()));
+    expect(text).toContain('Play Store version');
+    expect(text).toContain('GitHub version');
+    expect(text).toContain('74:7C:36:45');
+    expect(text).not.toMatch(/\{%\s*(tabs|tab|hint|endtab)/);
+  }, 300_000);
+
+  it('PACE: figures keep their images and captions in the published view', async () => {
+    const s = await importSpace('getstrm--pace', 'docs');
+    const pages = walk((await api('GET', `/v1/spaces/${s}/content/pages`)).body.pages);
+    const page = pages.find((p) => p.git?.path === 'docs/tutorials/detokenization.md' || p.git?.path === 'tutorials/detokenization.md');
+    expect(page).toBeDefined();
+    const doc = (await api('GET', `/v1/spaces/${s}/content/page/${page.id}?format=document`)).body.document;
+    // Nine figures, most inside tabs: each an images block whose image is the imported file.
+    const json = JSON.stringify(doc);
+    expect((json.match(/"type":"images"/g) ?? []).length).toBeGreaterThanOrEqual(5);
+    expect(json).not.toContain('<figure');
+    const html = await (await fetch(`${t.baseUrl}/s/${s}/${page.path}`)).text();
+    expect((html.match(/<figure><img /g) ?? []).length).toBeGreaterThanOrEqual(5);
+    expect(html).toContain('<figcaption>The first few rows in the original table.</figcaption>');
+    expect(html).not.toContain('image-placeholder');
+  }, 300_000);
+});
