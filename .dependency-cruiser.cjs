@@ -3,7 +3,7 @@
 //   use cases  src/services
 //   policies   src/core/access
 //   presenters src/presenters
-//   engines    src/content src/git src/search src/render src/import src/translate src/sso
+//   engines    src/content src/git src/search src/render src/import src/translate src/sso src/sites
 //   platform   src/queue src/db src/storage src/net src/core/*.ts src/auth src/util
 //              src/config.ts src/log.ts
 // src/context.ts is the composition root: it builds the per-process AppContext (pool, blob store,
@@ -14,7 +14,7 @@ const EDGE = '^(src/(server|api|main|cli|supervisor|lifecycle)\\.ts$|src/(routes
 const SERVICES = '^src/services/';
 const POLICIES = '^src/core/access/';
 const PRESENTERS = '^src/presenters/';
-const ENGINES = '^src/(content|git|search|render|import|translate|sso)/';
+const ENGINES = '^src/(content|git|search|render|import|translate|sso|sites)/';
 const PLATFORM = '^src/(queue|db|storage|net|auth|util)/|^src/core/[^/]+\\.ts$|^src/(config|log)\\.ts$';
 const ROOT = '^src/context\\.ts$';
 
