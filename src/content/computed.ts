@@ -83,3 +83,24 @@ function renderReference(app: AppContext, spec: string, blobKey: string, options
   }
   return run;
 }
+
+/** Most OpenAPI blocks of one page evaluated (each is one operation; the rest show method and path). */
+const MAX_OPERATION_BLOCKS = 50;
+
+/**
+ * The operations GitBook's OpenAPI blocks of one body name (`RenderPlan.operations`, keys of
+ * `operationKey`: spec or `src`, path, method), evaluated from the organization's specs: a block
+ * names a spec by slug (`{% openapi-operation spec="petstore" %}`, or a legacy `{% openapi src="petstore" %}`).
+ * A block whose spec is unknown, unprocessed or not found by its `src` gets no entry.
+ */
+export async function evaluateOperationBlocks(app: AppContext, orgId: string, keys: readonly string[]): Promise<[string, string][]> {
+  const out: [string, string][] = [];
+  for (const key of keys.slice(0, MAX_OPERATION_BLOCKS)) {
+    const [spec, path, method] = key.split('\n');
+    if (!spec || !path || spec.length > 256 || /[/:]/.test(spec)) continue;
+    const latest = await latestVersionBlob(app.db, orgId, spec);
+    if (!latest) continue;
+    out.push([key, await renderReference(app, spec, latest.blobKey, { part: { doc: 'operation', page: path, method: method || 'get' } })]);
+  }
+  return out;
+}

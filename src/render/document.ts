@@ -25,7 +25,7 @@ import type { AppContext } from '../context.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBodies, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { createResolver, type Resolver } from '../content/links.js';
-import { evaluateComputedPage } from '../content/computed.js';
+import { evaluateComputedPage, evaluateOperationBlocks } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
 import { pageAppUrl } from '../content/present.js';
 import type { FileNode } from '../content/types.js';
@@ -171,6 +171,7 @@ export async function buildExport(
           const t = resolver.resolve(src, page);
           return [src, t?.kind === 'file' ? (snapshot.filesById.get(t.file)?.name ?? null) : null];
         }),
+        operations: await evaluateOperationBlocks(app, input.organizationId, plan.operations),
       });
     } catch (err) {
       throw new PageRenderError(n.title, (err as Error).message);

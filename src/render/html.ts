@@ -39,6 +39,16 @@ interface PageBodyOptions {
   links: ReadonlyMap<string, string | null>;
   /** Every `{% file src %}` (`renderPlan(...).files`) mapped to its display name, or null when it resolves to nothing. */
   files: ReadonlyMap<string, string | null>;
+  /**
+   * Every OpenAPI block (`renderPlan(...).operations`) mapped to the Markdown of the operation it
+   * names, evaluated from the organization's spec; a block without an entry shows its method and path.
+   */
+  operations?: ReadonlyMap<string, string>;
+}
+
+/** The lookup key of an OpenAPI block: its spec (or `src`), path and method, one per line. */
+export function operationKey(attrs: Record<string, string | undefined>): string {
+  return [attrs.spec ?? attrs.src ?? '', attrs.path ?? '', (attrs.method ?? 'get').toLowerCase()].join('\n');
 }
 
 /** The URLs a body's rendering depends on, each once, in document order. */
@@ -49,6 +59,8 @@ export interface RenderPlan {
   links: string[];
   /** `src` of `{% file %}` blocks. */
   files: string[];
+  /** OpenAPI blocks (`{% openapi-operation %}`, `{% openapi %}`, `{% swagger %}`) as `operationKey`s. */
+  operations: string[];
 }
 
 export function renderPlan(markdown: string): RenderPlan {
@@ -56,6 +68,7 @@ export function renderPlan(markdown: string): RenderPlan {
   const images = new Set<string>();
   const links = new Set<string>();
   const files = new Set<string>();
+  const operations = new Set<string>();
   const todo: (Block | Nodes)[] = [...root.children].reverse();
   while (todo.length) {
     const n = todo.pop()!;
@@ -72,11 +85,14 @@ export function renderPlan(markdown: string): RenderPlan {
     else if (n.type === 'gitbookTag') {
       if (n.name === 'content-ref' && n.attrs.url) links.add(n.attrs.url);
       if (n.name === 'embed' && n.attrs.url) links.add(n.attrs.url);
+      if (OPENAPI_TAGS.has(n.name)) operations.add(operationKey(n.attrs));
     }
     if ('children' in n) for (let i = n.children.length - 1; i >= 0; i--) todo.push(n.children[i] as Nodes);
   }
-  return { images: [...images], links: [...links], files: [...files] };
+  return { images: [...images], links: [...links], files: [...files], operations: [...operations] };
 }
+
+const OPENAPI_TAGS = new Set(['openapi-operation', 'openapi', 'swagger']);
 
 function el(tagName: string, properties: Properties, children: ElementContent[]): Element {
   return { type: 'element', tagName, properties, children };
@@ -86,6 +102,10 @@ const text = (value: string): ElementContent => ({ type: 'text', value });
 
 /** One page body as an HTML fragment. */
 export function pageBodyHtml(markdown: string, o: PageBodyOptions): string {
+  return toHtml(bodyHast(markdown, o));
+}
+
+function bodyHast(markdown: string, o: PageBodyOptions) {
   const { root, definitions } = parseExtended(markdown);
   const ids = headingIds(root);
   const def = (identifier: string): Definition | undefined => definitions.get(identifier);
@@ -164,8 +184,7 @@ export function pageBodyHtml(markdown: string, o: PageBodyOptions): string {
     },
   };
   let blockCount = 0;
-  const hast = toHast(root as unknown as Root, { handlers: handlers as Handlers, clobberPrefix: `${o.anchor}-`, footnoteLabel: 'Notes' });
-  return toHtml(hast);
+  return toHast(root as unknown as Root, { handlers: handlers as Handlers, clobberPrefix: `${o.anchor}-`, footnoteLabel: 'Notes' });
 }
 
 /** `<img>` tags of a raw HTML block (GitBook's `<figure>`s): their src and alt, entities decoded. */
@@ -260,7 +279,21 @@ function renderTag(state: State, node: TagNode, o: PageBodyOptions, nextId: () =
       return el('p', { className: ['reusable-content'] }, [text(`Reusable content: ${node.arg ?? a.src ?? ''}`)]);
     case 'swagger':
     case 'openapi':
-    case 'openapi-operation':
+    case 'openapi-operation': {
+      // The operation as the spec describes it (parameters, bodies, responses), rendered here
+      // without further lookups, so an operation cannot pull in another; else method and path.
+      const evaluated = o.operations?.get(operationKey(a));
+      const operation =
+        evaluated === undefined
+          ? []
+          : ((
+              bodyHast(evaluated, {
+                anchor: `${o.anchor}-op${nextId()}`,
+                images: new Map(),
+                links: new Map(),
+                files: new Map(),
+              }) as { children?: ElementContent[] }
+            ).children ?? []);
       return el('div', { className: ['openapi-operation'] }, [
         el('p', { className: ['openapi-title'] }, [
           el('span', { className: ['method', `method-${(a.method ?? 'get').toLowerCase()}`] }, [text((a.method ?? 'get').toUpperCase())]),
@@ -269,7 +302,9 @@ function renderTag(state: State, node: TagNode, o: PageBodyOptions, nextId: () =
           ...(a.summary ? [text(` ${a.summary}`)] : []),
         ]),
         ...children(),
+        ...operation,
       ]);
+    }
     default:
       return el('div', { className: [`gitbook-${node.name}`] }, children());
   }

@@ -25,6 +25,8 @@ export interface HtmlLookups {
   images: [string, ImageSource][];
   links: [string, string | null][];
   files: [string, string | null][];
+  /** Evaluated OpenAPI blocks: `operationKey` -> the operation's Markdown. */
+  operations?: [string, string][];
 }
 
 export type MarkdownTask =
@@ -125,6 +127,7 @@ function parsedValue(task: Extract<MarkdownTask, { op: BodyOp }>): BodyValues[Bo
         images: new Map(task.images),
         links: new Map(task.links),
         files: new Map(task.files),
+        operations: new Map(task.operations ?? []),
       });
   }
 }
@@ -142,7 +145,7 @@ export function plainValue(task: Extract<MarkdownTask, { op: BodyOp }>, reason: 
     case 'links':
       return [];
     case 'plan':
-      return { images: [], links: [], files: [] };
+      return { images: [], links: [], files: [], operations: [] };
     case 'html':
       return plainHtml(task.md, reason);
   }

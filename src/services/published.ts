@@ -10,7 +10,7 @@ import { revisionSnapshot } from '../content/commit.js';
 import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { createResolver } from '../content/links.js';
 import { fileDownloadUrl } from '../content/present.js';
-import { evaluateComputedPage } from '../content/computed.js';
+import { evaluateComputedPage, evaluateOperationBlocks } from '../content/computed.js';
 import { BLOCK_CSS, escapeHtml, type ImageSource } from '../render/html.js';
 
 function publishedSpace(s: SpaceRow, shareKey: string | undefined): boolean {
@@ -89,6 +89,7 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
     images,
     links: plan.links.map((url) => [url, link(url)]),
     files: plan.files.map((src) => [src, fileName(src)]),
+    operations: await evaluateOperationBlocks(app, space.organization_id, plan.operations),
   });
   const nav = (list: TreePage[]): string =>
     list.length

@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/http.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { startSpecServer } from '../../helpers/spec-server.js';
+import { editContent } from '../../helpers/content.js';
 import { evaluateOpenAPIOperation } from '../../../src/content/computed.js';
 import { GitBookAPI } from '@gitbook/api';
 
@@ -258,6 +259,59 @@ describe('spaces created from an OpenAPI computed source', () => {
     expect(md).toContain('Response **200**');
     expect(await evaluateOpenAPIOperation(t.app, org.orgId, 'harbor', '/nope', 'get')).toContain('no operation `GET /nope`');
     expect(await evaluateOpenAPIOperation(t.app, org.orgId, 'absent', '/nope', 'get')).toContain('has no processed version yet');
+  });
+
+  it('renders GitBook OpenAPI blocks in a page as the operations they name, in the published view and the PDF', async () => {
+    const r = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Guide with blocks' } });
+    expect(r.status).toBe(201);
+    const space = r.body.id as string;
+    let pageId = '';
+    await editContent(t, space, (d) => {
+      pageId = d.insertPage(null, {
+        title: 'Projects',
+        markdown: [
+          'Read a project:',
+          '',
+          '{% openapi-operation spec="harbor" path="/projects/{project_name_or_id}" method="get" %}',
+          '{% endopenapi-operation %}',
+          '',
+          'And the legacy form:',
+          '',
+          '{% openapi src="growthbook" path="/features" method="get" %}',
+          '[growthbook](growthbook)',
+          '{% endopenapi %}',
+          '',
+          '{% openapi-operation spec="absent" path="/nope" method="get" %}',
+          '{% endopenapi-operation %}',
+          '',
+        ].join('\n'),
+      });
+    });
+    await t.api('PATCH', `/v1/spaces/${space}`, { token: org.adminToken, body: { visibility: 'public' } });
+    const html = await (await fetch(`${t.baseUrl}/s/${space}/projects`)).text();
+    // Parameters defined by $ref in Harbor's description, and GrowthBook's query parameters.
+    expect(html).toContain('X-Request-Id');
+    expect(html).toContain('project_name_or_id');
+    expect(html).toMatch(/<td><code>limit<\/code><\/td>\s*<td>query<\/td>/);
+    // A block naming an unknown spec keeps its method and path only.
+    expect(html).toContain('<code>/nope</code>');
+    expect(html).not.toContain('no processed version');
+
+    const pdfReq = await t.api('GET', `/v1/spaces/${space}/pdf?page=${pageId}&only=true`, { token: org.adminToken });
+    expect(pdfReq.status).toBe(200);
+    const opPath = new URL(pdfReq.headers.get('location')!).pathname;
+    const op = await waitFor(
+      async () => {
+        const o = (await t.api('GET', opPath, { token: org.adminToken })).body;
+        return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : null;
+      },
+      { timeoutMs: 150_000, what: 'the PDF export' },
+    );
+    expect(op.status, JSON.stringify(op)).toBe('succeeded');
+    const text = await pdfText(Buffer.from(await (await fetch(pdfReq.body.url)).arrayBuffer()));
+    expect(text).toContain('An unique ID for the request');
+    expect(text).toContain('Operation ID: getProject');
+    expect(text).toContain('The number of items to return');
   });
 
   it('refuses a computed source it cannot compute, naming the field', async () => {
