@@ -13,6 +13,7 @@ import type { Definition, Heading, Image, ImageReference, Link, LinkReference, N
 import type { Element, ElementContent, Properties } from 'hast';
 import { toHast, defaultHandlers, type Handler, type Handlers, type State } from 'mdast-util-to-hast';
 import { toHtml } from 'hast-util-to-html';
+import katex from 'katex';
 import {
   headingIds,
   parseExtended,
@@ -102,7 +103,30 @@ const text = (value: string): ElementContent => ({ type: 'text', value });
 
 /** One page body as an HTML fragment. */
 export function pageBodyHtml(markdown: string, o: PageBodyOptions): string {
-  return toHtml(bodyHast(markdown, o));
+  // The only raw nodes are KaTeX's MathML (mathElement); raw HTML of the Markdown never becomes one.
+  return toHtml(bodyHast(markdown, o), { allowDangerousHtml: true });
+}
+
+/**
+ * TeX as MathML, which browsers and the PDF's Chromium lay out natively (no fonts or scripts to
+ * load). KaTeX runs untrusted (no \href, \url or HTML extensions), with bounded macro expansion
+ * and sizes; TeX it cannot parse is shown as written, in code.
+ */
+function mathElement(tex: string, display: boolean): ElementContent {
+  try {
+    const value = katex.renderToString(tex, {
+      output: 'mathml',
+      displayMode: display,
+      throwOnError: true,
+      trust: false,
+      strict: 'ignore',
+      maxExpand: 200,
+      maxSize: 50,
+    });
+    return { type: 'raw', value } as unknown as ElementContent;
+  } catch {
+    return el('code', {}, [text(tex)]);
+  }
 }
 
 function bodyHast(markdown: string, o: PageBodyOptions) {
@@ -161,8 +185,8 @@ function bodyHast(markdown: string, o: PageBodyOptions) {
       ]);
     },
     gitbookTag: (state: State, node: TagNode) => renderTag(state, node, o, () => ++blockCount),
-    math: (_state: State, node: { value: string }) => el('div', { className: ['math'] }, [el('code', {}, [text(node.value)])]),
-    inlineMath: (_state: State, node: { value: string }) => el('code', { className: ['math'] }, [text(node.value)]),
+    math: (_state: State, node: { value: string }) => el('div', { className: ['math'] }, [mathElement(node.value, true)]),
+    inlineMath: (_state: State, node: { value: string }) => el('span', { className: ['math'] }, [mathElement(node.value, false)]),
     html(_state: State, node: { value: string }) {
       // Raw HTML is dropped, but for GitBook's figures and images: rebuilt from their src, alt and caption.
       const imgs = figureImages(node.value);

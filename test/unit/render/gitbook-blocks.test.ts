@@ -36,8 +36,26 @@ describe('GitBook blocks in HTML', () => {
     expect(html).toMatch(/<div class="columns"><div class="column">\s*<p>L<\/p>/);
     expect(html).toContain('<p class="update-date">2024-01-31</p>');
     expect(html).toMatch(/<figure class="code-block line-numbers"><figcaption class="code-title">app.js<\/figcaption>/);
-    expect(html).toContain('E=mc^2');
+    // Math as MathML: E, =, m, c with a superscript 2.
+    expect(html).toMatch(/<div class="math"><span class="katex"><math xmlns="http:\/\/www.w3.org\/1998\/Math\/MathML" display="block">/);
+    expect(html).toMatch(/<msup><mi>c<\/mi><mn>2<\/mn><\/msup>/);
     expect(BLOCK_CSS).toMatch(/li\.step::before \{ content: counter\(step\)/);
+  });
+
+  it('math: inline and block as MathML; hostile or broken TeX stays text; nothing runs', () => {
+    const inline = render('The area is $$\\pi r^2$$ here.\n');
+    expect(inline).toMatch(/<span class="math"><span class="katex"><math[^>]*><semantics><mrow><mi>π<\/mi>/);
+    // Unknown commands and unbalanced braces are shown as written.
+    expect(render('$$\n\\frac{1}{\n$$\n')).toContain('<div class="math"><code>\\frac{1}{</code></div>');
+    // KaTeX untrusted: no links, no HTML, no unbounded macro expansion.
+    const link = render('$$\n\\href{javascript:alert(1)}{x}\n$$\n');
+    expect(link).not.toMatch(/href=|<a\b/); // the TeX is kept only as the annotation's text
+    expect(link).toContain('<mtext>\\href</mtext>');
+    expect(render('$$\n\\htmlClass{x}{y}\n$$\n')).not.toContain('class="x"');
+    const bomb = `$$\n\\def\\a{\\b\\b}\\def\\b{\\c\\c}\\def\\c{\\d\\d}\\def\\d{xxxxxxxx}${'\\a'.repeat(40)}\n$$\n`;
+    expect(render(bomb)).toContain('<code>');
+    // Markdown's own raw HTML is still dropped (the only raw HTML is KaTeX's).
+    expect(render('<script>alert(1)</script>\n\n<b onclick="x()">b</b>\n')).not.toMatch(/<script|onclick/);
   });
 
   it('figures with captions and raw images: planned, embedded, captioned', () => {
