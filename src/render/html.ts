@@ -14,6 +14,7 @@ import type { Element, ElementContent, Properties } from 'hast';
 import { toHast, defaultHandlers, type Handler, type Handlers, type State } from 'mdast-util-to-hast';
 import { toHtml } from 'hast-util-to-html';
 import katex from 'katex';
+import { htmlTableHast, parseHtmlTable, tableUrls } from './html-table.js';
 import {
   headingIds,
   parseExtended,
@@ -82,8 +83,14 @@ export function renderPlan(markdown: string): RenderPlan {
       const def = definitions.get(n.identifier);
       if (def) links.add(def.url);
     } else if (n.type === 'gitbookFile') files.add(n.src);
-    else if (n.type === 'html') for (const img of figureImages(n.value)) images.add(img.src);
-    else if (n.type === 'gitbookTag') {
+    else if (n.type === 'html') {
+      const table = parseHtmlTable(n.value);
+      if (table) {
+        const urls = tableUrls(table);
+        urls.images.forEach((u) => images.add(u));
+        urls.links.forEach((u) => links.add(u));
+      } else for (const img of figureImages(n.value)) images.add(img.src);
+    } else if (n.type === 'gitbookTag') {
       if (n.name === 'content-ref' && n.attrs.url) links.add(n.attrs.url);
       if (n.name === 'embed' && n.attrs.url) links.add(n.attrs.url);
       if (OPENAPI_TAGS.has(n.name)) operations.add(operationKey(n.attrs));
@@ -188,7 +195,14 @@ function bodyHast(markdown: string, o: PageBodyOptions) {
     math: (_state: State, node: { value: string }) => el('div', { className: ['math'] }, [mathElement(node.value, true)]),
     inlineMath: (_state: State, node: { value: string }) => el('span', { className: ['math'] }, [mathElement(node.value, false)]),
     html(_state: State, node: { value: string }) {
-      // Raw HTML is dropped, but for GitBook's figures and images: rebuilt from their src, alt and caption.
+      // Raw HTML is dropped, but for GitBook's tables (card grids included), figures and images:
+      // rebuilt from their text, links and images alone.
+      const table = parseHtmlTable(node.value);
+      if (table)
+        return htmlTableHast(table, {
+          image: (url, alt) => imageElement(url, alt, null),
+          href: (url) => o.links.get(url) ?? null,
+        });
       const imgs = figureImages(node.value);
       if (!imgs.length) return undefined;
       const caption = /<figcaption[^>]*>([\s\S]*?)<\/figcaption>/i.exec(node.value);
@@ -362,6 +376,10 @@ details.expandable > summary { cursor: pointer; font-weight: 600; }
 .openapi-operation .method { font-weight: bold; text-transform: uppercase; }
 .embed, .content-ref, .reusable-content { border: 1px solid #d9dce1; border-radius: 4px; padding: 4px 10px; }
 .math { font-family: "DejaVu Serif", serif; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(14em, 1fr)); gap: 0.8em; margin: 0 0 0.8em; }
+.card { border: 1px solid #d9dce1; border-radius: 6px; padding: 0 10px 8px; overflow: hidden; break-inside: avoid; }
+.card > img { display: block; width: calc(100% + 20px); margin: 0 -10px 6px; max-height: 12em; object-fit: cover; }
+.card-title { font-weight: 600; margin: 8px 0 4px; } .card-text { margin: 0 0 4px; color: #444; }
 @media print {
   .tab-label { display: none; }
   .tab-panel { display: block !important; }

@@ -95,6 +95,24 @@ describe.skipIf(!existsSync(GITBOOK))('rendering real GitBook content', () => {
     expect(text).not.toMatch(/\{%\s*(tabs|tab|hint|endtab)/);
   }, 300_000);
 
+  it('WDK: card grids written as HTML tables show as cards with their covers and targets', async () => {
+    const s = await importSpace('tetherto--wdk-docs', '.');
+    const pages = walk((await api('GET', `/v1/spaces/${s}/content/pages`)).body.pages);
+    const page = pages.find((p) => p.git?.path === 'overview/about.md');
+    expect(page).toBeDefined();
+    const html = await (await fetch(`${t.baseUrl}/s/${s}/${page.path}`)).text();
+    const main = html.slice(html.indexOf('</nav>'));
+    // Two card grids on the page (five and four cards), covers from the repository's assets.
+    expect(main.match(/<div class="cards">/g) ?? [], main.slice(0, 3000)).toHaveLength(2);
+    expect((main.match(/<div class="card">/g) ?? []).length).toBeGreaterThanOrEqual(9);
+    expect(main).toContain('<strong>Runs Anywhere</strong>');
+    const sdk = main.slice(main.indexOf('Modular SDK') - 400, main.indexOf('Modular SDK') + 40);
+    expect(sdk).toMatch(
+      /<div class="card"><img src="[^"]+" alt=""><p class="card-title"><a href="[^"]*"><strong>Modular SDK<\/strong><\/a>/,
+    );
+    expect(main).not.toContain('image-placeholder');
+  }, 300_000);
+
   it('PACE: figures keep their images and captions in the published view', async () => {
     const s = await importSpace('getstrm--pace', 'docs');
     const pages = walk((await api('GET', `/v1/spaces/${s}/content/pages`)).body.pages);

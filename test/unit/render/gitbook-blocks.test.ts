@@ -102,3 +102,40 @@ describe('GitBook blocks in HTML', () => {
     );
   });
 });
+
+describe('GitBook HTML tables', () => {
+  const cards = [
+    '<table data-card-size="large" data-view="cards">',
+    '\t<thead><tr><th></th><th></th><th data-hidden data-card-target data-type="content-ref"></th><th data-hidden data-card-cover data-type="image">Cover image</th></tr></thead>',
+    '\t<tbody>',
+    '\t\t<tr><td><strong>Modular SDK</strong></td><td>Unified APIs &#x26; more</td><td><a href="../sdk/get-started.md">get-started.md</a></td><td><a href="../assets/sdk.png">sdk.png</a></td></tr>',
+    '\t\t<tr><td><strong>Indexer</strong></td><td>Data <script>alert(1)</script><b onclick="x()">access</b></td><td></td><td></td></tr>',
+    '\t</tbody>',
+    '</table>',
+    '',
+  ].join('\n');
+
+  it('card grids: planned (covers as images, targets as links), one card per row, title linked to its target', () => {
+    const plan = renderPlan(cards);
+    expect(plan.images).toEqual(['../assets/sdk.png']);
+    expect(plan.links).toEqual(['../sdk/get-started.md']);
+    const html = render(cards, {
+      images: [['../assets/sdk.png', { src: 'data:image/png;base64,AA==' }]],
+      links: [['../sdk/get-started.md', '/s/x/sdk/get-started']],
+    });
+    expect(html.match(/<div class="card">/g)).toHaveLength(2);
+    expect(html).toContain(
+      '<div class="card"><img src="data:image/png;base64,AA==" alt=""><p class="card-title"><a href="/s/x/sdk/get-started"><strong>Modular SDK</strong></a></p><p class="card-text">Unified APIs &#x26; more</p></div>',
+    );
+    // Only text and a few inline elements are rebuilt: no script, no event handler.
+    expect(html).toContain('<p class="card-text">Data <strong>access</strong></p>');
+    expect(html).not.toMatch(/<script|onclick|alert/);
+  });
+
+  it('plain HTML tables keep their header and cells, hidden columns left out', () => {
+    const html = render(
+      '<table><thead><tr><th>Name</th><th data-hidden>Secret</th></tr></thead><tbody><tr><td><code>limit</code></td><td>x</td></tr></tbody></table>\n',
+    );
+    expect(html).toBe('<table><thead><tr><th>Name</th></tr></thead><tbody><tr><td><code>limit</code></td></tr></tbody></table>');
+  });
+});
