@@ -26,6 +26,7 @@ import { revisionSnapshot } from '../content/commit.js';
 import { loadBodies, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { createResolver, type Resolver } from '../content/links.js';
 import { evaluateComputedPage, evaluateOperationBlocks } from '../content/computed.js';
+import { expandIncludes } from '../content/includes.js';
 import { evaluateExpressions } from '../content/expressions.js';
 import { pageAppUrl } from '../content/present.js';
 import type { FileNode } from '../content/types.js';
@@ -139,7 +140,7 @@ export async function buildExport(
         throw new PageRenderError(n.title, `the computed content could not be evaluated: ${(err as Error).message}`);
       }
     } else {
-      markdown = bodies.get(n.id) ?? '';
+      markdown = await expandIncludes(app, snapshot, resolver, page, bodies.get(n.id) ?? '');
     }
     markdown = evaluateExpressions(markdown, { space: snapshot.root.variables ?? {}, page: n.variables ?? {} });
 

@@ -9,6 +9,7 @@ import { getSpace, type SpaceRow } from '../db/repos/spaces.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { createResolver } from '../content/links.js';
+import { expandIncludes } from '../content/includes.js';
 import { fileDownloadUrl } from '../content/present.js';
 import { evaluateComputedPage, evaluateOperationBlocks } from '../content/computed.js';
 import { BLOCK_CSS, escapeHtml, type ImageSource } from '../render/html.js';
@@ -55,11 +56,11 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
   }
   if (!page || page.node.type === 'group' || page.node.type === 'link') throw notFound('Not found');
 
+  const resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl });
   const markdown =
     page.node.type === 'computed'
       ? await evaluateComputedPage(app, space.organization_id, page.node)
-      : await loadBody(app.db, spaceId, page.node);
-  const resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl });
+      : await expandIncludes(app, snapshot, resolver, page, await loadBody(app.db, spaceId, page.node));
   // Parsing and rendering run off the event loop (src/render/pool.ts): first what the body links
   // to, resolved here against the revision, then the HTML.
   const plan = await app.markdown.plan(markdown);

@@ -49,6 +49,9 @@ function referencedUrls(markdown: string): string[] {
   return urls;
 }
 
+/** `{% include "path" %}` of GitBook's reusable content (the path relative to the page). */
+const INCLUDE_TAG = /\{%[ \t]*include[ \t]+(?:src[ \t]*=[ \t]*)?"([^"\n]{1,1024})"[ \t]*%\}/g;
+
 interface Context {
   docs: Map<string, Buffer>;
   rootDir: string;
@@ -228,6 +231,17 @@ function collectFiles(ctx: Context, pages: ImportedPage[]): ImportedFile[] {
             break;
           }
         }
+      }
+      // Reusable content (`{% include "../.gitbook/includes/x.md" %}`): the Markdown file it names is
+      // kept as a file of the space, which the published view and the PDF put in the tag's place.
+      for (const m of page.markdown.matchAll(INCLUDE_TAG)) {
+        let path: string;
+        try {
+          path = resolvePath(m[1], 'link', dirname(page.path));
+        } catch {
+          continue;
+        }
+        if (path && ctx.docs.has(path) && isMarkdownPath(path)) paths.add(path);
       }
     }
     page.children.forEach(visit);

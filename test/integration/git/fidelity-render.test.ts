@@ -93,6 +93,17 @@ describe.skipIf(!existsSync(GITBOOK))('rendering real GitBook content', () => {
     expect(text).toContain('GitHub version');
     expect(text).toContain('74:7C:36:45');
     expect(text).not.toMatch(/\{%\s*(tabs|tab|hint|endtab)/);
+    // Reusable content: the included file's body (front matter dropped) stands in the tag's place,
+    // for readers and in the PDF; the page itself keeps the tag.
+    expect(text).toContain('Tap Restart Lawnchair');
+    expect(text).not.toContain('{% include');
+    const lawnicons = pages.find((p) => p.git?.path === 'integrations/lawnicons.md');
+    const shown = await (await fetch(`${t.baseUrl}/s/${s}/${lawnicons.path}`)).text();
+    expect(shown).toContain('This feature works on top of your selected icon pack.');
+    expect(shown).toMatch(/<details[^>]*><summary>How to turn on themed icons<\/summary>/);
+    expect(shown).not.toContain('title: Turn on themed icons');
+    const raw = (await api('GET', `/v1/spaces/${s}/content/page/${lawnicons.id}`)).body.markdown;
+    expect(raw).toContain('{% include "../.gitbook/includes/turn-on-themed-icons.md" %}');
   }, 300_000);
 
   it('WDK: card grids written as HTML tables show as cards with their covers and targets', async () => {
