@@ -19,7 +19,8 @@ const REAL = {
 
 beforeAll(async () => {
   specs = await startSpecServer();
-  t = await startTestApp({ workers: ['openapi', 'pdf'] });
+  // Two large real descriptions fetched and validated at once: a generous fetch limit for a loaded machine.
+  t = await startTestApp({ workers: ['openapi', 'pdf'], env: { FETCH_TIMEOUT_MS: '60000' } });
   org = await t.seedOrg();
   for (const [slug, file] of Object.entries(REAL)) {
     const r = await t.api('PUT', `/v1/orgs/${org.orgId}/openapi/${slug}`, {
@@ -34,7 +35,7 @@ beforeAll(async () => {
       },
       { what: `processing of ${slug}` },
     );
-    expect(op.status).toBe('succeeded');
+    expect(op.status, JSON.stringify(op)).toBe('succeeded');
   }
 });
 afterAll(async () => {
