@@ -18,8 +18,9 @@
 // - A path containing `.gitbook/assets/<name>`: the file whose `git.path` it is, else the file named
 //   `<name>`; otherwise broken.
 // - Any other path is a docs-as-code path (percent-decoded; `?query` dropped; `#anchor` kept):
-//   1. Pages synced from git: resolved against the directory of the linking page's `git.path` and
-//      matched against pages' `git.path` (as written, with `.md`, or as `<folder>/README.md`).
+//   1. Pages synced from git: resolved against the directory of the linking page's `git.path` (a
+//      `/`-prefixed path against the docs root, as GitBook does) and matched against pages' and
+//      files' `git.path` (as written, with `.md`, or as `<folder>/README.md`).
 //   2. Page paths: resolved against the linking page's directory — its own path when it has
 //      children (it is the folder's README in a git layout), otherwise its parent's directory —
 //      or against the space root when it starts with `/`. A trailing `.md` is stripped and a final
@@ -90,6 +91,19 @@ const PAGE_REF = /^\/?pages\/([^/]+)\/?$/;
 const FILE_REF = /^\/?files\/([^/]+)\/?$/;
 const ASSETS = /(?:^|\/)\.gitbook\/assets\/(.+)$/;
 
+/**
+ * Where a root-absolute link (`/guide/setup.md`) of a git-synced page may point: GitBook resolves it
+ * against the docs root (`.gitbook.yaml` `root`), and git paths are relative to the repository, so
+ * the link is tried under each folder holding the page, outermost first (pages only exist under the
+ * docs root, so the first folder where it names something is the docs root).
+ */
+function gitRootCandidates(fromGitPath: string, rootAbsolute: string): (string | null)[] {
+  const dirs = dirname(fromGitPath).split('/').filter(Boolean);
+  const out: (string | null)[] = [];
+  for (let i = 0; i <= dirs.length; i++) out.push(joinRelative(dirs.slice(0, i).join('/'), rootAbsolute.replace(/^\/+/, '')));
+  return out;
+}
+
 /** Join `rel` onto `baseDir` ('' = root); `/`-prefixed `rel` starts at the root. null above the root. */
 export function joinRelative(baseDir: string, rel: string): string | null {
   const parts = rel.startsWith('/') || !baseDir ? [] : baseDir.split('/');
@@ -157,16 +171,21 @@ export function createResolver(snap: SnapshotLike, opts: ResolverOptions): Resol
     return snap.byPath.get(path) ?? snap.byPath.get(path.split('/').map(slugify).join('/'));
   };
 
+  const pageAtGitPath = (g: string | null): TreePage | undefined => {
+    if (g === null) return undefined;
+    const dir = g ? `${g}/` : '';
+    return (g && (byGitPath.get(g) ?? byGitPath.get(`${g}.md`))) || byGitPath.get(`${dir}README.md`) || byGitPath.get(`${dir}readme.md`);
+  };
+
   const findPage = (path: string, from: TreePage): TreePage | undefined => {
     const gitPath = from.node.git?.path;
     if (gitPath && byGitPath.size) {
-      const g = joinRelative(dirname(gitPath), path);
-      if (g !== null) {
-        const dir = g ? `${g}/` : '';
-        const hit =
-          (g && (byGitPath.get(g) ?? byGitPath.get(`${g}.md`))) || byGitPath.get(`${dir}README.md`) || byGitPath.get(`${dir}readme.md`);
-        if (hit) return hit;
-      }
+      const hit = path.startsWith('/')
+        ? gitRootCandidates(gitPath, path)
+            .map(pageAtGitPath)
+            .find((p) => p)
+        : pageAtGitPath(joinRelative(dirname(gitPath), path));
+      if (hit) return hit;
     }
     const joined = joinRelative(linkBaseDir(from), path);
     return joined === null ? undefined : findPageBySlugPath(pagePath(joined));
@@ -174,7 +193,8 @@ export function createResolver(snap: SnapshotLike, opts: ResolverOptions): Resol
 
   const findFile = (path: string, from: TreePage): File | undefined => {
     const candidates = [joinRelative(linkBaseDir(from), path)];
-    if (from.node.git?.path) candidates.unshift(joinRelative(dirname(from.node.git.path), path));
+    const gitPath = from.node.git?.path;
+    if (gitPath) candidates.unshift(...(path.startsWith('/') ? gitRootCandidates(gitPath, path) : [joinRelative(dirname(gitPath), path)]));
     for (const c of candidates) {
       const hit = c === null ? undefined : filesByGitPath.get(c);
       if (hit) return hit;

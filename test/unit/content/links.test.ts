@@ -224,6 +224,34 @@ describe('link resolution', () => {
     expect(g.resolve('/api-reference/authentication', s.byId.get('home')!)).toEqual({ kind: 'page', page: 'auth' });
   });
 
+  it('resolves root-absolute links against the docs root of a repository whose docs live in a folder', () => {
+    // .gitbook.yaml root: docs/ (git paths are relative to the repository).
+    const s = snapshot(
+      [
+        { id: 'home', git: 'docs/README.md' },
+        // Slugs unlike the file names: only the git layout finds these pages.
+        {
+          id: 'guide',
+          slug: 'handbook',
+          git: 'docs/guide/README.md',
+          children: [{ id: 'setup', slug: 'installing', git: 'docs/guide/setup.md' }],
+        },
+        { id: 'faq', slug: 'questions', git: 'docs/faq.md' },
+      ],
+      [
+        { id: 'other', name: 'shot.png', git: { oid: 'o', path: 'docs/guide/images/shot.png' } },
+        { id: 'shot', name: 'shot.png', git: { oid: 'o', path: 'docs/images/shot.png' } },
+      ],
+    );
+    const g = createResolver(s, { publicUrl: PUBLIC });
+    const setup = s.byId.get('setup')!;
+    expect(g.resolve('/faq.md', setup)).toEqual({ kind: 'page', page: 'faq' });
+    expect(g.resolve('/guide/setup.md#step-2', s.byId.get('faq')!)).toEqual({ kind: 'page', page: 'setup', anchor: 'step-2' });
+    expect(g.resolve('/guide/', setup)).toEqual({ kind: 'page', page: 'guide' });
+    expect(g.resolve('/images/shot.png', setup)).toEqual({ kind: 'file', file: 'shot' });
+    expect(g.resolve('/missing.md', setup)).toEqual({ kind: 'broken', url: '/missing.md' });
+  });
+
   it('joins relative paths', () => {
     expect(joinRelative('a/b', '../c')).toBe('a/c');
     expect(joinRelative('a/b', '/c/./d/')).toBe('c/d');
