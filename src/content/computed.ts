@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.js';
 import type { PageNode } from './types.js';
 import type { ReferenceOptions } from './openapi-render.js';
-import { latestVersionBlob } from '../db/repos/openapi.js';
+import { latestVersionBlob, specSlugBySourceUrl } from '../db/repos/openapi.js';
 
 /** Rendered references kept per process (versions are immutable: keyed by their blob). */
 const CACHE_CHARS = 32 * 1024 * 1024;
@@ -90,14 +90,18 @@ const MAX_OPERATION_BLOCKS = 50;
 /**
  * The operations GitBook's OpenAPI blocks of one body name (`RenderPlan.operations`, keys of
  * `operationKey`: spec or `src`, path, method), evaluated from the organization's specs: a block
- * names a spec by slug (`{% openapi-operation spec="petstore" %}`, or a legacy `{% openapi src="petstore" %}`).
+ * names a spec by slug (`{% openapi-operation spec="petstore" %}`, or a legacy `{% openapi src="petstore" %}`)
+ * or, in a legacy block, by the URL the spec is fetched from (`{% openapi src="https://…/openapi.yaml" %}`).
  * A block whose spec is unknown, unprocessed or not found by its `src` gets no entry.
  */
 export async function evaluateOperationBlocks(app: AppContext, orgId: string, keys: readonly string[]): Promise<[string, string][]> {
   const out: [string, string][] = [];
   for (const key of keys.slice(0, MAX_OPERATION_BLOCKS)) {
-    const [spec, path, method] = key.split('\n');
-    if (!spec || !path || spec.length > 256 || /[/:]/.test(spec)) continue;
+    const [named, path, method] = key.split('\n');
+    if (!named || !path || named.length > 2048) continue;
+    // A legacy block's `src` may be the URL the spec is fetched from.
+    const spec = /^https?:\/\//i.test(named) ? await specSlugBySourceUrl(app.db, orgId, named) : /[/:]/.test(named) ? null : named;
+    if (!spec) continue;
     const latest = await latestVersionBlob(app.db, orgId, spec);
     if (!latest) continue;
     out.push([key, await renderReference(app, spec, latest.blobKey, { part: { doc: 'operation', page: path, method: method || 'get' } })]);

@@ -215,6 +215,15 @@ export async function latestVersionBlob(
   return rows[0] ? { blobKey: rows[0].blob_key, slug: rows[0].slug, visibility: rows[0].visibility } : null;
 }
 
+/** The slug of the organization's spec fetched from `url` (as shown, credentials removed), oldest first; null when none. */
+export async function specSlugBySourceUrl(db: Queryable, orgId: string, url: string): Promise<string | null> {
+  const { rows } = await db.query<{ slug: string }>(
+    'SELECT slug FROM openapi_specs WHERE organization_id = $1 AND source_url = $2 ORDER BY created_at, id LIMIT 1',
+    [orgId, url],
+  );
+  return rows[0]?.slug ?? null;
+}
+
 export function specBlobPrefix(specId: string) {
   return `openapi/${specId}/`;
 }

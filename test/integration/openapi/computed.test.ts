@@ -282,6 +282,11 @@ describe('spaces created from an OpenAPI computed source', () => {
           '[growthbook](growthbook)',
           '{% endopenapi %}',
           '',
+          'By the URL the spec is fetched from:',
+          '',
+          `{% swagger src="${specs.url}/shared/${REAL.growthbook}" path="/features/{id}" method="get" %}`,
+          '{% endswagger %}',
+          '',
           '{% openapi-operation spec="absent" path="/nope" method="get" %}',
           '{% endopenapi-operation %}',
           '',
@@ -294,6 +299,7 @@ describe('spaces created from an OpenAPI computed source', () => {
     expect(html).toContain('X-Request-Id');
     expect(html).toContain('project_name_or_id');
     expect(html).toMatch(/<td><code>limit<\/code><\/td>\s*<td>query<\/td>/);
+    expect(html).toMatch(/Operation ID: (<code>)?getFeature\b/);
     // A block naming an unknown spec keeps its method and path only.
     expect(html).toContain('<code>/nope</code>');
     expect(html).not.toContain('no processed version');
