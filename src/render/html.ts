@@ -14,7 +14,8 @@ import type { Element, ElementContent, Properties } from 'hast';
 import { toHast, defaultHandlers, type Handler, type Handlers, type State } from 'mdast-util-to-hast';
 import { toHtml } from 'hast-util-to-html';
 import katex from 'katex';
-import { htmlTableHast, parseHtmlTable, tableUrls } from './html-table.js';
+import { htmlTableHast } from './html-table.js';
+import { parseHtmlTable, tableUrls } from '../content/markdown/html-table.js';
 import {
   headingIds,
   parseExtended,

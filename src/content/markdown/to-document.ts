@@ -1,5 +1,6 @@
 import type { Definition, Heading, List, Paragraph, PhrasingContent, Table } from 'mdast';
 import { type Block, type TagNode, collapse, headingIds, htmlText, parseExtended, phrasingText } from './parse.js';
+import { parseHtmlTable, type HtmlTable, type Inline } from './html-table.js';
 import type {
   ContentRef,
   DocumentBlock,
@@ -239,6 +240,8 @@ class Converter {
       case 'html': {
         const figure = this.figure(node.value, ctx);
         if (figure) return figure;
+        const table = ctx === 'quote' || ctx === 'container' ? null : parseHtmlTable(node.value);
+        if (table) return [this.htmlTable(table)];
         const text = collapse(htmlText(node.value));
         return text ? [{ ...emptyParagraph(), nodes: [textNode([leaf(text, [])])] }] : [];
       }
@@ -488,6 +491,74 @@ class Converter {
    * is the id of a fragment of the block holding the cell's content as a paragraph (so bold, code and
    * links in cells survive); empty cells have no value. An all-empty header row sets `hideHeader`.
    */
+  /**
+   * GitBook's raw HTML table (`<table data-view="cards">` card grids and richer tables) as the
+   * description's table block: a cards view with its cover (image) and target (content-ref)
+   * columns, or a grid; hidden columns stay in the definition but not in the view.
+   */
+  private htmlTable(t: HtmlTable): DocumentBlockTable {
+    const width = Math.max(t.columns.length, ...t.rows.map((r) => r.length));
+    const ids = Array.from({ length: width }, (_, i) => `c${i}`);
+    const definition: DocumentBlockTable['data']['definition'] = {};
+    ids.forEach((id, i) => {
+      const col = t.columns[i];
+      const title = col?.title ?? '';
+      definition[id] = col?.cover
+        ? { id, title, type: 'image' }
+        : col?.target
+          ? { id, title, type: 'content-ref' }
+          : { id, title, type: 'text', textAlignment: 'left' };
+    });
+    const records: DocumentBlockTable['data']['records'] = {};
+    const fragments: DocumentFragment[] = [];
+    t.rows.forEach((row, r) => {
+      const values: Record<string, unknown> = {};
+      // A target the description's record values cannot hold unambiguously (a URL or a file: the
+      // same shapes as an image value) becomes the link of the card's first text instead.
+      let titleLink: string | null = null;
+      ids.forEach((id, c) => {
+        const cell = row[c];
+        const col = t.columns[c];
+        const url = col?.cover || col?.target ? cellUrl(cell) : null;
+        if (!url) return;
+        if (col?.cover) values[id] = { ref: this.imageRef(url) };
+        else {
+          const ref = this.resolve(url);
+          if (ref.kind === 'url' || ref.kind === 'file') titleLink = url;
+          else values[id] = ref;
+        }
+      });
+      ids.forEach((id, c) => {
+        const cell = row[c];
+        const col = t.columns[c];
+        if (!cell?.length || col?.cover || col?.target) return;
+        let phrasing = cellPhrasing(cell);
+        if (titleLink && !cell.some((n) => n.kind === 'link')) {
+          phrasing = [{ type: 'link', url: titleLink, children: phrasing }];
+          titleLink = null;
+        }
+        const fragment = `r${r}-${id}`;
+        values[id] = fragment;
+        fragments.push({ object: 'fragment', key: '', fragment, nodes: [this.paragraph(phrasing)] });
+      });
+      records[`r${r}`] = { orderIndex: `a${r.toString(36).padStart(4, '0')}`, values };
+    });
+    const shown = ids.filter((_, i) => !t.columns[i]?.hidden && !t.columns[i]?.cover && !t.columns[i]?.target);
+    const cover = ids.find((_, i) => t.columns[i]?.cover);
+    const target = ids.find((_, i) => t.columns[i]?.target);
+    const view: DocumentBlockTable['data']['view'] = t.cards
+      ? {
+          type: 'cards',
+          cardSize: t.cardSize,
+          columns: shown,
+          hideColumnTitle: true,
+          ...(cover ? { coverDefinition: cover } : {}),
+          ...(target ? { targetDefinition: target } : {}),
+        }
+      : { type: 'grid', columns: shown, hideHeader: shown.every((id) => definition[id].title === '') };
+    return { object: 'block', type: 'table', key: '', data: { view, records, definition }, fragments, isVoid: true };
+  }
+
   private table(node: Table): DocumentBlockTable {
     const [head, ...rows] = node.children;
     const width = Math.max(node.align?.length ?? 0, head?.children.length ?? 0);
@@ -521,6 +592,41 @@ class Converter {
       isVoid: true,
     };
   }
+}
+
+/** A table cell's rebuilt content as Markdown phrasing, so it converts like any paragraph. */
+function cellPhrasing(list: readonly Inline[]): PhrasingContent[] {
+  return list.map((n): PhrasingContent => {
+    switch (n.kind) {
+      case 'text':
+        return { type: 'text', value: n.text };
+      case 'strong':
+        return { type: 'strong', children: cellPhrasing(n.children) };
+      case 'em':
+        return { type: 'emphasis', children: cellPhrasing(n.children) };
+      case 'code':
+        return { type: 'inlineCode', value: n.children.map((c) => (c.kind === 'text' ? c.text : '')).join('') };
+      case 'link':
+        return { type: 'link', url: n.href, children: cellPhrasing(n.children) };
+      case 'image':
+        return { type: 'image', url: n.src, alt: n.alt };
+      case 'br':
+        return { type: 'break' };
+    }
+  });
+}
+
+/** The first link or image URL of a cell (a card's cover or target). */
+function cellUrl(cell: readonly Inline[] | undefined): string | null {
+  for (const n of cell ?? []) {
+    if (n.kind === 'image') return n.src;
+    if (n.kind === 'link') return n.href;
+    if (n.kind === 'strong' || n.kind === 'em') {
+      const inner = cellUrl(n.children);
+      if (inner) return inner;
+    }
+  }
+  return null;
 }
 
 /** HTML attribute text: the few entities GitBook writes (&#x26; for '&' in URLs...). */

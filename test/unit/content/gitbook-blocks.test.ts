@@ -143,6 +143,53 @@ describe('GitBook blocks to document nodes', () => {
     expect((doc.nodes[5] as any).nodes[0]).toMatchObject({ type: 'update', data: { date: '2024-01-31T00:00:00.000Z' } });
   });
 
+  it('HTML card tables and HTML tables as table blocks (cards view with cover and target, or a grid)', () => {
+    const cards = first(
+      [
+        '<table data-card-size="large" data-view="cards">',
+        '<thead><tr><th></th><th></th><th data-hidden data-card-target data-type="content-ref"></th><th data-hidden data-card-cover data-type="image">Cover image</th></tr></thead>',
+        '<tbody>',
+        '<tr><td><strong>Modular SDK</strong></td><td>Unified <a href="https://example.com/apis">APIs</a></td><td><a href="../sdk/get-started.md">get-started.md</a></td><td><a href="../assets/sdk.png">sdk.png</a></td></tr>',
+        '<tr><td><strong>Indexer</strong></td><td>Data access</td><td></td><td></td></tr>',
+        '</tbody>',
+        '</table>',
+        '',
+      ].join('\n'),
+    );
+    expect(cards.type).toBe('table');
+    expect(cards.data.view).toEqual({
+      type: 'cards',
+      cardSize: 'large',
+      columns: ['c0', 'c1'],
+      hideColumnTitle: true,
+      coverDefinition: 'c3',
+      targetDefinition: 'c2',
+    });
+    expect(cards.data.definition.c3).toMatchObject({ type: 'image', title: 'Cover image' });
+    expect(cards.data.definition.c2).toMatchObject({ type: 'content-ref' });
+    expect(cards.data.records.r0.values.c3).toEqual({ ref: { kind: 'url', url: '../assets/sdk.png' } });
+    // A target that is not a page (here a URL: no snapshot resolves it) links the card's title instead.
+    expect(cards.data.records.r0.values.c2).toBeUndefined();
+    const title = cards.fragments.find((f: any) => f.fragment === 'r0-c0');
+    expect(title.nodes[0].nodes[0]).toMatchObject({ type: 'link', data: { ref: { kind: 'url', url: '../sdk/get-started.md' } } });
+    expect(title.nodes[0].nodes[0].nodes[0].leaves[0]).toMatchObject({ text: 'Modular SDK', marks: [{ type: 'bold' }] });
+    // A page target stays the card's target.
+    const paged = markdownToDocument(
+      '<table data-view="cards"><thead><tr><th></th><th data-hidden data-card-target></th></tr></thead><tbody><tr><td>A</td><td><a href="a.md">a</a></td></tr></tbody></table>\n',
+      (url) => (url === 'a.md' ? { kind: 'page', page: 'pageA' } : { kind: 'url', url }),
+    ).nodes[0] as any;
+    expect(paged.data.records.r0.values.c1).toEqual({ kind: 'page', page: 'pageA' });
+    const text = JSON.stringify(cards.fragments.find((f: any) => f.fragment === 'r0-c1'));
+    expect(text).toContain('"type":"link"');
+    expect(Object.keys(cards.data.records)).toEqual(['r0', 'r1']);
+
+    const grid = first(
+      '<table><thead><tr><th>Name</th><th>Meaning</th></tr></thead><tbody><tr><td><code>port</code></td><td>Port</td></tr></tbody></table>\n',
+    );
+    expect(grid.data.view).toEqual({ type: 'grid', columns: ['c0', 'c1'], hideHeader: false });
+    expect(grid.data.definition.c0).toMatchObject({ title: 'Name', type: 'text' });
+  });
+
   it('tags inside code blocks stay code; unclosed tags stay text; nesting is bounded', () => {
     const doc = convert('```\n{% tabs %}\n```\n\n{% tabs %}\nno end\n');
     expect(types(doc)).toEqual(['code', 'paragraph']);
