@@ -190,11 +190,19 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
   const pathIn = (sec: ReaderSection | null, ss: ReaderSiteSpace, p: string) => href(sitePath(visible, sec, ss, p));
   const pageHref = (p: TreePage, anchor?: string) => `${pathIn(section, siteSpace, p.path)}${anchor ? `#${anchor}` : ''}`;
 
-  const settings = withOverrides(effectiveCustomization(site.customization), loc.tree.siteSpaces.find((x) => x.id === siteSpace.id)?.customization ?? null);
+  const settings = withOverrides(
+    effectiveCustomization(site.customization),
+    loc.tree.siteSpaces.find((x) => x.id === siteSpace.id)?.customization ?? null,
+  );
   const groups = new Map(loc.tree.groups.map((g) => [g.id, g.title]));
   const sections: SectionTab[] = visible.sections.map((s) => {
     const def = variantsOf(visible, s).find((x) => !x.hidden) ?? variantsOf(visible, s)[0];
-    return { title: s.title, href: pathIn(s, def, ''), current: s.id === section?.id, group: s.group_id ? (groups.get(s.group_id) ?? null) : null };
+    return {
+      title: s.title,
+      href: pathIn(s, def, ''),
+      current: s.id === section?.id,
+      group: s.group_id ? (groups.get(s.group_id) ?? null) : null,
+    };
   });
 
   const variants: NavLink[] = [];

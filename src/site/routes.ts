@@ -1,0 +1,347 @@
+// The reader-facing site: `PUBLIC_URL/site/{siteId}/…`, token-free. Access per request (the
+// site's visibility, a share key or visitor token turned into an HttpOnly cookie and re-checked on
+// every request), then the page, its Markdown, machine files (robots, sitemap, llms), search, and
+// the hashed assets. Rendered pages are cached by their immutable key (site version, revision,
+// page, audience) and answer 304 to a matching If-None-Match.
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import { LRUCache } from 'lru-cache';
+import type { AppContext } from '../context.js';
+import { route, type Reply } from '../http/route.js';
+import { entityId } from '../http/validate.js';
+import { cookieValue } from '../http/cookies.js';
+import { ApiError } from '../core/errors.js';
+import type { SiteRow } from '../db/repos/sites.js';
+import { effectiveCustomization } from '../sites/customization.js';
+import { readerContext, unsignedClaims, signedClaims } from '../sites/reader.js';
+import type { ConditionContext } from '../sites/conditions.js';
+import {
+  locatePage,
+  publishedSite,
+  readerMarkdown,
+  readerPage,
+  readerPages,
+  searchReaderSite,
+  shareKeyOpens,
+  verifyVisitorToken,
+} from '../services/site-reader.js';
+import { siteBaseUrl } from '../presenters/sites.js';
+import { assetByName, assetsVersion } from './assets.js';
+import { messageHtml, notFoundHtml, pageHtml, searchHtml, themeStylesheet, type Chrome } from './layout.js';
+
+const shareCookie = (siteId: string) => `dp_share_${siteId}`;
+const visitorCookie = (siteId: string) => `dp_visitor_${siteId}`;
+
+/** Rendered pages by render key; entries expire before the signed file URLs inside them do. */
+const rendered = new LRUCache<string, string>({ max: 500, maxSize: 64 * 1024 * 1024, sizeCalculation: (s) => Math.max(1, s.length) });
+
+interface Reader {
+  site: SiteRow;
+  ctx: ConditionContext;
+  /** Depends on a cookie or claims: never shared by caches. */
+  personal: boolean;
+}
+
+function sitePathOf(app: AppContext, siteId: string): string {
+  return new URL(siteBaseUrl(app, siteId)).pathname;
+}
+
+function secureFlag(app: AppContext): string {
+  return app.config.publicUrl.startsWith('https:') ? '; Secure' : '';
+}
+
+function requestUrl(req: IncomingMessage): URL {
+  return new URL(req.url ?? '/', 'http://local');
+}
+
+function html(status: number, body: string, headers: Record<string, string> = {}): Reply {
+  return { status, body, headers: { 'content-type': 'text/html; charset=utf-8', ...headers } };
+}
+
+/** The location without one query parameter (after a key or token moved into a cookie). */
+function without(req: IncomingMessage, param: string): string {
+  const url = requestUrl(req);
+  url.searchParams.delete(param);
+  return url.pathname + url.search;
+}
+
+function csp(site: SiteRow | null): string {
+  const img = new Set(["'self'", 'data:']);
+  const s = site ? effectiveCustomization(site.customization) : null;
+  for (const u of [s?.header?.logo?.light, s?.header?.logo?.dark, s?.socialPreview?.url]) {
+    try {
+      if (typeof u === 'string') img.add(new URL(u).origin);
+    } catch {
+      /* not a URL: no origin to allow */
+    }
+  }
+  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${[...img].join(' ')}; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+}
+
+class Redirect extends Error {
+  constructor(readonly reply: Reply) {
+    super('redirect');
+  }
+}
+
+/**
+ * Who is reading: checks the site's visibility against the request (share key, visitor token),
+ * moving a key or token given in the URL into an HttpOnly cookie (a redirect).
+ */
+async function admit(app: AppContext, req: IncomingMessage, site: SiteRow): Promise<Reader> {
+  const url = requestUrl(req);
+  const cookiePath = sitePathOf(app, site.id);
+  let signed: Record<string, unknown> = {};
+  let personal = site.adaptive_content;
+  if (site.visibility === 'share-link') {
+    personal = true;
+    const given = url.searchParams.get('share');
+    if (given !== null) {
+      if (!(await shareKeyOpens(app, site, given))) throw new ApiError(404, 'Not found');
+      throw new Redirect({
+        status: 302,
+        headers: {
+          location: without(req, 'share'),
+          'set-cookie': `${shareCookie(site.id)}=${encodeURIComponent(given)}; Path=${cookiePath}; HttpOnly; SameSite=Lax${secureFlag(app)}`,
+          'cache-control': 'no-store',
+        },
+      });
+    }
+    const cookie = cookieValue(req, shareCookie(site.id));
+    if (!cookie || !(await shareKeyOpens(app, site, decodeURIComponent(cookie)))) throw new ApiError(404, 'Not found');
+  } else if (site.visibility === 'visitor-auth') {
+    personal = true;
+    const given = url.searchParams.get('jwt_token');
+    const token = given ?? cookieValue(req, visitorCookie(site.id));
+    const check = token
+      ? await verifyVisitorToken(app, site, given ?? decodeURIComponent(token))
+      : ({ ok: false, reason: 'none' } as const);
+    if (!check.ok) {
+      const clear = `${visitorCookie(site.id)}=; Path=${cookiePath}; HttpOnly; SameSite=Lax; Max-Age=0${secureFlag(app)}`;
+      if (site.auth_fallback_url) {
+        const fallback = new URL(site.auth_fallback_url);
+        fallback.searchParams.set('location', without(req, 'jwt_token'));
+        throw new Redirect({ status: 302, headers: { location: fallback.toString(), 'set-cookie': clear, 'cache-control': 'no-store' } });
+      }
+      throw new Redirect(
+        html(401, messageHtml('Sign-in required', 'This documentation needs a valid visitor token.'), { 'set-cookie': clear }),
+      );
+    }
+    if (given !== null) {
+      const maxAge = Math.max(0, Math.floor(check.exp - Date.now() / 1000));
+      throw new Redirect({
+        status: 302,
+        headers: {
+          location: without(req, 'jwt_token'),
+          'set-cookie': `${visitorCookie(site.id)}=${encodeURIComponent(given)}; Path=${cookiePath}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secureFlag(app)}`,
+          'cache-control': 'no-store',
+        },
+      });
+    }
+    signed = signedClaims(check.payload);
+  } else if (site.visibility !== 'public' && site.visibility !== 'unlisted') {
+    throw new ApiError(404, 'Not found');
+  }
+  const unsigned = site.adaptive_content ? unsignedClaims(url.searchParams, site.adaptive_schema) : {};
+  return { site, ctx: readerContext(signed, unsigned), personal };
+}
+
+function commonHeaders(r: Reader): Record<string, string> {
+  const h: Record<string, string> = {
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+    'content-security-policy': csp(r.site),
+    'cache-control': r.personal ? 'private, no-cache' : 'public, max-age=0, must-revalidate',
+  };
+  if (r.personal) h.vary = 'Cookie';
+  if (r.site.visibility !== 'public') h['x-robots-tag'] = 'noindex, nofollow';
+  return h;
+}
+
+function chrome(app: AppContext, site: SiteRow, extra: Partial<Chrome> = {}): Chrome {
+  const settings = effectiveCustomization(site.customization);
+  const base = siteBaseUrl(app, site.id);
+  return {
+    base,
+    title: typeof settings.title === 'string' ? settings.title : site.title,
+    settings,
+    themeCss: `${base}/~site/theme/${site.version}.css`,
+    noindex: site.visibility !== 'public',
+    ...extra,
+  };
+}
+
+const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+async function machineFile(app: AppContext, r: Reader, name: string): Promise<Reply | null> {
+  const base = siteBaseUrl(app, r.site.id);
+  const text = (body: string, type: string): Reply => ({ status: 200, body, headers: { ...commonHeaders(r), 'content-type': type } });
+  if (name === 'robots.txt') {
+    const body =
+      r.site.visibility === 'public' ? `User-agent: *\nAllow: /\n\nSitemap: ${base}/sitemap.xml\n` : 'User-agent: *\nDisallow: /\n';
+    return text(body, 'text/plain; charset=utf-8');
+  }
+  if (name === 'sitemap.xml') {
+    if (r.site.visibility !== 'public') return null;
+    const pages = (await readerPages(app, r.site, r.ctx)).filter((p) => !p.noIndex);
+    return text(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${pages.map((p) => `<url><loc>${xml(p.url)}</loc></url>`).join('\n')}\n</urlset>\n`,
+      'application/xml; charset=utf-8',
+    );
+  }
+  if (name === 'llms.txt') {
+    const pages = await readerPages(app, r.site, r.ctx);
+    const lines = [`# ${chrome(app, r.site).title}`, ''];
+    let heading: string | null = null;
+    for (const p of pages) {
+      const h = [p.section, p.variant].filter(Boolean).join(' / ');
+      if (h !== heading) lines.push('', `## ${h}`, '');
+      heading = h;
+      lines.push(`- [${p.title}](${mdUrl(p.url, base)})${p.description ? `: ${p.description}` : ''}`);
+    }
+    return text(`${lines.join('\n')}\n`, 'text/plain; charset=utf-8');
+  }
+  if (name === 'llms-full.txt') {
+    const pages = await readerPages(app, r.site, r.ctx, 500);
+    const parts: string[] = [];
+    for (const p of pages) {
+      const loc = await locatePage(app, r.site, segmentsOf(p.url.slice(base.length)), r.ctx);
+      parts.push(await readerMarkdown(app, loc));
+    }
+    return text(`${parts.join('\n\n---\n\n')}\n`, 'text/plain; charset=utf-8');
+  }
+  return null;
+}
+
+function mdUrl(url: string, base: string): string {
+  return url === `${base}/` || url === base ? `${base}/index.md` : `${url}.md`;
+}
+
+function segmentsOf(path: string): string[] {
+  return path
+    .split('/')
+    .filter(Boolean)
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    });
+}
+
+async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest: string): Promise<Reply> {
+  const wantsMarkdown = rest.endsWith('.md') || /\btext\/markdown\b/.test(String(req.headers.accept ?? ''));
+  const path = rest.endsWith('.md') ? rest.slice(0, -3).replace(/(^|\/)index$/, '') : rest;
+  const loc = await locatePage(app, r.site, segmentsOf(path), r.ctx);
+  const headers = commonHeaders(r);
+  if (wantsMarkdown) {
+    return {
+      status: 200,
+      body: await readerMarkdown(app, loc),
+      headers: { ...headers, 'content-type': 'text/markdown; charset=utf-8', vary: 'Accept' },
+    };
+  }
+  const etag = `"${loc.key}.${assetsVersion}"`;
+  headers.etag = etag;
+  headers.vary = headers.vary ? `${headers.vary}, Accept` : 'Accept';
+  if (req.headers['if-none-match'] === etag) return { status: 304, headers };
+  let body = rendered.get(etag);
+  if (!body) {
+    const page = await readerPage(app, loc, r.ctx);
+    const canonical = `${page.base}/${loc.path}`;
+    body = pageHtml(
+      page,
+      chrome(app, r.site, {
+        settings: page.settings,
+        title: page.title,
+        canonical,
+        description: loc.page.node.description ?? undefined,
+        noindex: !page.indexable,
+        sections: page.sections,
+        headerLinks: page.headerLinks,
+      }),
+    );
+    rendered.set(etag, body, { ttl: Math.max(1000, (app.config.fileUrlTtlSeconds * 1000) / 2) });
+  }
+  return html(200, body, headers);
+}
+
+async function serve(app: AppContext, req: IncomingMessage, siteId: string, rest: string): Promise<Reply> {
+  let site: SiteRow | null = null;
+  let reader: Reader | null = null;
+  try {
+    if (rest.startsWith('~site/static/')) {
+      const asset = assetByName(rest.slice('~site/static/'.length));
+      if (!asset) throw new ApiError(404, 'Not found');
+      return {
+        status: 200,
+        body: asset.body,
+        headers: {
+          'content-type': asset.type,
+          'cache-control': 'public, max-age=31536000, immutable',
+          'x-content-type-options': 'nosniff',
+        },
+      };
+    }
+    site = await publishedSite(app, siteId);
+    const theme = /^~site\/theme\/\d+\.css$/.exec(rest);
+    if (theme) {
+      return {
+        status: 200,
+        body: themeStylesheet(effectiveCustomization(site.customization)),
+        headers: {
+          'content-type': 'text/css; charset=utf-8',
+          'cache-control': 'public, max-age=31536000, immutable',
+          'x-content-type-options': 'nosniff',
+        },
+      };
+    }
+    reader = await admit(app, req, site);
+    const url = requestUrl(req);
+    if (rest === 'search' || rest === '~site/search') {
+      const q = (url.searchParams.get('q') ?? '').slice(0, 200);
+      const hits = await searchReaderSite(app, site, reader.ctx, q);
+      if (rest === '~site/search')
+        return { status: 200, body: { query: q, items: hits }, headers: { ...commonHeaders(reader), 'x-robots-tag': 'noindex' } };
+      return html(200, searchHtml(chrome(app, site), q, hits), { ...commonHeaders(reader), 'x-robots-tag': 'noindex' });
+    }
+    const file = ['robots.txt', 'sitemap.xml', 'llms.txt', 'llms-full.txt'].includes(rest)
+      ? await machineFile(app, reader, rest)
+      : undefined;
+    if (file) return file;
+    if (file === null) throw new ApiError(404, 'Not found');
+    return await servePage(app, req, reader, rest);
+  } catch (err) {
+    if (err instanceof Redirect) return err.reply;
+    if (err instanceof ApiError && err.status === 404) {
+      // A site the reader may enter gets its own 404 page; anything else reveals nothing.
+      const headers: Record<string, string> = {
+        'x-robots-tag': 'noindex',
+        'cache-control': 'no-store',
+        'content-security-policy': csp(null),
+      };
+      return html(404, notFoundHtml(reader && site ? chrome(app, site) : null), headers);
+    }
+    throw err;
+  }
+}
+
+/** Token-free routes of the reader site. */
+export const readerSiteRoutes = [
+  route({
+    method: 'GET',
+    path: '/site/:siteId',
+    auth: false,
+    params: { siteId: entityId },
+    handler: async ({ app, req, params }) => serve(app, req, params.siteId, ''),
+  }),
+  route({
+    method: 'GET',
+    path: '/site/:siteId/*',
+    auth: false,
+    params: { siteId: entityId, '*': z.string().max(2000) },
+    // find-my-way decoded the wildcard; segments are matched decoded.
+    handler: async ({ app, req, params }) => serve(app, req, params.siteId, params['*'].replace(/^\/+|\/+$/g, '')),
+  }),
+];
