@@ -128,8 +128,16 @@ export async function locatePage(app: AppContext, site: SiteRow, segments: strin
   const page = r.pagePath ? snapshot.byPath.get(r.pagePath) : readingOrder(snapshot)[0];
   if (!page || !(page.node.type === 'document' || page.node.type === 'computed')) throw notFound('Not found');
   const path = sitePath(visible, r.section, r.siteSpace, r.pagePath ? page.path : '');
+  // The audience: what the reader's claims decided (visible sections and variants, header links).
+  const ss = tree.siteSpaces.find((x) => x.id === r.siteSpace.id);
+  const links = (withOverrides(effectiveCustomization(site.customization), ss?.customization ?? null).header?.links ?? []) as {
+    condition?: string;
+  }[];
+  const linkOutcomes = links.map((l) => (evaluateCondition(l.condition, ctx) ? 1 : 0)).join('');
   const key = createHash('sha256')
-    .update(JSON.stringify([site.id, site.version, r.siteSpace.id, space.revision_id, page.node.id, path, audienceOf(visible)]))
+    .update(
+      JSON.stringify([site.id, site.version, r.siteSpace.id, space.revision_id, page.node.id, path, audienceOf(visible), linkOutcomes]),
+    )
     .digest('base64url')
     .slice(0, 32);
   return { site, tree, visible, spaces, section: r.section, siteSpace: r.siteSpace, space, snapshot, page, path, key };
