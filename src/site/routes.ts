@@ -54,6 +54,10 @@ function requestUrl(req: IncomingMessage): URL {
   return new URL(req.url ?? '/', 'http://local');
 }
 
+function wantsHtml(req: IncomingMessage): boolean {
+  return /\btext\/html\b/.test(String(req.headers.accept ?? ''));
+}
+
 function html(status: number, body: string, headers: Record<string, string> = {}): Reply {
   return { status, body, headers: { 'content-type': 'text/html; charset=utf-8', ...headers } };
 }
@@ -313,8 +317,11 @@ async function serve(app: AppContext, req: IncomingMessage, siteId: string, rest
     if (file === null) throw new ApiError(404, 'Not found');
     return await servePage(app, req, reader, rest);
   } catch (err) {
+    // Browsers get pages; API clients (no text/html in Accept) keep the API's JSON error body.
+    if (err instanceof Redirect && err.reply.status === 401 && !wantsHtml(req))
+      throw new ApiError(401, 'A valid visitor token is required');
     if (err instanceof Redirect) return err.reply;
-    if (err instanceof ApiError && err.status === 404) {
+    if (err instanceof ApiError && err.status === 404 && wantsHtml(req)) {
       // A site the reader may enter gets its own 404 page; anything else reveals nothing.
       const headers: Record<string, string> = {
         'x-robots-tag': 'noindex',

@@ -9,7 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const get = (path: string, headers: Record<string, string> = {}) => t.api('GET', path, { headers });
+const get = (path: string, headers: Record<string, string> = {}) => t.api('GET', path, { headers: { accept: 'text/html', ...headers } });
 const admin = (o: { orgId: string; adminToken: string }, method: string, path: string, body?: unknown) =>
   t.api(method, `/v1/orgs/${o.orgId}${path}`, { token: o.adminToken, body });
 

@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const get = (path: string, headers: Record<string, string> = {}) => t.api('GET', path, { headers });
+const get = (path: string, headers: Record<string, string> = {}) => t.api('GET', path, { headers: { accept: 'text/html', ...headers } });
 
 describe('serving a published site', () => {
   it('lands on the default section default variant first page with the whole layout', async () => {
@@ -119,6 +119,9 @@ describe('serving a published site', () => {
     expect(md.text).toContain('# Nested page');
     const accept = await get(`${d.base}/api`, { accept: 'text/markdown' });
     expect(accept.headers.get('content-type')).toContain('text/markdown');
+    const api404 = await t.api('GET', `${d.base}/nope`);
+    expect(api404.status).toBe(404);
+    expect(api404.body).toEqual({ error: { code: 404, message: 'Not found' } });
     expect(accept.text).toContain('Endpoints.');
     expect((await get(`${d.base}/index.md`)).text).toContain('# Getting started');
 
