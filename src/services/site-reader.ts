@@ -277,6 +277,14 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
   };
 }
 
+/** The customization a variant shows: the site's, with the site space's overrides when given. */
+export async function readerSettings(app: AppContext, site: SiteRow, siteSpaceId?: string): Promise<Record<string, any>> {
+  const base = effectiveCustomization(site.customization);
+  if (!siteSpaceId) return base;
+  const ss = (await loadTree(app.db, site)).siteSpaces.find((x) => x.id === siteSpaceId);
+  return withOverrides(base, ss?.customization ?? null);
+}
+
 /** The Markdown of a located page (`.md` URLs, `Accept: text/markdown`). */
 export async function readerMarkdown(app: AppContext, loc: ReaderLocation): Promise<string> {
   const body = await pageMarkdown(app, loc.site.organization_id, loc.space.id, loc.page);

@@ -31,7 +31,7 @@ footer.site{border-top:1px solid var(--line);padding:1.5rem;color:var(--muted);f
 .corners-straight{--radius:0}.corners-circular{--radius:16px}
 `;
 
-const JS = `(function(){var r=document.documentElement,k='dp-theme';try{var s=localStorage.getItem(k);if(s&&r.dataset.toggle==='1')r.dataset.theme=s}catch(e){}
+const JS = `(function(){var r=document.documentElement,k='dp-theme:'+(r.dataset.site||'');try{var s=localStorage.getItem(k);if(s&&r.dataset.toggle==='1')r.dataset.theme=s}catch(e){}
 document.addEventListener('click',function(e){var b=e.target.closest&&e.target.closest('[data-theme-toggle]');if(!b)return;e.preventDefault();var dark=r.dataset.theme==='dark'||(r.dataset.theme==='system'&&matchMedia('(prefers-color-scheme: dark)').matches);var n=dark?'light':'dark';r.dataset.theme=n;try{localStorage.setItem(k,n)}catch(e){}});
 document.addEventListener('DOMContentLoaded',function(){var b=document.querySelector('[data-theme-toggle]');if(b)b.hidden=false});
 document.addEventListener('change',function(e){var t=e.target;if(t&&t.matches&&t.matches('select[data-navigate]')&&t.value)location.href=t.value});})();

@@ -1,5 +1,5 @@
 // Server-rendered HTML of the reader site. Everything works without JavaScript (links, forms, a
-// <details> variant menu); the one external script only remembers the theme toggle. No inline
+// <details> variant menu); the one external script only remembers the theme toggle, per site. No inline
 // script or style (the CSP forbids both): colors come from a per-site stylesheet.
 import { escapeHtml as esc } from '../render/html.js';
 import type { NavLink, ReaderPage, ReaderSearchHit, TreeItem } from '../services/site-reader.js';
@@ -50,7 +50,7 @@ function head(c: Chrome, pageTitle: string): string {
   const theme = ['light', 'dark', 'system'].includes(c.settings.themes?.default) ? c.settings.themes.default : 'light';
   const toggle = c.settings.themes?.toggeable !== false;
   return `<!doctype html>
-<html lang="${esc(c.lang ?? c.settings.internationalization?.locale ?? 'en')}" data-theme="${theme}" data-toggle="${toggle ? '1' : '0'}">
+<html lang="${esc(c.lang ?? c.settings.internationalization?.locale ?? 'en')}" data-theme="${theme}" data-toggle="${toggle ? '1' : '0'}" data-site="${esc(new URL(c.base).pathname)}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(pageTitle)}</title>
 ${c.noindex ? '<meta name="robots" content="noindex, nofollow">\n' : ''}${c.description ? `<meta name="description" content="${esc(c.description)}">\n` : ''}${c.canonical ? `<link rel="canonical" href="${esc(c.canonical)}">\n<meta property="og:url" content="${esc(c.canonical)}">\n` : ''}<meta property="og:type" content="website">
@@ -141,6 +141,18 @@ function variantMenu(variants: NavLink[]): string {
     .join('')}</ul></details>`;
 }
 
+/**
+ * External links of the body open per `externalLinks.target`. The body comes from our own renderer
+ * (hast-util-to-html: attributes always double-quoted), so the anchors are matched exactly.
+ */
+function bodyLinks(body: string, settings: Record<string, any>, base: string): string {
+  if (settings.externalLinks?.target !== 'blank') return body;
+  const origin = new URL(base).origin;
+  return body.replace(/<a href="(https?:\/\/[^"]*)"/g, (whole, href: string) =>
+    href.startsWith(`${origin}/`) ? whole : `${whole} target="_blank" rel="noopener noreferrer"`,
+  );
+}
+
 /** A page of the site. */
 export function pageHtml(p: ReaderPage, c: Chrome): string {
   const node = p.location.page.node;
@@ -171,7 +183,7 @@ export function pageHtml(p: ReaderPage, c: Chrome): string {
 <body class="corners-${esc(p.settings.styling?.corners ?? 'rounded')}">${header(c)}
 <div class="layout"><nav class="tree" aria-label="Pages">${variantMenu(p.variants)}${treeHtml(p.tree)}</nav>
 <main id="content">${crumbs}<h1>${esc(node.title)}</h1>${node.description ? `<p class="description">${esc(node.description)}</p>` : ''}
-<div class="body">${p.bodyHtml}</div>
+<div class="body">${bodyLinks(p.bodyHtml, p.settings, c.base)}</div>
 <div class="meta">${updated}${actions}</div>${pagination}</main>${outline}</div>
 ${footer(c)}</body></html>`;
 }

@@ -21,6 +21,7 @@ import {
   readerMarkdown,
   readerPage,
   readerPages,
+  readerSettings,
   searchReaderSite,
   shareKeyOpens,
   verifyVisitorToken,
@@ -264,6 +265,7 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
         noindex: !page.indexable,
         sections: page.sections,
         headerLinks: page.headerLinks,
+        themeCss: `${page.base}/~site/theme/${r.site.version}-${loc.siteSpace.id}.css`,
       }),
     );
     rendered.set(etag, body, { ttl: Math.max(1000, (app.config.fileUrlTtlSeconds * 1000) / 2) });
@@ -289,11 +291,11 @@ async function serve(app: AppContext, req: IncomingMessage, siteId: string, rest
       };
     }
     site = await publishedSite(app, siteId);
-    const theme = /^~site\/theme\/\d+\.css$/.exec(rest);
+    const theme = /^~site\/theme\/\d+(?:-([\w-]{1,128}))?\.css$/.exec(rest);
     if (theme) {
       return {
         status: 200,
-        body: themeStylesheet(effectiveCustomization(site.customization)),
+        body: themeStylesheet(await readerSettings(app, site, theme[1])),
         headers: {
           'content-type': 'text/css; charset=utf-8',
           'cache-control': 'public, max-age=31536000, immutable',

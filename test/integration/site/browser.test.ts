@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { CHROMIUM_ARGS } from '../../../src/render/browser.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { SignJWT } from 'jose';
+import { editContent } from '../../helpers/content.js';
+import { serve } from '../../helpers/http.js';
 import { docsSite, type DocsSite } from './helpers.js';
 
 const ARTIFACTS = process.env.SITE_ARTIFACTS ?? path.resolve('data/test-artifacts/site');
@@ -35,7 +38,7 @@ interface Watched {
 }
 
 /** A tab that records what a reader must never see: off-origin requests, console errors, CSP violations. */
-async function watchedTab(js = true): Promise<Watched> {
+async function watchedTab(js = true, allowed: string[] = []): Promise<Watched> {
   const tab = await browser.newPage();
   await tab.setJavaScriptEnabled(js);
   await tab.setViewport({ width: 1280, height: 900 });
@@ -45,7 +48,8 @@ async function watchedTab(js = true): Promise<Watched> {
   await tab.setRequestInterception(true);
   tab.on('request', (req) => {
     const url = req.url();
-    if (!url.startsWith('data:') && new URL(url).origin !== origin) {
+    const at = new URL(url).origin;
+    if (!url.startsWith('data:') && at !== origin && !allowed.includes(at)) {
       offOrigin.push(url);
       void req.abort();
     } else void req.continue();
@@ -212,5 +216,96 @@ describe('a reader in Chromium', () => {
     expect((await tab.reload({ waitUntil: 'load' }))!.status()).toBe(404);
     await clean(w);
     await tab.close();
+  }, 120_000);
+
+  it('shows the customization: colors, corners, banner, header links, external link targets, no prev/next when pagination is off', async () => {
+    const c = await docsSite(t, await t.seedOrg());
+    const put = await t.api('PUT', `/v1/orgs/${c.o.orgId}/sites/${c.siteId}/customization`, {
+      token: c.o.adminToken,
+      body: {
+        styling: { primaryColor: { light: '#123456', dark: '#654321' }, corners: 'straight' },
+        announcement: { enabled: true, message: 'Version 2 is out', style: 'warning' },
+        header: { links: [{ title: 'Status', to: { kind: 'url', url: 'https://status.example.test/' } }] },
+        externalLinks: { target: 'blank' },
+        pagination: { enabled: false },
+      },
+    });
+    expect(put.status, put.text).toBe(200);
+    const w = await watchedTab(true);
+    const { tab } = w;
+    await tab.goto(`${t.baseUrl}${c.base}/second`, { waitUntil: 'load' });
+    expect(await tab.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--primary').trim())).toBe('#123456');
+    expect(await tab.$eval('header.site button[type=submit]', (e) => getComputedStyle(e).borderTopLeftRadius)).toBe('0px');
+    expect(await tab.$eval('.banner', (e) => e.textContent)).toContain('Version 2 is out');
+    const status = await tab.$eval('header.site nav.links a', (a) => [a.textContent, a.getAttribute('target')]);
+    expect(status).toEqual(['Status', '_blank']);
+    expect(await tab.$eval('main .body a[href^="https://example.test"]', (a) => a.getAttribute('target'))).toBe('_blank');
+    expect(await tab.$('nav.pagination')).toBeNull();
+    await tab.screenshot({ path: path.join(ARTIFACTS, 'customized.png') });
+    await clean(w);
+    await tab.close();
+  }, 120_000);
+
+  it('signs a visitor in through the customer login; claims show a section; bad tokens go back to the login; a change shows on reload', async () => {
+    const v = await docsSite(t, await t.seedOrg(), 'visitor-auth');
+    const key = (await t.api('GET', `/v1/orgs/${v.o.orgId}/sites/${v.siteId}/publishing/auth`, { token: v.o.adminToken })).body.privateKey;
+    await t.api('PATCH', `/v1/orgs/${v.o.orgId}/sites/${v.siteId}/sections/${v.sections.api.id}`, {
+      token: v.o.adminToken,
+      body: { condition: 'visitor.claims.beta == true' },
+    });
+    let claims: Record<string, unknown> = { sub: 'reader' };
+    const logins: string[] = [];
+    // The customer's own login: signs a token with the site's key and sends the reader back.
+    const login = await serve(async (req, res) => {
+      const location = new URL(req.url!, 'http://x').searchParams.get('location') ?? '/';
+      logins.push(location);
+      const jwt = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime('1h')
+        .sign(new TextEncoder().encode(key));
+      res.writeHead(302, { location: `${t.baseUrl}${location}${location.includes('?') ? '&' : '?'}jwt_token=${jwt}` }).end();
+    });
+    try {
+      await t.api('PATCH', `/v1/orgs/${v.o.orgId}/sites/${v.siteId}/publishing/auth`, {
+        token: v.o.adminToken,
+        body: { fallbackURL: `${login.url}/login` },
+      });
+      const w = await watchedTab(true, [new URL(login.url).origin]);
+      const { tab } = w;
+      await tab.goto(`${t.baseUrl}${v.base}/second`, { waitUntil: 'load' });
+      expect(logins).toEqual([`${v.base}/second`]);
+      expect(here(tab)).toBe(`${v.base}/second`);
+      expect(new URL(tab.url()).search).toBe('');
+      expect(await h1(tab)).toBe('Second');
+      expect(await tab.$('nav.sections')).toBeNull();
+      expect((await tab.goto(`${t.baseUrl}${v.base}/api`, { waitUntil: 'load' }))!.status()).toBe(404);
+
+      // A token with the claim: the API section appears and its URL opens.
+      claims = { sub: 'reader', beta: true };
+      await tab.deleteCookie(...(await tab.cookies()));
+      await tab.goto(`${t.baseUrl}${v.base}`, { waitUntil: 'load' });
+      await clickLinkText(tab, 'nav.sections', 'API');
+      expect(await h1(tab)).toBe('Reference');
+
+      // A tampered token sends the reader back to the login.
+      await tab.deleteCookie(...(await tab.cookies()));
+      const before = logins.length;
+      await tab.goto(`${t.baseUrl}${v.base}/second?jwt_token=e30.e30.bad`, { waitUntil: 'load' });
+      expect(logins.length).toBe(before + 1);
+      expect(await h1(tab)).toBe('Second');
+
+      // A change of the space's content shows on the next load.
+      await editContent(t, v.spaces.v1, (draft) => {
+        const id = draft.childIds(null).find((x: string) => draft.page(x)?.title === 'Second')!;
+        draft.updatePage(id, { markdown: 'Second body, merged.' });
+      });
+      await tab.reload({ waitUntil: 'load' });
+      expect(await tab.$eval('main .body', (e) => e.textContent)).toContain('Second body, merged.');
+      await tab.screenshot({ path: path.join(ARTIFACTS, 'visitor-auth.png') });
+      await clean(w);
+      await tab.close();
+    } finally {
+      await login.close();
+    }
   }, 120_000);
 });

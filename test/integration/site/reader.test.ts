@@ -93,7 +93,7 @@ describe('serving a published site', () => {
       body: { styling: { primaryColor: { light: '#ff0000', dark: '#00ff00' } } },
     });
     const page = (await get(d.base)).text;
-    const theme = /href="[^"]+(\/site\/[^"]+\/~site\/theme\/\d+\.css)"/.exec(page)![1];
+    const theme = /href="[^"]+(\/site\/[^"]+\/~site\/theme\/[\w-]+\.css)"/.exec(page)![1];
     expect((await get(theme)).text).toContain('--primary:#ff0000');
   });
 
