@@ -46,6 +46,17 @@ function externalAttrs(href: string | null, settings: Record<string, any>, base:
   return settings.externalLinks?.target === 'blank' ? ' target="_blank" rel="noopener noreferrer"' : '';
 }
 
+/** The favicon of the customization: an icon URL, or an emoji drawn as an SVG data URI. */
+function favicon(settings: Record<string, any>): string {
+  const f = settings.favicon ?? {};
+  if (typeof f.icon?.light === 'string') return `<link rel="icon" href="${esc(f.icon.light)}">\n`;
+  if (typeof f.emoji === 'string') {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><text y=".9em" font-size="90">${esc(f.emoji)}</text></svg>`;
+    return `<link rel="icon" href="data:image/svg+xml,${esc(encodeURIComponent(svg))}">\n`;
+  }
+  return '';
+}
+
 function head(c: Chrome, pageTitle: string): string {
   const theme = ['light', 'dark', 'system'].includes(c.settings.themes?.default) ? c.settings.themes.default : 'light';
   const toggle = c.settings.themes?.toggeable !== false;
@@ -56,7 +67,7 @@ function head(c: Chrome, pageTitle: string): string {
 ${c.noindex ? '<meta name="robots" content="noindex, nofollow">\n' : ''}${c.description ? `<meta name="description" content="${esc(c.description)}">\n` : ''}${c.canonical ? `<link rel="canonical" href="${esc(c.canonical)}">\n<meta property="og:url" content="${esc(c.canonical)}">\n` : ''}<meta property="og:type" content="website">
 <meta property="og:title" content="${esc(pageTitle)}">
 <meta property="og:site_name" content="${esc(c.title)}">
-${c.description ? `<meta property="og:description" content="${esc(c.description)}">\n` : ''}${typeof c.settings.socialPreview?.url === 'string' ? `<meta property="og:image" content="${esc(c.settings.socialPreview.url)}">\n` : ''}<link rel="stylesheet" href="${esc(c.base)}/~site/static/${stylesheet.name}">
+${c.description ? `<meta property="og:description" content="${esc(c.description)}">\n` : ''}${typeof c.settings.socialPreview?.url === 'string' ? `<meta property="og:image" content="${esc(c.settings.socialPreview.url)}">\n` : ''}${favicon(c.settings)}<link rel="stylesheet" href="${esc(c.base)}/~site/static/${stylesheet.name}">
 <link rel="stylesheet" href="${esc(c.themeCss)}">
 <script src="${esc(c.base)}/~site/static/${script.name}"></script>
 </head>`;

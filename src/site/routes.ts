@@ -32,6 +32,20 @@ import { messageHtml, notFoundHtml, pageHtml, searchHtml, themeStylesheet, type 
 
 const shareCookie = (siteId: string) => `dp_share_${siteId}`;
 const visitorCookie = (siteId: string) => `dp_visitor_${siteId}`;
+const publicClaimsCookie = (siteId: string) => `dp_visitor_public_${siteId}`;
+
+/** The stored unsigned claims as `visitor.*` parameters again (so one filter reads both). */
+function claimsParams(cookie: string): URLSearchParams {
+  const out = new URLSearchParams();
+  try {
+    const value = JSON.parse(decodeURIComponent(cookie)) as unknown;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return out;
+    for (const [k, v] of Object.entries(value).slice(0, 50)) out.set(`visitor.${k}`, typeof v === 'string' ? v : JSON.stringify(v));
+  } catch {
+    /* a cookie we did not write: no claims */
+  }
+  return out;
+}
 
 /** Rendered pages by render key; entries expire before the signed file URLs inside them do. */
 const rendered = new LRUCache<string, string>({ max: 500, maxSize: 64 * 1024 * 1024, sizeCalculation: (s) => Math.max(1, s.length) });
@@ -41,6 +55,8 @@ interface Reader {
   ctx: ConditionContext;
   /** Depends on a cookie or claims: never shared by caches. */
   personal: boolean;
+  /** The unsigned-claims cookie to (re)write, when the URL gave claims. */
+  setCookie?: string;
 }
 
 function sitePathOf(app: AppContext, siteId: string): string {
@@ -73,7 +89,7 @@ function without(req: IncomingMessage, param: string): string {
 function csp(site: SiteRow | null): string {
   const img = new Set(["'self'", 'data:']);
   const s = site ? effectiveCustomization(site.customization) : null;
-  for (const u of [s?.header?.logo?.light, s?.header?.logo?.dark, s?.socialPreview?.url]) {
+  for (const u of [s?.header?.logo?.light, s?.header?.logo?.dark, s?.socialPreview?.url, s?.favicon?.icon?.light, s?.favicon?.icon?.dark]) {
     try {
       if (typeof u === 'string') img.add(new URL(u).origin);
     } catch {
@@ -147,8 +163,21 @@ async function admit(app: AppContext, req: IncomingMessage, site: SiteRow): Prom
   } else if (site.visibility !== 'public' && site.visibility !== 'unlisted') {
     throw new ApiError(404, 'Not found');
   }
-  const unsigned = site.adaptive_content ? unsignedClaims(url.searchParams, site.adaptive_schema) : {};
-  return { site, ctx: readerContext(signed, unsigned), personal };
+  // Unsigned claims: `visitor.*` parameters (filtered by the adaptive schema) are kept in a cookie
+  // so they last across navigation; the cookie is filtered again on every read.
+  let unsigned: Record<string, unknown> = {};
+  let keep: string | undefined;
+  if (site.adaptive_content) {
+    const fromUrl = [...url.searchParams.keys()].some((k) => k.startsWith('visitor.'));
+    if (fromUrl) {
+      unsigned = unsignedClaims(url.searchParams, site.adaptive_schema);
+      keep = `${publicClaimsCookie(site.id)}=${encodeURIComponent(JSON.stringify(unsigned))}; Path=${cookiePath}; HttpOnly; SameSite=Lax${secureFlag(app)}`;
+    } else {
+      const stored = cookieValue(req, publicClaimsCookie(site.id));
+      if (stored) unsigned = unsignedClaims(claimsParams(stored), site.adaptive_schema);
+    }
+  }
+  return { site, ctx: readerContext(signed, unsigned), personal, setCookie: keep };
 }
 
 function commonHeaders(r: Reader): Record<string, string> {
@@ -159,6 +188,7 @@ function commonHeaders(r: Reader): Record<string, string> {
     'cache-control': r.personal ? 'private, no-cache' : 'public, max-age=0, must-revalidate',
   };
   if (r.personal) h.vary = 'Cookie';
+  if (r.setCookie) h['set-cookie'] = r.setCookie;
   if (r.site.visibility !== 'public') h['x-robots-tag'] = 'noindex, nofollow';
   return h;
 }

@@ -154,7 +154,14 @@ describe('who may read a site', () => {
         additionalProperties: false,
       },
     });
-    expect((await get(`${d.base}/v2?visitor.lang=fr`, plain)).status).toBe(200);
+    const fr = await get(`${d.base}/v2?visitor.lang=fr`, plain);
+    expect(fr.status).toBe(200);
+    // The claim is kept in a cookie for the next pages, and filtered again when read.
+    const kept = { cookie: `${plain.cookie}; ${cookiePair(fr.headers.get('set-cookie'))}` };
+    expect(fr.headers.get('set-cookie')).toContain('HttpOnly');
+    expect((await get(`${d.base}/v2/only-in-v2`, kept)).status).toBe(200);
+    const forged = { cookie: `${plain.cookie}; dp_visitor_public_${d.siteId}=${encodeURIComponent('{"lang":"xx","admin":true}')}` };
+    expect((await get(`${d.base}/v2`, forged)).status).toBe(404);
     expect((await get(`${d.base}/v2?visitor.lang=de`, plain)).status).toBe(404);
   });
 });

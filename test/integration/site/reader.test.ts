@@ -90,11 +90,12 @@ describe('serving a published site', () => {
     expect((await get(`${d.base}/~site/static/0000.css`)).status).toBe(404);
     await t.api('PUT', `/v1/orgs/${d.o.orgId}/sites/${d.siteId}/customization`, {
       token: d.o.adminToken,
-      body: { styling: { primaryColor: { light: '#ff0000', dark: '#00ff00' } } },
+      body: { styling: { primaryColor: { light: '#ff0000', dark: '#00ff00' } }, favicon: { emoji: '📘' } },
     });
     const page = (await get(d.base)).text;
     const theme = /href="[^"]+(\/site\/[^"]+\/~site\/theme\/[\w-]+\.css)"/.exec(page)![1];
     expect((await get(theme)).text).toContain('--primary:#ff0000');
+    expect(page).toMatch(/<link rel="icon" href="data:image\/svg\+xml,[^"]+">/);
   });
 
   it('answers 304 to a matching ETag and shows a content change on the next request', async () => {
