@@ -9,6 +9,7 @@
  * (site version, revision, page, audience); `readerPage` renders the body (off the event loop).
  */
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { jwtVerify, errors as joseErrors } from 'jose';
 import type { AppContext } from '../context.js';
 import { notFound } from '../core/errors.js';
@@ -41,6 +42,8 @@ import { siteBaseUrl } from '../presenters/sites.js';
 import { searchSpaceSet } from './search.js';
 
 const MAX_TOKEN_BYTES = 8 * 1024;
+const trees = new LRUCache<string, SiteTree>({ max: 500 });
+const snapshots = new LRUCache<string, Snapshot>({ max: 64 });
 const MAX_VARIANTS = 50;
 
 /** A published site, or a 404 (unpublished and unknown look the same). */
@@ -90,7 +93,14 @@ export interface ReaderLocation {
 
 /** What the reader sees of the site's structure (conditions applied, trashed spaces left out). */
 export async function readerStructure(app: AppContext, site: SiteRow, ctx: ConditionContext) {
-  const tree = await loadTree(app.db, site);
+  // Every structural change bumps the site version, so the tree is memoized by it; the spaces'
+  // current revisions are read on every request (a merge shows on the next one, on any instance).
+  const treeKey = `${site.id}:${site.version}`;
+  let tree = trees.get(treeKey);
+  if (!tree) {
+    tree = await loadTree(app.db, site);
+    trees.set(treeKey, tree);
+  }
   const rows = await spacesByIds(app.db, [...new Set(tree.siteSpaces.map((s) => s.space_id))]);
   const spaces = new Map(rows.map((r) => [r.id, r]));
   const live = tree.siteSpaces.filter((ss) => spaces.has(ss.space_id));
@@ -115,7 +125,14 @@ export function readingOrder(snapshot: Snapshot): TreePage[] {
 }
 
 async function snapshotOf(app: AppContext, space: SpaceRow): Promise<Snapshot> {
-  return (await revisionSnapshot(app.db, space.id, space.revision_id)).snapshot;
+  // A revision never changes: its snapshot is memoized by its id.
+  const key = `${space.id}:${space.revision_id}`;
+  let snapshot = snapshots.get(key);
+  if (!snapshot) {
+    snapshot = (await revisionSnapshot(app.db, space.id, space.revision_id)).snapshot;
+    snapshots.set(key, snapshot);
+  }
+  return snapshot;
 }
 
 /** Where `segments` lead for this reader; 404 when nothing visible is there. */
