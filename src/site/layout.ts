@@ -17,6 +17,8 @@ export interface Chrome {
   lang?: string;
   sections?: ReaderPage['sections'];
   headerLinks?: ReaderPage['headerLinks'];
+  /** Visitor-auth sites: where readers sign out. */
+  signOut?: string;
 }
 
 const FONT_STACKS: Record<string, string> = {
@@ -95,7 +97,7 @@ function header(c: Chrome, query = ''): string {
     s.themes?.toggeable !== false ? '<button type="button" data-theme-toggle hidden aria-label="Toggle dark mode">◐</button>' : '';
   return `<a class="skip" href="#content">Skip to content</a>${announcement}
 <header class="site"><a class="brand" href="${esc(c.base)}/">${logo}<span>${esc(c.title)}</span></a>${links}
-<form role="search" action="${esc(c.base)}/search" method="get"><label class="skip" for="q">Search</label><input id="q" type="search" name="q" value="${esc(query)}" placeholder="Search…" maxlength="200"><button type="submit">Search</button></form>${toggle}</header>
+<form role="search" action="${esc(c.base)}/search" method="get"><label class="skip" for="q">Search</label><input id="q" type="search" name="q" value="${esc(query)}" placeholder="Search…" maxlength="200"><button type="submit">Search</button></form>${toggle}${c.signOut ? `<a href="${esc(c.signOut)}">Sign out</a>` : ''}</header>
 ${sectionTabs(c)}`;
 }
 

@@ -180,6 +180,21 @@ async function admit(app: AppContext, req: IncomingMessage, site: SiteRow): Prom
   return { site, ctx: readerContext(signed, unsigned), personal, setCookie: keep };
 }
 
+/** Visitor sign-out: the token and claims cookies cleared, then the site's logout URL (or its first page). */
+function logout(app: AppContext, site: SiteRow): Reply {
+  const path = sitePathOf(app, site.id);
+  const clear = (name: string) => `${name}=; Path=${path}; HttpOnly; SameSite=Lax; Max-Age=0${secureFlag(app)}`;
+  return {
+    status: 302,
+    headers: {
+      location: site.auth_logout_url ?? `${siteBaseUrl(app, site.id)}/`,
+      // One Set-Cookie line per cookie: the server passes header values to res.setHeader, which takes arrays.
+      'set-cookie': [clear(visitorCookie(site.id)), clear(publicClaimsCookie(site.id))] as unknown as string,
+      'cache-control': 'no-store',
+    },
+  };
+}
+
 function commonHeaders(r: Reader): Record<string, string> {
   const h: Record<string, string> = {
     'x-content-type-options': 'nosniff',
@@ -202,6 +217,7 @@ function chrome(app: AppContext, site: SiteRow, extra: Partial<Chrome> = {}): Ch
     settings,
     themeCss: `${base}/~site/theme/${site.version}.css`,
     noindex: site.visibility !== 'public',
+    signOut: site.visibility === 'visitor-auth' ? `${base}/~site/auth/logout` : undefined,
     ...extra,
   };
 }
@@ -333,6 +349,7 @@ async function serve(app: AppContext, req: IncomingMessage, siteId: string, rest
         },
       };
     }
+    if (rest === '~site/auth/logout') return logout(app, site);
     reader = await admit(app, req, site);
     const url = requestUrl(req);
     if (rest === 'search' || rest === '~site/search') {

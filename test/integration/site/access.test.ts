@@ -81,6 +81,7 @@ describe('who may read a site', () => {
     const page = await get(`${d.base}/second`, cookie);
     expect(page.status).toBe(200);
     expect(page.headers.get('cache-control')).toBe('private, no-cache');
+    expect(page.text).toMatch(/<a href="[^"]+\/~site\/auth\/logout">Sign out<\/a>/);
 
     const [h, p, s] = good.split('.');
     const tampered = `${h}.${Buffer.from(JSON.stringify({ sub: 'admin', exp: 9999999999 })).toString('base64url')}.${s}`;
@@ -98,6 +99,13 @@ describe('who may read a site', () => {
     const to = new URL(fallback.headers.get('location')!);
     expect(to.origin + to.pathname).toBe('https://login.example.test/docs');
     expect(to.searchParams.get('location')).toBe(`${d.base}/second`);
+
+    // Signing out clears the cookie and leads to the logout URL.
+    await admin(d.o, 'PATCH', `/sites/${d.siteId}/publishing/auth`, { logoutURL: 'https://login.example.test/bye' });
+    const out = await get(`${d.base}/~site/auth/logout`, cookie);
+    expect(out.status).toBe(302);
+    expect(out.headers.get('location')).toBe('https://login.example.test/bye');
+    expect(out.headers.getSetCookie().find((c) => c.startsWith(`dp_visitor_${d.siteId}=;`))).toContain('Max-Age=0');
 
     // Regenerating the key: the cookie holding a token signed with the old key stops working.
     await admin(d.o, 'POST', `/sites/${d.siteId}/publishing/auth/regenerate`);
