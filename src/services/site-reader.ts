@@ -19,6 +19,7 @@ import type { SpaceRow } from '../db/repos/spaces.js';
 import { revisionSnapshot } from '../content/commit.js';
 import type { Snapshot, TreePage } from '../content/snapshot.js';
 import { effectiveCustomization, withOverrides } from '../sites/customization.js';
+import { checkPreviewToken } from '../sites/preview.js';
 import {
   audienceOf,
   outlineOf,
@@ -46,11 +47,21 @@ const trees = new LRUCache<string, SiteTree>({ max: 500 });
 const snapshots = new LRUCache<string, Snapshot>({ max: 64 });
 const MAX_VARIANTS = 50;
 
-/** A published site, or a 404 (unpublished and unknown look the same). */
-export async function publishedSite(app: AppContext, siteId: string): Promise<SiteRow> {
+/**
+ * A published site, or one a member previews with a valid preview token; else a 404 (unpublished
+ * and unknown look the same).
+ */
+export async function publishedSite(app: AppContext, siteId: string, preview?: string): Promise<SiteRow> {
   const site = await getSite(app.db, siteId);
-  if (!site || !site.published) throw notFound('Not found');
+  if (!site) throw notFound('Not found');
+  if (!site.published && !(preview && checkPreviewToken(app.secret, site.id, preview) !== null)) throw notFound('Not found');
   return site;
+}
+
+/** The expiry of a valid preview token of an existing site, or null. */
+export async function previewExpiry(app: AppContext, siteId: string, token: string): Promise<number | null> {
+  const site = await getSite(app.db, siteId);
+  return site ? checkPreviewToken(app.secret, site.id, token) : null;
 }
 
 export const shareKeyOpens = (app: AppContext, site: SiteRow, key: string | undefined) =>
@@ -290,7 +301,7 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
     headerLinks,
     bodyHtml: body.html,
     lastUpdated: loc.space.updated_at ?? null,
-    indexable: site.visibility === 'public' && !page.node.noIndex && !page.node.noRobotsIndex,
+    indexable: site.published && site.visibility === 'public' && !page.node.noIndex && !page.node.noRobotsIndex,
   };
 }
 

@@ -17,6 +17,7 @@ import { readerContext, unsignedClaims, signedClaims } from '../sites/reader.js'
 import type { ConditionContext } from '../sites/conditions.js';
 import {
   locatePage,
+  previewExpiry,
   publishedSite,
   readerMarkdown,
   readerPage,
@@ -33,6 +34,7 @@ import { messageHtml, notFoundHtml, pageHtml, searchHtml, themeStylesheet, type 
 const shareCookie = (siteId: string) => `dp_share_${siteId}`;
 const visitorCookie = (siteId: string) => `dp_visitor_${siteId}`;
 const publicClaimsCookie = (siteId: string) => `dp_visitor_public_${siteId}`;
+const previewCookie = (siteId: string) => `dp_preview_${siteId}`;
 
 /** The stored unsigned claims as `visitor.*` parameters again (so one filter reads both). */
 function claimsParams(cookie: string): URLSearchParams {
@@ -113,7 +115,7 @@ async function admit(app: AppContext, req: IncomingMessage, site: SiteRow): Prom
   const url = requestUrl(req);
   const cookiePath = sitePathOf(app, site.id);
   let signed: Record<string, unknown> = {};
-  let personal = site.adaptive_content;
+  let personal = site.adaptive_content || !site.published; // a preview is never shared
   if (site.visibility === 'share-link') {
     personal = true;
     const given = url.searchParams.get('share');
@@ -180,6 +182,32 @@ async function admit(app: AppContext, req: IncomingMessage, site: SiteRow): Prom
   return { site, ctx: readerContext(signed, unsigned), personal, setCookie: keep };
 }
 
+/** A member's preview link: the token becomes a cookie (as long as it is valid), then the site. */
+async function startPreview(app: AppContext, req: IncomingMessage, siteId: string): Promise<Reply> {
+  const token = requestUrl(req).searchParams.get('token') ?? '';
+  const exp = await previewExpiry(app, siteId, token);
+  if (exp === null) throw new ApiError(404, 'Not found');
+  const maxAge = Math.max(0, exp - Math.floor(Date.now() / 1000));
+  return {
+    status: 302,
+    headers: {
+      location: `${sitePathOf(app, siteId)}/`,
+      'set-cookie': `${previewCookie(siteId)}=${token}; Path=${sitePathOf(app, siteId)}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secureFlag(app)}`,
+      'cache-control': 'no-store',
+    },
+  };
+}
+
+/** Visitor sign-in: the site's login (fallback) URL, told where to send the reader back. */
+function login(app: AppContext, req: IncomingMessage, site: SiteRow): Reply {
+  if (!site.auth_fallback_url) throw new ApiError(404, 'Not found');
+  const target = new URL(site.auth_fallback_url);
+  const wanted = requestUrl(req).searchParams.get('location');
+  const base = sitePathOf(app, site.id);
+  target.searchParams.set('location', wanted && (wanted === base || wanted.startsWith(`${base}/`)) ? wanted : `${base}/`);
+  return { status: 302, headers: { location: target.toString(), 'cache-control': 'no-store' } };
+}
+
 /** Visitor sign-out: the token and claims cookies cleared, then the site's logout URL (or its first page). */
 function logout(app: AppContext, site: SiteRow): Reply {
   const path = sitePathOf(app, site.id);
@@ -204,7 +232,7 @@ function commonHeaders(r: Reader): Record<string, string> {
   };
   if (r.personal) h.vary = 'Cookie';
   if (r.setCookie) h['set-cookie'] = r.setCookie;
-  if (r.site.visibility !== 'public') h['x-robots-tag'] = 'noindex, nofollow';
+  if (r.site.visibility !== 'public' || !r.site.published) h['x-robots-tag'] = 'noindex, nofollow';
   return h;
 }
 
@@ -216,7 +244,7 @@ function chrome(app: AppContext, site: SiteRow, extra: Partial<Chrome> = {}): Ch
     title: typeof settings.title === 'string' ? settings.title : site.title,
     settings,
     themeCss: `${base}/~site/theme/${site.version}.css`,
-    noindex: site.visibility !== 'public',
+    noindex: site.visibility !== 'public' || !site.published,
     signOut: site.visibility === 'visitor-auth' ? `${base}/~site/auth/logout` : undefined,
     ...extra,
   };
@@ -336,7 +364,10 @@ async function serve(app: AppContext, req: IncomingMessage, siteId: string, rest
         },
       };
     }
-    site = await publishedSite(app, siteId);
+    if (rest === '~preview') return await startPreview(app, req, siteId);
+    const preview = cookieValue(req, previewCookie(siteId));
+    site = await publishedSite(app, siteId, preview);
+    if (rest === '~site/auth/login') return login(app, req, site);
     const theme = /^~site\/theme\/\d+(?:-([\w-]{1,128}))?\.css$/.exec(rest);
     if (theme) {
       return {

@@ -156,11 +156,28 @@ describe('serving a published site', () => {
     expect((await get(`${d.base}/~site/search?q=Hidden`)).body.items).toEqual([]);
   });
 
-  it('answers 404 once the site is unpublished', async () => {
+  it('answers 404 once the site is unpublished, except through a member preview link', async () => {
     const o = d.o;
     await t.api('POST', `/v1/orgs/${o.orgId}/sites/${d.siteId}/unpublish`, { token: o.adminToken });
     expect((await get(d.base)).status).toBe(404);
     expect((await get(`${d.base}/llms.txt`)).status).toBe(404);
+
+    // Members preview it through the signed, short-lived urls.preview.
+    const preview = (await t.api('GET', `/v1/orgs/${o.orgId}/sites/${d.siteId}`, { token: o.adminToken })).body.urls.preview as string;
+    const enter = await get(pathOf(preview) + new URL(preview).search);
+    expect(enter.status).toBe(302);
+    expect(enter.headers.get('location')).toBe(`${d.base}/`);
+    const cookie = { cookie: enter.headers.get('set-cookie')!.split(';')[0] };
+    expect(enter.headers.get('set-cookie')).toContain('HttpOnly');
+    const seen = await get(`${d.base}/second`, cookie);
+    expect(seen.status).toBe(200);
+    expect(seen.headers.get('x-robots-tag')).toContain('noindex');
+    expect(seen.headers.get('cache-control')).toBe('private, no-cache');
+    const forged = new URL(preview);
+    forged.searchParams.set('token', `${forged.searchParams.get('token')!.split('.')[0]}.${'A'.repeat(43)}`);
+    expect((await get(`${d.base}/~preview${forged.search}`)).status).toBe(404);
+    expect((await get(`${d.base}/~preview`)).status).toBe(404);
+    expect((await get(d.base, { cookie: `dp_preview_${d.siteId}=1.${'A'.repeat(43)}` })).status).toBe(404);
     await t.api('POST', `/v1/orgs/${o.orgId}/sites/${d.siteId}/publish`, { token: o.adminToken });
     expect((await get(d.base)).status).toBe(200);
   });

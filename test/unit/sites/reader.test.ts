@@ -116,3 +116,17 @@ describe('outline', () => {
     ]);
   });
 });
+
+describe('preview tokens', () => {
+  it('are valid about an hour for their site only', async () => {
+    const { previewToken, checkPreviewToken } = await import('../../../src/sites/preview.js');
+    const now = 1_800_000_000;
+    const token = previewToken('secret', 'site-a', now);
+    expect(checkPreviewToken('secret', 'site-a', token, now)).toBeGreaterThanOrEqual(now + 3600);
+    expect(checkPreviewToken('secret', 'site-b', token, now)).toBeNull();
+    expect(checkPreviewToken('other', 'site-a', token, now)).toBeNull();
+    expect(checkPreviewToken('secret', 'site-a', token, now + 4300)).toBeNull();
+    expect(checkPreviewToken('secret', 'site-a', `${now + 99999}.${token.split('.')[1]}`, now)).toBeNull();
+    expect(checkPreviewToken('secret', 'site-a', 'garbage', now)).toBeNull();
+  });
+});
