@@ -22,6 +22,7 @@ import { effectiveCustomization, withOverrides } from '../sites/customization.js
 import { checkPreviewToken } from '../sites/preview.js';
 import {
   audienceOf,
+  editOnGitUrl,
   outlineOf,
   readerContext,
   resolveSitePath,
@@ -210,6 +211,8 @@ export interface ReaderPage {
   headerLinks: HeaderLink[];
   bodyHtml: string;
   lastUpdated: Date | null;
+  /** The page's file in the synced repository, when the customization shows edit links. */
+  editUrl: string | null;
   indexable: boolean;
 }
 
@@ -301,6 +304,7 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
     headerLinks,
     bodyHtml: body.html,
     lastUpdated: loc.space.updated_at ?? null,
+    editUrl: settings.git?.showEditLink ? editOnGitUrl(loc.space.git_sync?.url, page.node.git?.path) : null,
     indexable: site.published && site.visibility === 'public' && !page.node.noIndex && !page.node.noRobotsIndex,
   };
 }

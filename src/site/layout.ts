@@ -197,7 +197,7 @@ export function pageHtml(p: ReaderPage, c: Chrome): string {
 <div class="layout"><nav class="tree" aria-label="Pages">${variantMenu(p.variants)}${treeHtml(p.tree)}</nav>
 <main id="content">${crumbs}<h1>${esc(node.title)}</h1>${node.description ? `<p class="description">${esc(node.description)}</p>` : ''}
 <div class="body">${bodyLinks(p.bodyHtml, p.settings, c.base)}</div>
-<div class="meta">${updated}${actions}</div>${pagination}</main>${outline}</div>
+<div class="meta">${updated}${actions}${p.editUrl ? `<a href="${esc(p.editUrl)}"${externalAttrs(p.editUrl, p.settings, p.base)}>Edit on Git</a>` : ''}</div>${pagination}</main>${outline}</div>
 ${footer(c)}</body></html>`;
 }
 

@@ -227,3 +227,25 @@ export function outlineOf(html: string): OutlineItem[] {
   }
   return out;
 }
+
+// ---- Edit on git --------------------------------------------------------------------------------
+
+/**
+ * The web URL of a page's file in the git repository a space syncs with, or null. `repoUrl` is the
+ * space's `gitSync.url` (the repository's tree URL when one was given, else the clone URL): a tree
+ * URL (`…/tree/<ref>`) gets the path appended; a repository URL gets `/blob/HEAD/<path>` (GitHub,
+ * GitLab and Gitea all resolve it to the default branch). Only http(s) URLs, never credentials.
+ */
+export function editOnGitUrl(repoUrl: unknown, filePath: string | undefined): string | null {
+  if (typeof repoUrl !== 'string' || !filePath) return null;
+  let url: URL;
+  try {
+    url = new URL(repoUrl);
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) return null;
+  const base = `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\.git$/, '')}`;
+  const path = filePath.split('/').filter(Boolean).map(encodeURIComponent).join('/');
+  return /\/(tree|src)\//.test(url.pathname) ? `${base}/${path}` : `${base}/blob/HEAD/${path}`;
+}

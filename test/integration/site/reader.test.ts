@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { editContent } from '../../helpers/content.js';
+import { setSpaceGitSync } from '../../../src/db/repos/git-sync.js';
 import { docsSite, linksIn, pathOf, type DocsSite } from './helpers.js';
 
 let t: TestApp;
@@ -96,6 +97,23 @@ describe('serving a published site', () => {
     const theme = /href="[^"]+(\/site\/[^"]+\/~site\/theme\/[\w-]+\.css)"/.exec(page)![1];
     expect((await get(theme)).text).toContain('--primary:#ff0000');
     expect(page).toMatch(/<link rel="icon" href="data:image\/svg\+xml,[^"]+">/);
+  });
+
+  it('links a page to its file in the synced repository when the customization shows edit links', async () => {
+    await setSpaceGitSync(t.app.db, d.spaces.v1, { url: 'https://git.example.test/acme/docs.git' });
+    await editContent(t, d.spaces.v1, (draft) => {
+      const id = draft.childIds(null).find((x: string) => draft.page(x)?.title === 'Second')!;
+      draft.updatePage(id, { git: { oid: 'abc', path: 'docs/second.md' } });
+    });
+    expect((await get(`${d.base}/second`)).text).not.toContain('Edit on Git');
+    await t.api('PUT', `/v1/orgs/${d.o.orgId}/sites/${d.siteId}/customization`, {
+      token: d.o.adminToken,
+      body: { git: { showEditLink: true } },
+    });
+    expect((await get(`${d.base}/second`)).text).toContain(
+      '<a href="https://git.example.test/acme/docs/blob/HEAD/docs/second.md">Edit on Git</a>',
+    );
+    await setSpaceGitSync(t.app.db, d.spaces.v1, null);
   });
 
   it('answers 304 to a matching ETag and shows a content change on the next request', async () => {

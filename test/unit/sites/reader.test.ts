@@ -130,3 +130,15 @@ describe('preview tokens', () => {
     expect(checkPreviewToken('secret', 'site-a', 'garbage', now)).toBeNull();
   });
 });
+
+describe('edit on git', () => {
+  it('points at the page file of the synced repository', async () => {
+    const { editOnGitUrl } = await import('../../../src/sites/reader.js');
+    expect(editOnGitUrl('https://github.com/acme/docs.git', 'docs/a b.md')).toBe('https://github.com/acme/docs/blob/HEAD/docs/a%20b.md');
+    expect(editOnGitUrl('https://github.com/acme/docs/tree/main/', 'docs/a.md')).toBe('https://github.com/acme/docs/tree/main/docs/a.md');
+    expect(editOnGitUrl('https://user:pw@example.test/r.git', 'a.md')).toBeNull();
+    expect(editOnGitUrl('file:///srv/r.git', 'a.md')).toBeNull();
+    expect(editOnGitUrl(null, 'a.md')).toBeNull();
+    expect(editOnGitUrl('https://example.test/r', undefined)).toBeNull();
+  });
+});
