@@ -131,6 +131,25 @@ describe('serving a published site', () => {
     expect(after.headers.get('etag')).not.toBe(etag);
   });
 
+  it('shows a merged change request on the next request', async () => {
+    const as = { token: d.o.adminToken };
+    const pages = (await t.api('GET', `/v1/spaces/${d.spaces.v1}/content/pages`, as)).body.pages as any[];
+    const second = pages.find((p) => p.title === 'Second');
+    const before = await get(`${d.base}/second`);
+    const cr = (await t.api('POST', `/v1/spaces/${d.spaces.v1}/change-requests`, { ...as, body: { subject: 'Reword' } })).body;
+    const changed = await t.api('POST', `/v1/spaces/${d.spaces.v1}/change-requests/${cr.id}/content?compat=false`, {
+      ...as,
+      body: { changes: [{ operation: 'update_page', page: second.id, document: { markdown: 'Merged through a change request.' } }] },
+    });
+    expect(changed.status, changed.text).toBeLessThan(300);
+    expect((await get(`${d.base}/second`)).text).not.toContain('Merged through a change request.');
+    const merged = await t.api('POST', `/v1/spaces/${d.spaces.v1}/change-requests/${cr.id}/merge`, as);
+    expect(merged.status, merged.text).toBeLessThan(300);
+    const after = await get(`${d.base}/second`, { 'if-none-match': before.headers.get('etag')! });
+    expect(after.status).toBe(200);
+    expect(after.text).toContain('Merged through a change request.');
+  });
+
   it('gives machines Markdown, llms.txt, llms-full.txt, sitemap.xml and robots.txt', async () => {
     const md = await get(`${d.base}/getting-started/nested-page.md`);
     expect(md.status).toBe(200);
