@@ -133,13 +133,13 @@ describe('who may read a site', () => {
     const beta = await session({ sub: 'b', beta: true });
 
     const withoutClaim = await get(d.base, plain);
-    expect(linksIn(withoutClaim.text, '<nav class="sections"')).toEqual([]);
+    expect(linksIn(withoutClaim.text, '<nav class="sections"').map(pathOf)).toEqual([`${d.base}/`, `${d.base}/sdks`]);
     expect(withoutClaim.text).not.toContain('Beta portal');
     expect((await get(`${d.base}/api`, plain)).status).toBe(404);
     expect((await get(`${d.base}/llms.txt`, plain)).text).not.toContain('Reference');
 
     const withClaim = await get(d.base, beta);
-    expect(linksIn(withClaim.text, '<nav class="sections"').map(pathOf)).toEqual([`${d.base}/`, `${d.base}/api`]);
+    expect(linksIn(withClaim.text, '<nav class="sections"').map(pathOf)).toEqual([`${d.base}/`, `${d.base}/api`, `${d.base}/sdks`]);
     expect(withClaim.text).toContain('Beta portal');
     expect((await get(`${d.base}/api`, beta)).status).toBe(200);
     // The two audiences never share a cached page.

@@ -29,8 +29,8 @@ async function space(t: TestApp, o: Org, title: string, pages: (d: any) => void)
 }
 
 /**
- * A published site with two sections ("Guides": variants v1 (default) and v2; "API"), nested
- * pages, a hidden page and a heading per first page.
+ * A published site with three sections ("Guides": variants v1 (default) and v2; "API" and "SDKs"
+ * in the section group "Developers"), nested pages, a hidden page and headings.
  */
 export async function docsSite(t: TestApp, o: Org, visibility = 'public'): Promise<DocsSite> {
   const v1 = await space(t, o, 'Guide v1', (d) => {
@@ -50,10 +50,17 @@ export async function docsSite(t: TestApp, o: Org, visibility = 'public'): Promi
   const api = await space(t, o, 'API', (d) => {
     d.insertPage(null, { title: 'Reference', markdown: 'Endpoints.' });
   });
+  const sdk = await space(t, o, 'SDKs', (d) => {
+    d.insertPage(null, { title: 'Install the SDK', markdown: 'npm install acme.' });
+  });
   const site = await call(t, o, 'POST', '/sites', { title: 'Acme Docs', visibility });
   const guides = await call(t, o, 'POST', `/sites/${site.id}/sections`, { spaceId: v1, title: 'Guides' });
   const v2SiteSpace = await call(t, o, 'POST', `/sites/${site.id}/site-spaces`, { spaceId: v2, sectionId: guides.id, title: 'v2' });
   const apiSection = await call(t, o, 'POST', `/sites/${site.id}/sections`, { spaceId: api, title: 'API' });
+  const sdkSection = await call(t, o, 'POST', `/sites/${site.id}/sections`, { spaceId: sdk, title: 'SDKs' });
+  const group = await call(t, o, 'POST', `/sites/${site.id}/section-groups`, { title: 'Developers' });
+  for (const s of [apiSection, sdkSection])
+    await call(t, o, 'POST', `/sites/${site.id}/section-groups/${group.id}/sections`, { sectionId: s.id });
   await call(t, o, 'POST', `/sites/${site.id}/publish`);
   return {
     o,

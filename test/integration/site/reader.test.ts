@@ -33,7 +33,10 @@ describe('serving a published site', () => {
     expect(html).not.toContain('Secret');
     // Section tabs (default section omitted from URLs), variant menu, outline, next.
     const tabs = linksIn(html, '<nav class="sections"').map(pathOf);
-    expect(tabs).toEqual([`${d.base}/`, `${d.base}/api`]);
+    expect(tabs).toEqual([`${d.base}/`, `${d.base}/api`, `${d.base}/sdks`]);
+    expect(html).toMatch(
+      /<li class="group"><span>Developers<\/span><ul><li><a href="[^"]+\/api">API<\/a><\/li><li><a href="[^"]+\/sdks">SDKs<\/a>/,
+    );
     const variants = linksIn(html, '<details class="variant"', '</details>').map(pathOf);
     expect(variants).toEqual([`${d.base}/getting-started`, `${d.base}/v2/getting-started`]);
     expect(html).toContain('On this page');
