@@ -42,6 +42,7 @@ import { visitorSigningKey } from './site-settings.js';
 import { pageMarkdown, renderPageBody } from './page-body.js';
 import { siteBaseUrl } from '../presenters/sites.js';
 import { searchSpaceSet } from './search.js';
+import { requestReaderPagePdf } from './pdf.js';
 
 const MAX_TOKEN_BYTES = 8 * 1024;
 const trees = new LRUCache<string, SiteTree>({ max: 500 });
@@ -315,6 +316,11 @@ export async function readerSettings(app: AppContext, site: SiteRow, siteSpaceId
   if (!siteSpaceId) return base;
   const ss = (await loadTree(app.db, site)).siteSpaces.find((x) => x.id === siteSpaceId);
   return withOverrides(base, ss?.customization ?? null);
+}
+
+/** The PDF of a located page (the `pdf` page action): a signed link to a shared render. */
+export async function readerPagePdf(app: AppContext, loc: ReaderLocation): Promise<string> {
+  return (await requestReaderPagePdf(app, loc.space, loc.page.node.id)).url;
 }
 
 /** The Markdown of a located page (`.md` URLs, `Accept: text/markdown`). */

@@ -188,7 +188,11 @@ export function pageHtml(p: ReaderPage, c: Chrome): string {
         .join('')}</ul></aside>`
     : '<aside class="outline" aria-label="On this page"></aside>';
   const mdHref = `${p.base}/${p.location.path ? `${p.location.path}.md` : 'index.md'}`;
-  const actions = (p.settings.pageActions?.items ?? []).includes('markdown') ? `<a href="${esc(mdHref)}">View as Markdown</a>` : '';
+  const items: string[] = p.settings.pageActions?.items ?? [];
+  const pdfHref = `${p.base}/~site/pdf?path=${encodeURIComponent(p.location.path)}`;
+  const actions =
+    (items.includes('markdown') ? `<a href="${esc(mdHref)}">View as Markdown</a>` : '') +
+    (items.includes('pdf') && p.settings.pdf?.enabled ? `<a href="${esc(pdfHref)}" rel="nofollow">Export as PDF</a>` : '');
   const updated = p.lastUpdated
     ? `<span>Last updated <time datetime="${p.lastUpdated.toISOString()}">${p.lastUpdated.toISOString().slice(0, 10)}</time></span>`
     : '';

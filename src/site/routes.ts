@@ -22,6 +22,7 @@ import {
   readerMarkdown,
   readerPage,
   readerPages,
+  readerPagePdf,
   readerSettings,
   searchReaderSite,
   shareKeyOpens,
@@ -389,6 +390,13 @@ async function serve(app: AppContext, req: IncomingMessage, siteId: string, rest
       if (rest === '~site/search')
         return { status: 200, body: { query: q, items: hits }, headers: { ...commonHeaders(reader), 'x-robots-tag': 'noindex' } };
       return html(200, searchHtml(chrome(app, site), q, hits), { ...commonHeaders(reader), 'x-robots-tag': 'noindex' });
+    }
+    if (rest === '~site/pdf') {
+      // The `pdf` page action: gated by the customization, then a shared render of the page.
+      const loc = await locatePage(app, site, segmentsOf(url.searchParams.get('path') ?? ''), reader.ctx);
+      const settings = await readerSettings(app, site, loc.siteSpace.id);
+      if (!settings.pdf?.enabled) throw new ApiError(404, 'Not found');
+      return { status: 302, headers: { location: await readerPagePdf(app, loc), 'cache-control': 'no-store', 'x-robots-tag': 'noindex' } };
     }
     const file = ['robots.txt', 'sitemap.xml', 'llms.txt', 'llms-full.txt'].includes(rest)
       ? await machineFile(app, reader, rest)
