@@ -36,6 +36,7 @@ const shareCookie = (siteId: string) => `dp_share_${siteId}`;
 const visitorCookie = (siteId: string) => `dp_visitor_${siteId}`;
 const publicClaimsCookie = (siteId: string) => `dp_visitor_public_${siteId}`;
 const previewCookie = (siteId: string) => `dp_preview_${siteId}`;
+const MAX_CLAIMS_COOKIE = 3500;
 
 /** The stored unsigned claims as `visitor.*` parameters again (so one filter reads both). */
 function claimsParams(cookie: string): URLSearchParams {
@@ -174,7 +175,10 @@ async function admit(app: AppContext, req: IncomingMessage, site: SiteRow): Prom
     const fromUrl = [...url.searchParams.keys()].some((k) => k.startsWith('visitor.'));
     if (fromUrl) {
       unsigned = unsignedClaims(url.searchParams, site.adaptive_schema);
-      keep = `${publicClaimsCookie(site.id)}=${encodeURIComponent(JSON.stringify(unsigned))}; Path=${cookiePath}; HttpOnly; SameSite=Lax${secureFlag(app)}`;
+      const value = encodeURIComponent(JSON.stringify(unsigned));
+      // Browsers drop cookies past 4 KiB: larger claim sets apply to this request only.
+      if (value.length <= MAX_CLAIMS_COOKIE)
+        keep = `${publicClaimsCookie(site.id)}=${value}; Path=${cookiePath}; HttpOnly; SameSite=Lax${secureFlag(app)}`;
     } else {
       const stored = cookieValue(req, publicClaimsCookie(site.id));
       if (stored) unsigned = unsignedClaims(claimsParams(stored), site.adaptive_schema);
