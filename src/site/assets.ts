@@ -28,6 +28,8 @@ nav.pagination{display:flex;justify-content:space-between;gap:1rem;margin-top:2r
 aside.outline{padding:1.5rem 0;font-size:.85rem;position:sticky;top:0;align-self:start}aside.outline ul{list-style:none;padding:0;margin:0}aside.outline .l3{padding-left:.8rem}aside.outline a{color:var(--muted);text-decoration:none}
 footer.site{border-top:1px solid var(--line);padding:1.5rem;color:var(--muted);font-size:.9rem;display:flex;flex-wrap:wrap;gap:2rem}footer.site ul{list-style:none;padding:0;margin:.25rem 0}
 .results{list-style:none;padding:0}.results li{margin:1rem 0}.results p{margin:.2rem 0;color:var(--muted)}
+.logo-dark{display:none}:root[data-theme=dark] .logo-dark{display:inline}:root[data-theme=dark] .logo-light{display:none}
+@media (prefers-color-scheme:dark){:root[data-theme=system] .logo-dark{display:inline}:root[data-theme=system] .logo-light{display:none}}
 .corners-straight{--radius:0}.corners-circular{--radius:16px}
 `;
 

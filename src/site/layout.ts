@@ -77,7 +77,13 @@ ${c.description ? `<meta property="og:description" content="${esc(c.description)
 
 function header(c: Chrome, query = ''): string {
   const s = c.settings;
-  const logo = typeof s.header?.logo?.light === 'string' ? `<img src="${esc(s.header.logo.light)}" alt="">` : '';
+  const logos = s.header?.logo ?? {};
+  const logo =
+    typeof logos.light === 'string'
+      ? typeof logos.dark === 'string' && logos.dark !== logos.light
+        ? `<img class="logo-light" src="${esc(logos.light)}" alt=""><img class="logo-dark" src="${esc(logos.dark)}" alt="">`
+        : `<img src="${esc(logos.light)}" alt="">`
+      : '';
   const announcement =
     s.announcement?.enabled && s.announcement.message
       ? `<div class="banner banner-${esc(s.announcement.style ?? 'info')}" role="note">${esc(s.announcement.message)}${

@@ -14,6 +14,8 @@ import { editContent } from '../../helpers/content.js';
 import { serve } from '../../helpers/http.js';
 import { docsSite, type DocsSite } from './helpers.js';
 
+const LOGO = (fill: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect width="20" height="20" fill="${fill}"/></svg>`;
 const ARTIFACTS = process.env.SITE_ARTIFACTS ?? path.resolve('data/test-artifacts/site');
 
 let t: TestApp;
@@ -177,7 +179,16 @@ describe('a reader in Chromium', () => {
   it('follows the system dark preference and the toggle, which persists across pages', async () => {
     await t.api('PUT', `/v1/orgs/${d.o.orgId}/sites/${d.siteId}/customization`, {
       token: d.o.adminToken,
-      body: { themes: { default: 'system', toggeable: true }, styling: { primaryColor: { light: '#aa0000', dark: '#00aa00' } } },
+      body: {
+        themes: { default: 'system', toggeable: true },
+        styling: { primaryColor: { light: '#aa0000', dark: '#00aa00' } },
+        header: {
+          logo: {
+            light: `data:image/svg+xml,${encodeURIComponent(LOGO('#000'))}`,
+            dark: `data:image/svg+xml,${encodeURIComponent(LOGO('#fff'))}`,
+          },
+        },
+      },
     });
     const w = await watchedTab(true);
     const { tab } = w;
@@ -186,9 +197,13 @@ describe('a reader in Chromium', () => {
     const bg = () => tab.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(await bg()).toBe('rgb(21, 22, 26)');
     expect(await tab.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--primary').trim())).toBe('#00aa00');
+    const shownLogo = () =>
+      tab.$$eval('header.site .brand img', (imgs) => imgs.filter((i) => getComputedStyle(i).display !== 'none').map((i) => i.className));
+    expect(await shownLogo()).toEqual(['logo-dark']);
     await tab.screenshot({ path: path.join(ARTIFACTS, 'dark-system.png') });
     await tab.click('[data-theme-toggle]');
     expect(await bg()).toBe('rgb(255, 255, 255)');
+    expect(await shownLogo()).toEqual(['logo-light']);
     await clickLinkText(tab, 'nav.tree', 'Second');
     expect(await bg()).toBe('rgb(255, 255, 255)');
     await tab.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
