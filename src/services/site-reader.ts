@@ -284,9 +284,25 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
   const at = order.indexOf(page);
   const link = (p: TreePage | undefined): NavLink | null => (p ? { title: p.node.title, href: pageHref(p), current: false } : null);
 
-  const headerLinks: HeaderLink[] = ((settings.header?.links ?? []) as any[])
-    .filter((l) => evaluateCondition(l.condition, ctx))
-    .map((l) => ({ title: String(l.title ?? ''), href: refHref(l.to) }));
+  // Header links: URLs as given; a space or a page of a space the reader can see leads into the site.
+  const contentHref = async (to: any): Promise<string | null> => {
+    if (!to || typeof to !== 'object') return null;
+    if (to.kind === 'url') return refHref(to);
+    const spaceId: string | undefined = to.space ?? (to.kind === 'page' || to.kind === 'anchor' ? siteSpace.space_id : undefined);
+    if (!spaceId || (to.kind !== 'space' && to.kind !== 'page' && to.kind !== 'anchor')) return null;
+    for (const sec of visible.sections.length ? visible.sections : [null]) {
+      const ss = variantsOf(visible, sec).find((x) => x.space_id === spaceId && (x.id === siteSpace.id || !x.hidden));
+      if (!ss) continue;
+      if (to.kind === 'space') return pathIn(sec, ss, '');
+      const target = to.page ? (await snapshotOf(app, loc.spaces.get(ss.space_id)!)).byId.get(to.page) : page;
+      if (!target || !readable(target)) return null;
+      return `${pathIn(sec, ss, target.path)}${to.kind === 'anchor' ? `#${encodeURIComponent(to.anchor)}` : ''}`;
+    }
+    return null;
+  };
+  const headerLinks: HeaderLink[] = [];
+  for (const l of ((settings.header?.links ?? []) as any[]).slice(0, 50))
+    if (evaluateCondition(l.condition, ctx)) headerLinks.push({ title: String(l.title ?? ''), href: await contentHref(l.to) });
 
   const body = await renderPageBody(app, site.organization_id, snapshot, page, pageHref);
   const title = typeof settings.title === 'string' ? settings.title : site.title;

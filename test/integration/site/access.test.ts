@@ -122,7 +122,11 @@ describe('who may read a site', () => {
     expect(patched.status, patched.text).toBe(200);
     await admin(d.o, 'PUT', `/sites/${d.siteId}/customization`, {
       header: {
-        links: [{ title: 'Beta portal', to: { kind: 'url', url: 'https://beta.example.test/' }, condition: 'visitor.claims.beta == true' }],
+        links: [
+          { title: 'Beta portal', to: { kind: 'url', url: 'https://beta.example.test/' }, condition: 'visitor.claims.beta == true' },
+          { title: 'SDK docs', to: { kind: 'space', space: d.spaces.sdk } },
+          { title: 'API docs', to: { kind: 'space', space: d.spaces.api } },
+        ],
       },
     });
     const session = async (claims: Record<string, unknown>) => {
@@ -135,12 +139,16 @@ describe('who may read a site', () => {
     const withoutClaim = await get(d.base, plain);
     expect(linksIn(withoutClaim.text, '<nav class="sections"').map(pathOf)).toEqual([`${d.base}/`, `${d.base}/sdks`]);
     expect(withoutClaim.text).not.toContain('Beta portal');
+    // A link into a space leads to its section; into a hidden one, it is text only.
+    expect(withoutClaim.text).toMatch(/<a href="[^"]+\/sdks">SDK docs<\/a>/);
+    expect(withoutClaim.text).toContain('<li>API docs</li>');
     expect((await get(`${d.base}/api`, plain)).status).toBe(404);
     expect((await get(`${d.base}/llms.txt`, plain)).text).not.toContain('Reference');
 
     const withClaim = await get(d.base, beta);
     expect(linksIn(withClaim.text, '<nav class="sections"').map(pathOf)).toEqual([`${d.base}/`, `${d.base}/api`, `${d.base}/sdks`]);
     expect(withClaim.text).toContain('Beta portal');
+    expect(withClaim.text).toMatch(/<a href="[^"]+\/api">API docs<\/a>/);
     expect((await get(`${d.base}/api`, beta)).status).toBe(200);
     // The two audiences never share a cached page.
     expect(withClaim.headers.get('etag')).not.toBe(withoutClaim.headers.get('etag'));

@@ -8,7 +8,7 @@ export interface DocsSite {
   o: Org;
   siteId: string;
   base: string;
-  spaces: { v1: string; v2: string; api: string };
+  spaces: { v1: string; v2: string; api: string; sdk: string };
   sections: { guides: any; api: any };
   v2SiteSpace: any;
 }
@@ -66,7 +66,7 @@ export async function docsSite(t: TestApp, o: Org, visibility = 'public'): Promi
     o,
     siteId: site.id,
     base: `/site/${site.id}`,
-    spaces: { v1, v2, api },
+    spaces: { v1, v2, api, sdk },
     sections: { guides, api: apiSection },
     v2SiteSpace,
   };
