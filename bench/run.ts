@@ -31,7 +31,7 @@
 //  8. limits (bench/limits.ts)          /healthz p99 while clients read the most hostile page the
 //                                       content limits allow, vs /healthz p99 idle.
 //
-// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git, limits), in the
+// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git, limits, site), in the
 // order above; content and merge share their spaces when both run.
 //
 // Knobs (environment): BENCH_CONNECTIONS (10), BENCH_DURATION seconds per measured run (3),
@@ -56,6 +56,7 @@ import { benchMerge } from './merge.js';
 import { benchPdf } from './pdf.js';
 import { benchGit } from './git.js';
 import { benchLimits } from './limits.js';
+import { benchSite } from './site.js';
 import { tmpdir } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -490,6 +491,14 @@ const SECTIONS: Section[] = [
       'Limits (bench/limits.ts): GET /healthz one at a time from a worker thread (sub-ms timing), idle and while clients read copies',
       'of the most hostile page the content limits accept (parsed on the Markdown pool, each copy once), alternately; and that read',
       "vs the same page as Markdown. On 2 cores the pool's threads take the CPU the probes share: latency there is CPU, not a blocked loop.",
+    ],
+  },
+  {
+    name: 'site',
+    run: benchSite,
+    notes: [
+      'Site (bench/site.ts): a cached reader-site page under load vs a bare node:http server sending the same bytes from memory;',
+      'and the first render of pages of a 1,000-page site vs their cached read, one request at a time.',
     ],
   },
 ];

@@ -5,6 +5,7 @@ import type { SiteRow } from '../db/repos/sites.js';
 import type { GroupRow, SectionRow, SiteSpaceRow } from '../db/repos/site-structure.js';
 import type { ShareLinkRow } from '../db/repos/site-share-links.js';
 import { appUrls } from './urls.js';
+import { previewToken } from '../sites/preview.js';
 
 export interface SitePermissions {
   view: boolean;
@@ -56,7 +57,7 @@ export function toSite(app: AppContext, s: SiteRow, permissions: SitePermissions
     urls: {
       location: urls.api(`/orgs/${s.organization_id}/sites/${s.id}`),
       app: urls.app(`/o/${s.organization_id}/sites/${s.id}`),
-      preview: `${base}/~preview`,
+      preview: `${base}/~preview?token=${previewToken(app.secret, s.id)}`,
       ...(s.published ? { published: publishedUrl(app, s.id, [], opts.shareKey) } : {}),
       ...(s.visibility === 'visitor-auth' ? { login: `${base}/~site/auth/login`, logout: `${base}/~site/auth/logout` } : {}),
     },

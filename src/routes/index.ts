@@ -23,6 +23,7 @@ import { ssoRoutes } from './sso.js';
 import { siteRoutes } from './sites.js';
 import { siteStructureRoutes } from './site-structure.js';
 import { siteAccessRoutes } from './site-access.js';
+import { readerSiteRoutes } from '../site/routes.js';
 
 /** The routes of one file, grouped under `tag` in the generated API reference. */
 const tagged = (tag: string, routes: RouteDef[]): RouteDef[] => routes.map((r) => ({ tag, ...r }));
@@ -53,4 +54,5 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Sites', siteRoutes),
   ...tagged('Site structure', siteStructureRoutes),
   ...tagged('Site access', siteAccessRoutes),
+  ...tagged('Published sites (readers)', readerSiteRoutes),
 ];

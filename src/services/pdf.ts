@@ -115,7 +115,27 @@ function effectiveState(r: PdfRenderState): { status: 'ready' | 'pending' | 'fai
   return { status: 'pending' };
 }
 
-async function requestPdf(app: AppContext, p: Principal, t: ExportTarget, q: PdfQuery): Promise<PdfLink> {
+/**
+ * PDF of one page of a space's current revision for a reader of a published site: the site
+ * checked the reader's access; renders are shared by (revision, page), so readers cannot start
+ * more than one per page and revision.
+ */
+export async function requestReaderPagePdf(
+  app: AppContext,
+  space: { id: string; title: string; organization_id: string; revision_id: string },
+  pageId: string,
+): Promise<PdfLink> {
+  const target = {
+    spaceId: space.id,
+    spaceTitle: space.title,
+    organizationId: space.organization_id,
+    revisionId: space.revision_id,
+    changeRequest: null,
+  };
+  return requestPdf(app, null, target, { only: true, page: pageId });
+}
+
+async function requestPdf(app: AppContext, p: Principal | null, t: ExportTarget, q: PdfQuery): Promise<PdfLink> {
   const scope = scopeOf(q);
   let page = null;
   if (scope.kind !== 'all') {
@@ -151,7 +171,7 @@ async function requestPdf(app: AppContext, p: Principal, t: ExportTarget, q: Pdf
       payload: { renderId: id },
       targetType: t.changeRequest ? 'change-request' : 'space',
       targetId: t.changeRequest?.id ?? t.spaceId,
-      createdBy: p.userId,
+      createdBy: p?.userId,
     });
     if (row) await renders.restartRender(c, id, op.id);
     else await renders.insertRender(c, { ...key, id, organizationId: t.organizationId, operationId: op.id, fileName: `${fileName}.pdf` });

@@ -7,12 +7,9 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../core/errors.js';
 import { getSpace, type SpaceRow } from '../db/repos/spaces.js';
 import { revisionSnapshot } from '../content/commit.js';
-import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
-import { createResolver } from '../content/links.js';
-import { expandIncludes } from '../content/includes.js';
-import { fileDownloadUrl } from '../content/present.js';
-import { evaluateComputedPage, evaluateOperationBlocks } from '../content/computed.js';
-import { BLOCK_CSS, escapeHtml, type ImageSource } from '../render/html.js';
+import type { Snapshot, TreePage } from '../content/snapshot.js';
+import { BLOCK_CSS, escapeHtml } from '../render/html.js';
+import { renderPageBody } from './page-body.js';
 
 function publishedSpace(s: SpaceRow, shareKey: string | undefined): boolean {
   if (s.visibility === 'public' || s.visibility === 'unlisted') return true;
@@ -55,43 +52,7 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
     if (moved) return { html: '', indexable: false, redirect: pageUrl(moved) };
   }
   if (!page || page.node.type === 'group' || page.node.type === 'link') throw notFound('Not found');
-
-  const resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl });
-  const markdown =
-    page.node.type === 'computed'
-      ? await evaluateComputedPage(app, space.organization_id, page.node)
-      : await expandIncludes(app, snapshot, resolver, page, await loadBody(app.db, spaceId, page.node));
-  // Parsing and rendering run off the event loop (src/render/pool.ts): first what the body links
-  // to, resolved here against the revision, then the HTML.
-  const plan = await app.markdown.plan(markdown);
-  const images: [string, ImageSource][] = plan.images.map((url) => {
-    const t = resolver.resolve(url, page);
-    if (t?.kind === 'file') return [url, { src: fileDownloadUrl(app, snapshot.filesById.get(t.file)!) }];
-    if (t?.kind === 'url' && /^https?:/i.test(t.url)) return [url, { src: t.url }];
-    return [url, { placeholder: `Image not found: ${url}` }];
-  });
-  const link = (url: string): string | null => {
-    if (url.startsWith('#')) return url;
-    const t = resolver.resolve(url, page);
-    if (!t || t.kind === 'broken') return null;
-    if (t.kind === 'page') {
-      const target = snapshot.byId.get(t.page);
-      return target ? pageUrl(target, t.anchor) : null;
-    }
-    if (t.kind === 'file') return fileDownloadUrl(app, snapshot.filesById.get(t.file)!);
-    return t.url;
-  };
-  const fileName = (src: string): string | null => {
-    const t = resolver.resolve(src, page);
-    return t?.kind === 'file' ? (snapshot.filesById.get(t.file)?.name ?? null) : null;
-  };
-  const body = await app.markdown.html(markdown, {
-    anchor: 'content',
-    images,
-    links: plan.links.map((url) => [url, link(url)]),
-    files: plan.files.map((src) => [src, fileName(src)]),
-    operations: await evaluateOperationBlocks(app, space.organization_id, plan.operations),
-  });
+  const { html: body } = await renderPageBody(app, space.organization_id, snapshot, page, pageUrl);
   const nav = (list: TreePage[]): string =>
     list.length
       ? `<ul>${list

@@ -157,3 +157,8 @@ export async function setSiteAuth(
     [id, a.keySealed ?? null, a.fallbackUrl !== undefined, a.fallbackUrl ?? null, a.logoutUrl !== undefined, a.logoutUrl ?? null],
   );
 }
+
+/** A space's current revision changed: every site showing it renders anew (its version moves). */
+export async function bumpSitesOfSpace(db: Queryable, spaceId: string): Promise<void> {
+  await db.query(`UPDATE sites SET version = version + 1 WHERE id IN (SELECT site_id FROM site_spaces WHERE space_id = $1)`, [spaceId]);
+}

@@ -1,0 +1,68 @@
+// The body of one page of a revision as HTML: links resolved against the revision (pages of the
+// same space go through `pageUrl`), images and attachments looked up, the Markdown rendered off the
+// event loop (src/render/pool.ts). Shared by the per-space published view and the reader site.
+import type { AppContext } from '../context.js';
+import type { Snapshot, TreePage } from '../content/snapshot.js';
+import { loadBody } from '../content/snapshot.js';
+import { createResolver, type Resolver } from '../content/links.js';
+import { expandIncludes } from '../content/includes.js';
+import { fileDownloadUrl } from '../content/present.js';
+import { evaluateComputedPage, evaluateOperationBlocks } from '../content/computed.js';
+import type { ImageSource } from '../render/html.js';
+
+export interface PageBody {
+  markdown: string;
+  html: string;
+}
+
+/** The Markdown of a page (computed pages evaluated). */
+export async function pageMarkdown(app: AppContext, orgId: string, spaceId: string, page: TreePage): Promise<string> {
+  return page.node.type === 'computed' ? await evaluateComputedPage(app, orgId, page.node) : await loadBody(app.db, spaceId, page.node);
+}
+
+/** The Markdown readers get: pageMarkdown with GitBook's reusable content (`{% include %}`) in place. */
+async function readerMarkdown(app: AppContext, orgId: string, snapshot: Snapshot, page: TreePage, resolver: Resolver): Promise<string> {
+  const markdown = await pageMarkdown(app, orgId, snapshot.spaceId, page);
+  return page.node.type === 'computed' ? markdown : expandIncludes(app, snapshot, resolver, page, markdown);
+}
+
+export async function renderPageBody(
+  app: AppContext,
+  orgId: string,
+  snapshot: Snapshot,
+  page: TreePage,
+  pageUrl: (p: TreePage, anchor?: string) => string,
+): Promise<PageBody> {
+  const resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl });
+  const markdown = await readerMarkdown(app, orgId, snapshot, page, resolver);
+  const plan = await app.markdown.plan(markdown);
+  const images: [string, ImageSource][] = plan.images.map((url) => {
+    const t = resolver.resolve(url, page);
+    if (t?.kind === 'file') return [url, { src: fileDownloadUrl(app, snapshot.filesById.get(t.file)!) }];
+    if (t?.kind === 'url' && /^https?:/i.test(t.url)) return [url, { src: t.url }];
+    return [url, { placeholder: `Image not found: ${url}` }];
+  });
+  const link = (url: string): string | null => {
+    if (url.startsWith('#')) return url;
+    const t = resolver.resolve(url, page);
+    if (!t || t.kind === 'broken') return null;
+    if (t.kind === 'page') {
+      const target = snapshot.byId.get(t.page);
+      return target ? pageUrl(target, t.anchor) : null;
+    }
+    if (t.kind === 'file') return fileDownloadUrl(app, snapshot.filesById.get(t.file)!);
+    return t.url;
+  };
+  const fileName = (src: string): string | null => {
+    const t = resolver.resolve(src, page);
+    return t?.kind === 'file' ? (snapshot.filesById.get(t.file)?.name ?? null) : null;
+  };
+  const html = await app.markdown.html(markdown, {
+    anchor: 'content',
+    images,
+    links: plan.links.map((url) => [url, link(url)]),
+    files: plan.files.map((src) => [src, fileName(src)]),
+    operations: await evaluateOperationBlocks(app, orgId, plan.operations),
+  });
+  return { markdown, html };
+}
