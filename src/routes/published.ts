@@ -4,7 +4,7 @@ import { entityId } from '../http/validate.js';
 import { renderPublished, appRedirect, type PublishedPage } from '../services/published.js';
 
 function htmlReply(page: PublishedPage): Reply {
-  if (page.redirect) return { status: 301, headers: { location: page.redirect } };
+  if (page.redirect) return { status: page.temporary ? 302 : 301, headers: { location: page.redirect } };
   return {
     status: 200,
     body: page.html,

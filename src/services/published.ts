@@ -10,6 +10,7 @@ import { revisionSnapshot } from '../content/commit.js';
 import type { Snapshot, TreePage } from '../content/snapshot.js';
 import { BLOCK_CSS, escapeHtml } from '../render/html.js';
 import { renderPageBody } from './page-body.js';
+import { openSiteUrlOfSpacePage } from './site-reader.js';
 
 function publishedSpace(s: SpaceRow, shareKey: string | undefined): boolean {
   if (s.visibility === 'public' || s.visibility === 'unlisted') return true;
@@ -20,8 +21,10 @@ function publishedSpace(s: SpaceRow, shareKey: string | undefined): boolean {
 export interface PublishedPage {
   html: string;
   indexable: boolean;
-  /** The path is a redirect of the space (git sync's `.gitbook.yaml`): where it leads instead. */
+  /** The path is a redirect of the space (git sync's `.gitbook.yaml`), or the page is read on a site: where it leads instead. */
   redirect?: string;
+  /** The redirect may change (the site's structure can): 302 rather than 301. */
+  temporary?: boolean;
 }
 
 /** The page a redirect of the space leads to: its target file is a page's git path (under any docs root). */
@@ -52,6 +55,11 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
     if (moved) return { html: '', indexable: false, redirect: pageUrl(moved) };
   }
   if (!page || page.node.type === 'group' || page.node.type === 'link') throw notFound('Not found');
+  // A space published through a site open to anyone is read there: the per-space view redirects.
+  if (space.visibility === 'public' || space.visibility === 'unlisted') {
+    const onSite = await openSiteUrlOfSpacePage(app, spaceId, page.path);
+    if (onSite) return { html: '', indexable: false, redirect: onSite, temporary: true };
+  }
   const { html: body } = await renderPageBody(app, space.organization_id, snapshot, page, pageUrl);
   const nav = (list: TreePage[]): string =>
     list.length

@@ -13,7 +13,7 @@ import { LRUCache } from 'lru-cache';
 import { jwtVerify, errors as joseErrors } from 'jose';
 import type { AppContext } from '../context.js';
 import { notFound } from '../core/errors.js';
-import { getSite, type SiteRow } from '../db/repos/sites.js';
+import { getSite, openSitesShowingSpace, type SiteRow } from '../db/repos/sites.js';
 import { spacesByIds } from '../db/repos/site-structure.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
 import { revisionSnapshot } from '../content/commit.js';
@@ -412,3 +412,21 @@ export async function searchReaderSite(app: AppContext, site: SiteRow, ctx: Cond
 }
 
 export { readerContext };
+
+/**
+ * Where a page of a space lives on a published site open to anyone (public or unlisted; the oldest
+ * such site showing the space in a variant an anonymous reader sees), or null: the per-space view
+ * sends its readers there.
+ */
+export async function openSiteUrlOfSpacePage(app: AppContext, spaceId: string, pagePath: string): Promise<string | null> {
+  for (const site of await openSitesShowingSpace(app.db, spaceId)) {
+    const { visible } = await readerStructure(app, site, readerContext({}, {}));
+    for (const section of visible.sections.length ? visible.sections : [null]) {
+      const ss = variantsOf(visible, section).find((x) => x.space_id === spaceId && !x.hidden);
+      if (!ss) continue;
+      const path = sitePath(visible, section, ss, pagePath);
+      return path ? `${siteBaseUrl(app, site.id)}/${path}` : siteBaseUrl(app, site.id);
+    }
+  }
+  return null;
+}

@@ -49,6 +49,18 @@ export async function getSite(db: Queryable, id: string): Promise<SiteRow | null
   return rows[0] ?? null;
 }
 
+/** Published sites open to anyone (public or unlisted) that show `spaceId`, oldest first. */
+export async function openSitesShowingSpace(db: Queryable, spaceId: string): Promise<SiteRow[]> {
+  const { rows } = await db.query<SiteRow>(
+    `SELECT ${SITE_COLUMNS} FROM sites s
+      WHERE s.published AND s.visibility IN ('public', 'unlisted')
+        AND s.id IN (SELECT site_id FROM site_spaces WHERE space_id = $1)
+      ORDER BY s.created_at, s.id LIMIT 5`,
+    [spaceId],
+  );
+  return rows;
+}
+
 export interface SiteFilters {
   space?: string;
   title?: string;

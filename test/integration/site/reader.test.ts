@@ -196,6 +196,22 @@ describe('serving a published site', () => {
     expect((await get(`${d.base}/~site/search?q=Hidden`)).body.items).toEqual([]);
   });
 
+  it('sends readers of the per-space view of a space the site shows to its page on the site', async () => {
+    const v2 = d.spaces.v2;
+    expect((await t.api('PATCH', `/v1/spaces/${v2}`, { token: d.o.adminToken, body: { visibility: 'public' } })).status).toBe(200);
+    const old = await get(`/s/${v2}/getting-started`);
+    expect(old.status).toBe(302);
+    expect(pathOf(old.headers.get('location')!)).toBe(`${d.base}/v2/getting-started`);
+    const there = await get(pathOf(old.headers.get('location')!));
+    expect(there.status).toBe(200);
+    expect(there.text).toContain('Welcome to v2.');
+    // A page the space does not have stays a 404; a space in no site keeps its own view.
+    expect((await get(`/s/${v2}/no-such-page`)).status).toBe(404);
+    const lone = await t.api('POST', `/v1/orgs/${d.o.orgId}/spaces`, { token: d.o.adminToken, body: { title: 'Alone' } });
+    await t.api('PATCH', `/v1/spaces/${lone.body.id}`, { token: d.o.adminToken, body: { visibility: 'public' } });
+    expect((await get(`/s/${lone.body.id}`)).status).toBe(200);
+  });
+
   it('answers 404 once the site is unpublished, except through a member preview link', async () => {
     const o = d.o;
     await t.api('POST', `/v1/orgs/${o.orgId}/sites/${d.siteId}/unpublish`, { token: o.adminToken });
