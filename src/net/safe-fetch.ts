@@ -67,17 +67,21 @@ export function checkFetchUrl(raw: string, allowPrivate: boolean): URL {
   return url;
 }
 
-function once(url: URL, o: SafeFetchOptions, signal: AbortSignal): Promise<SafeFetchResult> {
+/** One HTTP exchange, no redirect followed: a private address refused at connect time, the response capped at `maxBytes`. */
+export interface OneRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+  maxBytes: number;
+  allowPrivate: boolean;
+}
+
+export function requestOnce(url: URL, o: OneRequest, signal: AbortSignal): Promise<SafeFetchResult> {
   return new Promise((resolve, reject) => {
     const mod = url.protocol === 'https:' ? https : http;
     const req = mod.request(
       url,
-      {
-        method: 'GET',
-        headers: { 'user-agent': 'docsplatform-fetch/1', accept: '*/*', ...o.headers },
-        lookup: guardedLookup(o.allowPrivate),
-        signal,
-      },
+      { method: o.method, headers: { 'user-agent': 'docsplatform-fetch/1', ...o.headers }, lookup: guardedLookup(o.allowPrivate), signal },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -96,14 +100,18 @@ function once(url: URL, o: SafeFetchOptions, signal: AbortSignal): Promise<SafeF
       },
     );
     req.on('error', reject);
-    req.end();
+    req.end(o.body);
   });
 }
 
-/**
- * GET a URL with a total time limit, a size limit, a redirect limit and the private-address policy.
- * Throws FetchTimeoutError or FetchFailedError (network error, refused address, non-2xx status).
- */
+function once(url: URL, o: SafeFetchOptions, signal: AbortSignal): Promise<SafeFetchResult> {
+  return requestOnce(
+    url,
+    { method: 'GET', headers: { accept: '*/*', ...o.headers }, maxBytes: o.maxBytes, allowPrivate: o.allowPrivate },
+    signal,
+  );
+}
+
 export async function safeFetch(raw: string, o: SafeFetchOptions): Promise<SafeFetchResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), o.timeoutMs);
