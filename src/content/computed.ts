@@ -86,25 +86,70 @@ function renderReference(app: AppContext, spec: string, blobKey: string, options
 
 /** Most OpenAPI blocks of one page evaluated (each is one operation; the rest show method and path). */
 const MAX_OPERATION_BLOCKS = 50;
+/** Largest OpenAPI description a block may name as a file of the space. */
+const MAX_SPEC_FILE_BYTES = 16 * 1024 * 1024;
+
+/** A file of the space an OpenAPI block names by its `src` (the description kept in the repository). */
+export interface SpecFile {
+  blobKey: string;
+  sha256: string;
+}
 
 /**
  * The operations GitBook's OpenAPI blocks of one body name (`RenderPlan.operations`, keys of
- * `operationKey`: spec or `src`, path, method), evaluated from the organization's specs: a block
- * names a spec by slug (`{% openapi-operation spec="petstore" %}`, or a legacy `{% openapi src="petstore" %}`)
- * or, in a legacy block, by the URL the spec is fetched from (`{% openapi src="https://…/openapi.yaml" %}`).
- * A block whose spec is unknown, unprocessed or not found by its `src` gets no entry.
+ * `operationKey`: spec or `src`, path, method). A block names a spec of the organization by slug
+ * (`{% openapi-operation spec="petstore" %}`, or a legacy `{% openapi src="petstore" %}`), or, in a
+ * legacy block, by the URL the spec is fetched from (`{% openapi src="https://…/openapi.yaml" %}`), or
+ * a description kept as a file of the space (`{% swagger src="../.gitbook/assets/openapi.yaml" %}`,
+ * found by `specFile`: JSON or YAML, its internal `$ref`s followed). A block whose spec is unknown,
+ * unprocessed, unreadable or not found gets no entry (readers see its method and path).
  */
-export async function evaluateOperationBlocks(app: AppContext, orgId: string, keys: readonly string[]): Promise<[string, string][]> {
+export async function evaluateOperationBlocks(
+  app: AppContext,
+  orgId: string,
+  keys: readonly string[],
+  specFile?: (src: string) => SpecFile | null,
+): Promise<[string, string][]> {
   const out: [string, string][] = [];
   for (const key of keys.slice(0, MAX_OPERATION_BLOCKS)) {
     const [named, path, method] = key.split('\n');
     if (!named || !path || named.length > 2048) continue;
+    const part: ReferenceOptions['part'] = { doc: 'operation', page: path, method: method || 'get' };
+    const file = !/^https?:\/\//i.test(named) && specFile ? specFile(named) : null;
+    if (file) {
+      const markdown = await renderFileReference(app, file, { part });
+      if (markdown !== null) out.push([key, markdown]);
+      continue;
+    }
     // A legacy block's `src` may be the URL the spec is fetched from.
     const spec = /^https?:\/\//i.test(named) ? await specSlugBySourceUrl(app.db, orgId, named) : /[/:]/.test(named) ? null : named;
     if (!spec) continue;
     const latest = await latestVersionBlob(app.db, orgId, spec);
     if (!latest) continue;
-    out.push([key, await renderReference(app, spec, latest.blobKey, { part: { doc: 'operation', page: path, method: method || 'get' } })]);
+    out.push([key, await renderReference(app, spec, latest.blobKey, { part })]);
   }
   return out;
+}
+
+/**
+ * A reference part of a description kept as a file of the space (immutable: keyed by its hash),
+ * parsed as JSON or YAML on the Markdown pool's threads; null when the file is missing, too large
+ * or not a description.
+ */
+function renderFileReference(app: AppContext, file: SpecFile, options: ReferenceOptions): Promise<string | null> {
+  const key = `file:${file.sha256}\n${JSON.stringify(options)}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return Promise.resolve(hit || null);
+  let run = pending.get(key);
+  if (!run) {
+    run = (async () => {
+      const bytes = await app.blobs.get(file.blobKey);
+      if (!bytes || bytes.length > MAX_SPEC_FILE_BYTES) return '';
+      const out = await app.markdown.openapiReference(bytes.toString('utf8'), options, { text: true });
+      if (!out.timedOut) cache.set(key, out.markdown);
+      return out.markdown;
+    })().finally(() => pending.delete(key));
+    pending.set(key, run);
+  }
+  return run.then((m) => m || null);
 }

@@ -172,7 +172,10 @@ export async function buildExport(
           const t = resolver.resolve(src, page);
           return [src, t?.kind === 'file' ? (snapshot.filesById.get(t.file)?.name ?? null) : null];
         }),
-        operations: await evaluateOperationBlocks(app, input.organizationId, plan.operations),
+        operations: await evaluateOperationBlocks(app, input.organizationId, plan.operations, (src) => {
+          const t = resolver.resolve(src, page);
+          return t?.kind === 'file' ? (snapshot.filesById.get(t.file) ?? null) : null;
+        }),
       });
     } catch (err) {
       throw new PageRenderError(n.title, (err as Error).message);

@@ -133,13 +133,17 @@ export class MarkdownPool {
   }
 
   /**
-   * The Markdown reference page of an OpenAPI description given as JSON text (parsed and rendered
+   * The Markdown reference page of an OpenAPI description given as JSON text (with `text`, JSON or YAML as written; parsed and rendered
    * on a thread: a large description must not hold the caller's event loop); past the time limit,
    * a notice saying so.
    */
-  async openapiReference(json: string, options: ReferenceOptions): Promise<{ markdown: string; timedOut?: true }> {
+  async openapiReference(
+    json: string,
+    options: ReferenceOptions,
+    how: { text?: true } = {},
+  ): Promise<{ markdown: string; timedOut?: true }> {
     let timedOut = false;
-    const markdown = (await this.run({ op: 'openapi', json, options }, json.length, () => {
+    const markdown = (await this.run({ op: 'openapi', json, options, ...how }, json.length, () => {
       timedOut = true;
       return `> This OpenAPI reference could not be rendered within ${this.o.timeoutMs} ms.\n`;
     })) as string;

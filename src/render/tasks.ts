@@ -10,6 +10,7 @@ import { documentToMarkdown, headings, markdownToDocument, pageLinks, splitSecti
 import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/markdown.js';
 import { parseExtended } from '../content/markdown/parse.js';
 import { diff3Merge } from 'node-diff3';
+import YAML from 'yaml';
 import { pageBodyHtml, renderPlan, type ImageSource, type RenderPlan } from './html.js';
 import { plainDocument, plainHtml, plainSections } from './plain.js';
 import { openapiReferenceMarkdown, type ReferenceOptions } from '../content/openapi-render.js';
@@ -38,8 +39,8 @@ export type MarkdownTask =
   | { op: 'batch'; tasks: MarkdownTask[] }
   /** Line-based three-way merge of a page's text (change request merges). */
   | { op: 'diff3'; base: string; ours: string; theirs: string }
-  /** An OpenAPI description (bundled, as JSON text) → the Markdown of its reference page. */
-  | { op: 'openapi'; json: string; options: ReferenceOptions }
+  /** An OpenAPI description (bundled, as JSON text; with `text`, JSON or YAML as written) → the Markdown of its reference page. */
+  | { op: 'openapi'; json: string; options: ReferenceOptions; text?: true }
   /** Nothing: the answer says a thread is up (its start-up is not counted in any time limit). */
   | { op: 'ping' };
 
@@ -77,7 +78,7 @@ export function runTask(task: MarkdownTask): TaskOutput {
     case 'fromDocument':
       return fromDocument(task.doc, task.maxChars);
     case 'openapi':
-      return openapiReference(task.json, task.options);
+      return openapiReference(task.json, task.options, task.text === true);
     case 'diff3': {
       const regions = diff3Merge(task.ours.split('\n'), task.base.split('\n'), task.theirs.split('\n'));
       if (regions.some((r) => r.conflict)) return { conflict: 'both sides changed the same lines of the page' };
@@ -88,14 +89,27 @@ export function runTask(task: MarkdownTask): TaskOutput {
   }
 }
 
-function openapiReference(json: string, options: ReferenceOptions): string {
+function openapiReference(json: string, options: ReferenceOptions, text: boolean): string {
   let doc: unknown;
   try {
     doc = JSON.parse(json);
   } catch (err) {
-    return `> The stored OpenAPI description could not be read (${(err as Error).message}).\n`;
+    if (!text) return `> The stored OpenAPI description could not be read (${(err as Error).message}).\n`;
+    // A description as written in a repository: YAML (JSON failed), aliases bounded.
+    try {
+      doc = YAML.parse(json, { maxAliasCount: 1000 });
+    } catch {
+      return '';
+    }
   }
+  if (text && !isDescription(doc)) return '';
   return openapiReferenceMarkdown(doc, options);
+}
+
+function isDescription(doc: unknown): boolean {
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return false;
+  const d = doc as Record<string, unknown>;
+  return (typeof d.openapi === 'string' || typeof d.swagger === 'string') && typeof d.paths === 'object';
 }
 
 /** Why a body cannot be parsed and converted safely, or undefined when it can. */

@@ -62,7 +62,10 @@ export async function renderPageBody(
     images,
     links: plan.links.map((url) => [url, link(url)]),
     files: plan.files.map((src) => [src, fileName(src)]),
-    operations: await evaluateOperationBlocks(app, orgId, plan.operations),
+    operations: await evaluateOperationBlocks(app, orgId, plan.operations, (src) => {
+      const t = resolver.resolve(src, page);
+      return t?.kind === 'file' ? (snapshot.filesById.get(t.file) ?? null) : null;
+    }),
   });
   return { markdown, html };
 }

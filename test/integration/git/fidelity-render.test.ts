@@ -122,6 +122,24 @@ describe.skipIf(!existsSync(GITBOOK))('rendering real GitBook content', () => {
       /<div class="card"><img src="[^"]+" alt=""><p class="card-title"><a href="[^"]*"><strong>Modular SDK<\/strong><\/a>/,
     );
     expect(main).not.toContain('image-placeholder');
+
+    // `{% openapi src="./openapi.json" %}` names a description kept in the repository: each block
+    // shows its whole operation (parameters, responses) from that file, in the view and the PDF.
+    const ref = pages.find((p) => p.git?.path === 'tools/indexer-api/api-reference.md');
+    expect(ref).toBeDefined();
+    const shown = await (await fetch(`${t.baseUrl}/s/${s}/${ref.path}`)).text();
+    const transfers = shown.slice(shown.indexOf('Get token transfers for an address'));
+    expect(transfers).toMatch(/<code>blockchain<\/code><\/td>\s*<td>path<\/td>/);
+    expect(transfers).toContain('<code>x-api-key</code>');
+    expect(transfers).toContain('<code>transfers[].transactionHash</code>');
+    expect(shown.match(/<div class="openapi-operation">/g)?.length).toBeGreaterThanOrEqual(5);
+    const r = await api('GET', `/v1/spaces/${s}/pdf?page=${ref.id}&only=true`);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const op = await settle(r.headers.get('location')!);
+    expect(op.status, JSON.stringify(op)).toBe('succeeded');
+    const text = await pdfText(Buffer.from(await (await fetch(r.body.url)).arrayBuffer()));
+    expect(text).toContain('transfers[].transactionHash');
+    expect(text).toContain('Retrieve the token transfer history for a specific address');
   }, 300_000);
 
   it('PACE: figures keep their images and captions in the published view', async () => {
@@ -138,5 +156,14 @@ describe.skipIf(!existsSync(GITBOOK))('rendering real GitBook content', () => {
     expect((html.match(/<figure><img /g) ?? []).length).toBeGreaterThanOrEqual(5);
     expect(html).toContain('<figcaption>The first few rows in the original table.</figcaption>');
     expect(html).not.toContain('image-placeholder');
+
+    // `{% swagger src="../../.gitbook/assets/openapi.yaml" %}`: a YAML description among the assets.
+    const rest = pages.find((p) => /reference\/api-reference\/rest\.md$/.test(p.git?.path ?? ''));
+    expect(rest).toBeDefined();
+    const shown = await (await fetch(`${t.baseUrl}/s/${s}/${rest.path}`)).text();
+    const databases = shown.slice(shown.indexOf('Lists all databases for the given catalog.'));
+    expect(shown).toContain('Lists all databases for the given catalog.');
+    expect(databases).toMatch(/<code>catalogId<\/code><\/td>\s*<td>path<\/td>/);
+    expect(databases).toContain('<code>databases[].catalog.id</code>');
   }, 300_000);
 });
