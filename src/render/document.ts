@@ -170,7 +170,8 @@ export async function buildExport(
         links: plan.links.map((url) => [url, linkHref(app, resolver, snapshot, inExport, url, page, anchor)]),
         files: plan.files.map((src) => {
           const t = resolver.resolve(src, page);
-          return [src, t?.kind === 'file' ? (snapshot.filesById.get(t.file)?.name ?? null) : null];
+          const f = t?.kind === 'file' ? snapshot.filesById.get(t.file) : undefined;
+          return [src, f ? { name: f.name } : null];
         }),
         operations: await evaluateOperationBlocks(app, input.organizationId, plan.operations, (src) => {
           const t = resolver.resolve(src, page);

@@ -40,8 +40,11 @@ interface PageBodyOptions {
   images: ReadonlyMap<string, ImageSource>;
   /** Every link URL (`renderPlan(...).links`) mapped to where it goes (`#anchor` or an absolute URL), or null to keep the text only. */
   links: ReadonlyMap<string, string | null>;
-  /** Every `{% file src %}` (`renderPlan(...).files`) mapped to its display name, or null when it resolves to nothing. */
-  files: ReadonlyMap<string, string | null>;
+  /**
+   * Every `{% file src %}` (`renderPlan(...).files`) mapped to its display name and, where readers
+   * can download it, its URL; null when it resolves to nothing.
+   */
+  files: ReadonlyMap<string, AttachmentRef | null>;
   /**
    * Every OpenAPI block (`renderPlan(...).operations`) mapped to the Markdown of the operation it
    * names, evaluated from the organization's spec; a block without an entry shows its method and path.
@@ -50,6 +53,12 @@ interface PageBodyOptions {
 }
 
 /** The lookup key of an OpenAPI block: its spec (or `src`), path and method, one per line. */
+/** A `{% file %}` block's file as readers see it. */
+export interface AttachmentRef {
+  name: string;
+  href?: string;
+}
+
 export function operationKey(attrs: Record<string, string | undefined>): string {
   return [attrs.spec ?? attrs.src ?? '', attrs.path ?? '', (attrs.method ?? 'get').toLowerCase()].join('\n');
 }
@@ -183,8 +192,11 @@ function bodyHast(markdown: string, o: PageBodyOptions) {
       return el('aside', { className: ['hint', `hint-${node.style}`] }, state.all(node as unknown as Nodes));
     },
     gitbookFile(_state: State, node: FileNode) {
-      const name = o.files.get(node.src) ?? null;
-      return el('p', { className: ['attachment'] }, [text(`Attachment: ${name ?? node.src}`)]);
+      const file = o.files.get(node.src) ?? null;
+      if (!file) return el('p', { className: ['attachment', 'attachment-missing'] }, [text(`Attachment not found: ${node.src}`)]);
+      const label = [text('Attachment: '), text(file.name)];
+      if (!file.href) return el('p', { className: ['attachment'] }, label);
+      return el('p', { className: ['attachment'] }, [el('a', { href: file.href, download: file.name }, label)]);
     },
     gitbookDetails(state: State, node: DetailsNode) {
       return el('details', { className: ['expandable'], ...(node.open ? { open: true } : {}) }, [

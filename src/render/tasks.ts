@@ -11,7 +11,7 @@ import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/ma
 import { parseExtended } from '../content/markdown/parse.js';
 import { diff3Merge } from 'node-diff3';
 import YAML from 'yaml';
-import { pageBodyHtml, renderPlan, type ImageSource, type RenderPlan } from './html.js';
+import { pageBodyHtml, renderPlan, type AttachmentRef, type ImageSource, type RenderPlan } from './html.js';
 import { plainDocument, plainHtml, plainSections } from './plain.js';
 import { openapiReferenceMarkdown, type ReferenceOptions } from '../content/openapi-render.js';
 
@@ -25,7 +25,7 @@ export interface HtmlLookups {
   anchor: string;
   images: [string, ImageSource][];
   links: [string, string | null][];
-  files: [string, string | null][];
+  files: [string, AttachmentRef | null][];
   /** Evaluated OpenAPI blocks: `operationKey` -> the operation's Markdown. */
   operations?: [string, string][];
 }

@@ -8,7 +8,7 @@ import { createResolver, type Resolver } from '../content/links.js';
 import { expandIncludes } from '../content/includes.js';
 import { fileDownloadUrl } from '../content/present.js';
 import { evaluateComputedPage, evaluateOperationBlocks } from '../content/computed.js';
-import type { ImageSource } from '../render/html.js';
+import type { AttachmentRef, ImageSource } from '../render/html.js';
 
 export interface PageBody {
   markdown: string;
@@ -53,15 +53,16 @@ export async function renderPageBody(
     if (t.kind === 'file') return fileDownloadUrl(app, snapshot.filesById.get(t.file)!);
     return t.url;
   };
-  const fileName = (src: string): string | null => {
+  const attachment = (src: string): AttachmentRef | null => {
     const t = resolver.resolve(src, page);
-    return t?.kind === 'file' ? (snapshot.filesById.get(t.file)?.name ?? null) : null;
+    const f = t?.kind === 'file' ? snapshot.filesById.get(t.file) : undefined;
+    return f ? { name: f.name, href: fileDownloadUrl(app, f) } : null;
   };
   const html = await app.markdown.html(markdown, {
     anchor: 'content',
     images,
     links: plan.links.map((url) => [url, link(url)]),
-    files: plan.files.map((src) => [src, fileName(src)]),
+    files: plan.files.map((src) => [src, attachment(src)]),
     operations: await evaluateOperationBlocks(app, orgId, plan.operations, (src) => {
       const t = resolver.resolve(src, page);
       return t?.kind === 'file' ? (snapshot.filesById.get(t.file) ?? null) : null;

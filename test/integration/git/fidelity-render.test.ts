@@ -1,7 +1,7 @@
 // Real GitBook content imported from git renders as a reader expects, in the published view and in
 // the PDF: tabs switchable (all shown in print), figures with their captions, details collapsible.
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -165,5 +165,48 @@ describe.skipIf(!existsSync(GITBOOK))('rendering real GitBook content', () => {
     expect(shown).toContain('Lists all databases for the given catalog.');
     expect(databases).toMatch(/<code>catalogId<\/code><\/td>\s*<td>path<\/td>/);
     expect(databases).toContain('<code>databases[].catalog.id</code>');
+  }, 300_000);
+
+  it('Stacks: math as MathML, attachments to download, steppers numbered, in the view and the PDF', async () => {
+    const learn = await importSpace('stacks-network--docs', 'docs/learn');
+    const pages = walk((await api('GET', `/v1/spaces/${learn}/content/pages`)).body.pages);
+    const model = pages.find((p) => p.git?.path === 'dual-stacking/economic-model.md');
+    expect(model).toBeDefined();
+    const html = await (await fetch(`${t.baseUrl}/s/${learn}/${model.path}`)).text();
+    // Three display formulas, as MathML (no raw TeX left for readers).
+    expect((html.match(/<div class="math"><span class="katex"><math [^>]*display="block"/g) ?? []).length).toBeGreaterThanOrEqual(3);
+    expect(html).toContain('<mfrac>');
+    expect(html).not.toContain('$$');
+    // `{% file src="../.gitbook/assets/….pdf" %}`: a download link to the imported file.
+    const audits = pages.find((p) => p.git?.path === 'network-fundamentals/audits.md');
+    const shown = await (await fetch(`${t.baseUrl}/s/${learn}/${audits.path}`)).text();
+    const link = /<p class="attachment"><a href="([^"]+)" download="Quantstamp_Network State Machine.pdf">/.exec(shown);
+    expect(link, shown.slice(shown.indexOf('Quantstamp') - 300, shown.indexOf('Quantstamp') + 200)).not.toBeNull();
+    const file = await fetch(link![1].replace(/&amp;|&#x26;/g, '&'));
+    expect(file.status, `${link![1]} ${await file.clone().text()}`).toBe(200);
+    // The bytes of the repository's file (the fixture keeps a placeholder in place of the PDF).
+    const original = await readFile(
+      path.join(GITBOOK, 'stacks-network--docs/docs/learn/.gitbook/assets/Quantstamp_Network State Machine.pdf'),
+    );
+    expect(Buffer.from(await file.arrayBuffer()).equals(original)).toBe(true);
+
+    const build = await importSpace('stacks-network--docs', 'docs/build');
+    const buildPages = walk((await api('GET', `/v1/spaces/${build}/content/pages`)).body.pages);
+    const connect = buildPages.find((p) => p.git?.path === 'stacks-connect/connect-wallet.md');
+    expect(connect).toBeDefined();
+    const steps = await (await fetch(`${t.baseUrl}/s/${build}/${connect.path}`)).text();
+    const stepper = steps.slice(steps.indexOf('<ol class="stepper">'));
+    expect(steps).toContain('<ol class="stepper">');
+    expect(stepper.indexOf('Install package')).toBeLessThan(stepper.indexOf('Connect and authenticate'));
+    expect(stepper.indexOf('Connect and authenticate')).toBeLessThan(stepper.indexOf('Access user data'));
+    expect(steps).not.toMatch(/\{%\s*(stepper|step|endstep)/);
+    const r = await api('GET', `/v1/spaces/${build}/pdf?page=${connect.id}&only=true`);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const op = await settle(r.headers.get('location')!);
+    expect(op.status, JSON.stringify(op)).toBe('succeeded');
+    const text = await pdfText(Buffer.from(await (await fetch(r.body.url)).arrayBuffer()));
+    expect(text).toMatch(/1\.? ?Install package/);
+    expect(text).toMatch(/2\.? ?Connect and authenticate/);
+    expect(text).not.toMatch(/\{%\s*(stepper|step)/);
   }, 300_000);
 });
