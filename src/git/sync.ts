@@ -359,6 +359,18 @@ function structure(pages: StructureEntry[], depth = 0): string[] {
   ]);
 }
 
+/** A file of the space an export writes: its bytes stay in the BlobStore until then. */
+interface StoredFileRef {
+  blobKey: string;
+  name: string;
+}
+
+async function storedBytes(app: AppContext, f: StoredFileRef): Promise<Buffer> {
+  const bytes = await app.blobs.get(f.blobKey);
+  if (!bytes) throw new GitSyncError(`The stored bytes of file "${f.name}" are missing`);
+  return bytes;
+}
+
 /**
  * Export the space's current revision as a commit on the branch and push it. The commit's parent
  * is the commit the space last synced with (so a branch that moved on since is a non-fast-forward,
@@ -447,12 +459,12 @@ export async function exportRepository(
       children: tp.children.map(toExport),
     });
     const pages = snapshot.pages.map(toExport);
-    const files: ExportFile[] = [];
-    for (const f of snapshot.files) {
-      const bytes = await app.blobs.get(f.blobKey);
-      if (!bytes) throw new GitSyncError(`The stored bytes of file "${f.name}" are missing`);
-      files.push({ name: f.name, gitPath: toDocsPath(f.git?.path), content: bytes });
-    }
+    // Files are placed by reference; their bytes are read one at a time when the tree is written.
+    const files: ExportFile<StoredFileRef>[] = snapshot.files.map((f) => ({
+      name: f.name,
+      gitPath: toDocsPath(f.git?.path),
+      content: { blobKey: f.blobKey, name: f.name },
+    }));
     const generated = generateRepository(pages, files, config);
     // A repository without docs yet gets a .gitbook.yaml when the space has redirects to keep (an
     // existing one is the user's and is never rewritten).
@@ -508,7 +520,8 @@ export async function exportRepository(
     }
     for (const [rel, content] of generated) {
       const mode = tree.get(prefix + rel)?.mode;
-      tree.set(prefix + rel, { oid: await repo.writeBlob(content), mode: mode === '100755' ? mode : '100644' });
+      const bytes = Buffer.isBuffer(content) ? content : await storedBytes(app, content);
+      tree.set(prefix + rel, { oid: await repo.writeBlob(bytes), mode: mode === '100755' ? mode : '100644' });
     }
     await progress(0.6);
     const treeOid = await repo.writeTree(tree);

@@ -124,7 +124,11 @@ function childrenDir(path: string): string {
  * file per page, the space files. `config` (from the existing .gitbook.yaml) places them; the
  * `.gitbook.yaml` itself is never part of the result, the existing one stays as the user wrote it.
  */
-export function generateRepository(pages: ExportPage[], files: ExportFile[], config?: GitBookConfig): Map<string, Buffer> {
+export function generateRepository<C = Buffer>(
+  pages: ExportPage[],
+  files: ExportFile<C>[],
+  config?: GitBookConfig,
+): Map<string, Buffer | C> {
   const { rootDir, readme, summary } = resolveConfig(config);
   const used = new PathRegistry();
   used.add(summary);
@@ -211,7 +215,7 @@ export function generateRepository(pages: ExportPage[], files: ExportFile[], con
     }
   });
 
-  const out = new Map<string, Buffer>();
+  const out = new Map<string, Buffer | C>();
   const toEntry = (n: Planned): RenderEntry => {
     const children = n.children.map(toEntry);
     const { title } = n.page;

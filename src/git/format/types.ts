@@ -80,9 +80,10 @@ export interface ExportPage extends PageMeta {
   children: ExportPage[];
 }
 
-export interface ExportFile {
+export interface ExportFile<C = Buffer> {
   name: string;
   /** The path (relative to the docs root) the file was imported from, if any: it is kept. */
   gitPath?: string;
-  content: Buffer;
+  /** The bytes, or what the caller reads them from later (an export need not hold every file at once). */
+  content: C;
 }
