@@ -136,6 +136,7 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
     );
   }
   const fixtureRows = await benchFixture(remote, work, runOp, newSpace);
+  const largeRows = await benchLargeRepository(remote, work, runOp, newSpace);
   const pages = (await call(apiBase, adminToken, 'GET', `/v1/spaces/${lastSpace}/content`)).json;
   const count = (list: any[]): number => list.reduce((n, p) => n + 1 + count(p.pages ?? []), 0);
   log(`imported ${count(pages.pages)} pages and ${pages.files.length} files`);
@@ -143,6 +144,7 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
   const name = `${PAGES} pages + ${IMAGES} images`;
   return [
     ...fixtureRows,
+    ...largeRows,
     {
       benchmark: `Git import, ${name}`,
       metric: 'seconds (ours: import job; baseline: git clone)',
@@ -238,6 +240,80 @@ async function benchFixture(
       metric: 'MB (ours: peak RSS growth during the import, API and workers in one process; baseline: size of the space folder)',
       ours: peak / 1024 / 1024,
       baseline: folderBytes(path.join(src, dir)) / 1024 / 1024,
+      digits: 1,
+      higherIsBetter: false,
+    },
+  ];
+}
+
+/** Peak RSS growth of this process (API and in-process workers) while `fn` runs. */
+async function peakGrowth(fn: () => Promise<unknown>): Promise<number> {
+  const before = process.memoryUsage().rss;
+  let high = before;
+  const sampler = setInterval(() => (high = Math.max(high, process.memoryUsage().rss)), 20);
+  try {
+    await fn();
+  } finally {
+    clearInterval(sampler);
+  }
+  return Math.max(0, high - before);
+}
+
+/**
+ * Memory with large files: a repository of BENCH_GIT_LARGE_FILES files (default 1,000) holding
+ * BENCH_GIT_LARGE_MB MB of assets (default 200; 0 skips), each asset referenced from a page. Prints
+ * the peak RSS growth of the import and of the export beside the repository's size: an import or
+ * export that held every blob at once would grow by at least that much.
+ */
+async function benchLargeRepository(
+  remote: Awaited<ReturnType<typeof startGitServer>>,
+  work: string,
+  runOp: (kind: 'import' | 'export', spaceId: string, body: Record<string, unknown>) => Promise<unknown>,
+  newSpace: () => Promise<string>,
+): Promise<Row[]> {
+  const megabytes = envInt('BENCH_GIT_LARGE_MB', 200);
+  const fileCount = envInt('BENCH_GIT_LARGE_FILES', 1000);
+  if (!megabytes) return [];
+  const assets = Math.max(1, Math.floor(fileCount / 5));
+  const pages = fileCount - assets - 1;
+  const src = path.join(work, 'large');
+  await mkdir(path.join(src, '.gitbook', 'assets'), { recursive: true });
+  const summary = ['# Table of contents', ''];
+  const assetBytes = Math.floor((megabytes * 1024 * 1024) / assets);
+  for (let i = 0; i < pages; i++) {
+    const asset = i < assets ? `.gitbook/assets/blob-${i}.bin` : null;
+    if (asset) await writeFile(path.join(src, asset), randomBytes(assetBytes));
+    await writeFile(
+      path.join(src, `page-${i}.md`),
+      `# Page ${i}\n\n${'Text of the page. '.repeat(20)}\n${asset ? `\n{% file src="${asset}" %}\n` : ''}`,
+    );
+    summary.push(`* [Page ${i}](page-${i}.md)`);
+  }
+  await writeFile(path.join(src, 'SUMMARY.md'), `${summary.join('\n')}\n`);
+  log(`large repository: ${fileCount} files, ${megabytes} MB of assets ...`);
+  const url = await remote.createRepo('bench-large', { dir: src, message: 'Large files' });
+  const spaceId = await newSpace();
+  const importGrowth = await peakGrowth(() =>
+    runOp('import', spaceId, { url, ref: 'refs/heads/main', repoCacheID: `large-${randomBytes(4).toString('hex')}` }),
+  );
+  const target = await remote.createRepo('bench-large-export');
+  const exportGrowth = await peakGrowth(() => runOp('export', spaceId, { url: target, ref: 'refs/heads/main', commitMessage: 'Export' }));
+  const size = folderBytes(src) / 1024 / 1024;
+  const name = `${fileCount} files, ${megabytes} MB`;
+  return [
+    {
+      benchmark: `Git import, ${name}`,
+      metric: 'MB (ours: peak RSS growth during the import, API and workers in one process; baseline: size of the repository)',
+      ours: importGrowth / 1024 / 1024,
+      baseline: size,
+      digits: 1,
+      higherIsBetter: false,
+    },
+    {
+      benchmark: `Git export, ${name}`,
+      metric: 'MB (ours: peak RSS growth during the export; baseline: size of the repository)',
+      ours: exportGrowth / 1024 / 1024,
+      baseline: size,
       digits: 1,
       higherIsBetter: false,
     },

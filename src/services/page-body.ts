@@ -6,6 +6,7 @@ import type { Snapshot, TreePage } from '../content/snapshot.js';
 import { loadBody } from '../content/snapshot.js';
 import { createResolver, type Resolver } from '../content/links.js';
 import { expandIncludes } from '../content/includes.js';
+import { evaluateExpressions } from '../content/expressions.js';
 import { fileDownloadUrl } from '../content/present.js';
 import { evaluateComputedPage, evaluateOperationBlocks } from '../content/computed.js';
 import type { AttachmentRef, ImageSource } from '../render/html.js';
@@ -16,14 +17,25 @@ export interface PageBody {
 }
 
 /** The Markdown of a page (computed pages evaluated). */
-export async function pageMarkdown(app: AppContext, orgId: string, spaceId: string, page: TreePage): Promise<string> {
+async function pageMarkdown(app: AppContext, orgId: string, spaceId: string, page: TreePage): Promise<string> {
   return page.node.type === 'computed' ? await evaluateComputedPage(app, orgId, page.node) : await loadBody(app.db, spaceId, page.node);
 }
 
-/** The Markdown readers get: pageMarkdown with GitBook's reusable content (`{% include %}`) in place. */
-async function readerMarkdown(app: AppContext, orgId: string, snapshot: Snapshot, page: TreePage, resolver: Resolver): Promise<string> {
+/**
+ * The Markdown readers get: pageMarkdown with GitBook's reusable content (`{% include %}`) in place
+ * and the space's and page's variables (`{{ space.vars.x }}`, `{{ page.vars.x }}`) evaluated.
+ */
+export async function readerBodyMarkdown(
+  app: AppContext,
+  orgId: string,
+  snapshot: Snapshot,
+  page: TreePage,
+  resolver: Resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl }),
+): Promise<string> {
   const markdown = await pageMarkdown(app, orgId, snapshot.spaceId, page);
-  return page.node.type === 'computed' ? markdown : expandIncludes(app, snapshot, resolver, page, markdown);
+  if (page.node.type === 'computed') return markdown;
+  const expanded = await expandIncludes(app, snapshot, resolver, page, markdown);
+  return evaluateExpressions(expanded, { space: snapshot.root.variables ?? {}, page: page.node.variables ?? {} });
 }
 
 export async function renderPageBody(
@@ -34,7 +46,7 @@ export async function renderPageBody(
   pageUrl: (p: TreePage, anchor?: string) => string,
 ): Promise<PageBody> {
   const resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl });
-  const markdown = await readerMarkdown(app, orgId, snapshot, page, resolver);
+  const markdown = await readerBodyMarkdown(app, orgId, snapshot, page, resolver);
   const plan = await app.markdown.plan(markdown);
   const images: [string, ImageSource][] = plan.images.map((url) => {
     const t = resolver.resolve(url, page);

@@ -39,7 +39,7 @@ import { evaluateCondition } from '../sites/conditions.js';
 import { loadTree, sectionsInOrder, type SiteTree } from './site-structure.js';
 import { validShareKey } from './site-share-links.js';
 import { visitorSigningKey } from './site-settings.js';
-import { pageMarkdown, renderPageBody } from './page-body.js';
+import { readerBodyMarkdown, renderPageBody } from './page-body.js';
 import { siteBaseUrl } from '../presenters/sites.js';
 import { searchSpaceSet } from './search.js';
 import { requestReaderPagePdf } from './pdf.js';
@@ -341,7 +341,7 @@ export async function readerPagePdf(app: AppContext, loc: ReaderLocation): Promi
 
 /** The Markdown of a located page (`.md` URLs, `Accept: text/markdown`). */
 export async function readerMarkdown(app: AppContext, loc: ReaderLocation): Promise<string> {
-  const body = await pageMarkdown(app, loc.site.organization_id, loc.space.id, loc.page);
+  const body = await readerBodyMarkdown(app, loc.site.organization_id, loc.snapshot, loc.page);
   return `# ${loc.page.node.title}\n\n${loc.page.node.description ? `${loc.page.node.description}\n\n` : ''}${body}`;
 }
 

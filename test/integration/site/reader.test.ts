@@ -185,6 +185,29 @@ describe('serving a published site', () => {
     expect(robots).toContain(`Sitemap: ${t.baseUrl}${d.base}/sitemap.xml`);
   });
 
+  it('evaluates the space and page variables for readers, in the page and its Markdown', async () => {
+    await editContent(t, d.spaces.api, (draft) => {
+      draft.setVariables({ version: '4.2.0' });
+      const id = draft.childIds(null).find((x: string) => draft.page(x)?.title === 'Reference')!;
+      draft.updatePage(id, {
+        variables: { tier: 'Enterprise' },
+        markdown: 'Endpoints of {{ space.vars.version }} for {{ page.vars.tier }}; {{ space.vars.unknown }} stays.',
+      });
+    });
+    const shown = await get(`${d.base}/api`);
+    expect(shown.text).toContain('Endpoints of 4.2.0 for Enterprise; {{ space.vars.unknown }} stays.');
+    const md = await get(`${d.base}/api.md`);
+    expect(md.text).toContain('Endpoints of 4.2.0 for Enterprise;');
+    // The page as stored keeps the expressions.
+    const pages = (await t.api('GET', `/v1/spaces/${d.spaces.api}/content/pages`, { token: d.o.adminToken })).body.pages;
+    const raw = await t.api('GET', `/v1/spaces/${d.spaces.api}/content/page/${pages[0].id}`, { token: d.o.adminToken });
+    expect(raw.body.markdown).toContain('{{ space.vars.version }}');
+    await editContent(t, d.spaces.api, (draft) => {
+      const id = draft.childIds(null).find((x: string) => draft.page(x)?.title === 'Reference')!;
+      draft.updatePage(id, { markdown: 'Endpoints.' });
+    });
+  });
+
   it('searches the visible site spaces from an HTML page and a JSON endpoint', async () => {
     const json = await get(`${d.base}/~site/search?q=Endpoints`);
     expect(json.status).toBe(200);
