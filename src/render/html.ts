@@ -6,7 +6,9 @@
 //   `{% file %}` blocks), converted with mdast-util-to-hast and serialized with hast-util-to-html.
 // - Raw HTML inside Markdown is dropped (not rendered), as everywhere else in the platform.
 // - A page's title is its `<h1>`; body headings move one level down (`#` -> `<h2>`, ... `######`
-//   stays `<h6>`) and get ids unique across the whole export: `<page anchor>--<heading slug>`.
+//   stays `<h6>`) and get ids unique across the whole export: `<page anchor>--<heading slug>`; a
+//   body shown alone (a page of a site: anchor '') gets GitBook's bare `<heading slug>` ids, so
+//   `page#heading` links written for GitBook land.
 // - Images are embedded (data: URIs) or shown as a placeholder naming what could not be embedded;
 //   the browser that prints the HTML loads nothing from the network.
 import type { Definition, Heading, Image, ImageReference, Link, LinkReference, Nodes, Root } from 'mdast';
@@ -34,7 +36,7 @@ export type ImageSource = { src: string } | { placeholder: string };
  * thread than the rendering): what each image shows, where each link goes, the name of each file.
  */
 interface PageBodyOptions {
-  /** Id of the page's section; heading ids and footnote ids are prefixed with it. */
+  /** Id of the page's section; heading ids and footnote ids are prefixed with it ('' for none). */
   anchor: string;
   /** Every image URL of the body (`renderPlan(...).images`) mapped to what to show. */
   images: ReadonlyMap<string, ImageSource>;
@@ -175,7 +177,7 @@ function bodyHast(markdown: string, o: PageBodyOptions) {
       const out = defaultHandlers.heading(state, node);
       out.tagName = `h${Math.min(6, node.depth + 1)}`;
       const slug = ids.get(node);
-      if (slug) out.properties = { ...out.properties, id: `${o.anchor}--${slug}` };
+      if (slug) out.properties = { ...out.properties, id: o.anchor ? `${o.anchor}--${slug}` : slug };
       return out;
     },
     image: (_state: State, node: Image) => imageElement(node.url, node.alt, node.title),
@@ -235,7 +237,11 @@ function bodyHast(markdown: string, o: PageBodyOptions) {
     },
   };
   let blockCount = 0;
-  return toHast(root as unknown as Root, { handlers: handlers as Handlers, clobberPrefix: `${o.anchor}-`, footnoteLabel: 'Notes' });
+  return toHast(root as unknown as Root, {
+    handlers: handlers as Handlers,
+    clobberPrefix: o.anchor ? `${o.anchor}-` : 'fn-',
+    footnoteLabel: 'Notes',
+  });
 }
 
 /** `<img>` tags of a raw HTML block (GitBook's `<figure>`s): their src and alt, entities decoded. */
@@ -279,7 +285,7 @@ function renderTag(state: State, node: TagNode, o: PageBodyOptions, nextId: () =
   };
   switch (node.name) {
     case 'tabs': {
-      const group = `${o.anchor}-tabs-${nextId()}`;
+      const group = `${o.anchor || 'block'}-tabs-${nextId()}`;
       const tabs = items('tab');
       const controls: ElementContent[] = [];
       const panels: ElementContent[] = [];
@@ -339,7 +345,7 @@ function renderTag(state: State, node: TagNode, o: PageBodyOptions, nextId: () =
           ? []
           : ((
               bodyHast(evaluated, {
-                anchor: `${o.anchor}-op${nextId()}`,
+                anchor: `${o.anchor || 'block'}-op${nextId()}`,
                 images: new Map(),
                 links: new Map(),
                 files: new Map(),

@@ -71,7 +71,7 @@ export async function renderPageBody(
     return f ? { name: f.name, href: fileDownloadUrl(app, f) } : null;
   };
   const html = await app.markdown.html(markdown, {
-    anchor: 'content',
+    anchor: '',
     images,
     links: plan.links.map((url) => [url, link(url)]),
     files: plan.files.map((src) => [src, attachment(src)]),

@@ -143,9 +143,9 @@ async function navigateAround(w: Watched, js: boolean) {
 
   // Outline links land on their headings.
   await tab.goto(`${t.baseUrl}${d.base}`, { waitUntil: 'load' });
-  await tab.click('aside.outline a[href="#content--install"]');
-  await tab.waitForFunction(() => location.hash === '#content--install');
-  expect(await tab.$eval('#content--install', (e) => e.textContent)).toBe('Install');
+  await tab.click('aside.outline a[href="#install"]');
+  await tab.waitForFunction(() => location.hash === '#install');
+  expect(await tab.$eval('#install', (e) => e.textContent)).toBe('Install');
 
   // Search from the box, then a result.
   await tab.type('header.site input[type=search]', 'Endpoints');

@@ -40,8 +40,8 @@ describe('serving a published site', () => {
     const variants = linksIn(html, '<details class="variant"', '</details>').map(pathOf);
     expect(variants).toEqual([`${d.base}/getting-started`, `${d.base}/v2/getting-started`]);
     expect(html).toContain('On this page');
-    expect(html).toMatch(/<a href="#content--install">Install<\/a>/);
-    expect(html).toMatch(/<h2 id="content--install">Install<\/h2>/);
+    expect(html).toMatch(/<a href="#install">Install<\/a>/);
+    expect(html).toMatch(/<h2 id="install">Install<\/h2>/);
     expect(linksIn(html, '<nav class="pagination"').map(pathOf)).toEqual([`${d.base}/getting-started/nested-page`]);
     expect(html).toMatch(/<link rel="canonical" href="[^"]+\/site\/[^"]+\/">/);
     expect(html).toContain('property="og:title"');
@@ -205,6 +205,30 @@ describe('serving a published site', () => {
     await editContent(t, d.spaces.api, (draft) => {
       const id = draft.childIds(null).find((x: string) => draft.page(x)?.title === 'Reference')!;
       draft.updatePage(id, { markdown: 'Endpoints.' });
+    });
+  });
+
+  it("gives headings GitBook's ids, so page#heading links written for GitBook land", async () => {
+    await editContent(t, d.spaces.sdk, (draft) => {
+      const install = draft.childIds(null)[0]!;
+      draft.updatePage(install, { markdown: 'npm install acme.\n\n# Usage notes\n\nCall it.' });
+      draft.insertPage(null, {
+        title: 'Linking',
+        markdown: '# Here\n\nSee [usage](install-the-sdk#usage-notes) and [this section](#here).',
+      });
+    });
+    const linking = await get(`${d.base}/sdks/linking`);
+    expect(linking.text).toMatch(/<h2 id="here">Here<\/h2>/);
+    expect(linking.text).toContain('<a href="#here">this section</a>');
+    const usage = /<a href="([^"]+)">usage<\/a>/.exec(linking.text)![1];
+    expect(pathOf(usage.replace(/#.*/, ''))).toBe(`${d.base}/sdks/install-the-sdk`);
+    expect(new URL(usage).hash).toBe('#usage-notes');
+    const target = await get(pathOf(usage));
+    expect(target.text).toMatch(/<h2 id="usage-notes">Usage notes<\/h2>/);
+    await editContent(t, d.spaces.sdk, (draft) => {
+      const ids = draft.childIds(null);
+      draft.deletePage(ids.find((x: string) => draft.page(x)?.title === 'Linking')!);
+      draft.updatePage(ids[0]!, { markdown: 'npm install acme.' });
     });
   });
 
