@@ -28,6 +28,20 @@ export function fileDownloadUrl(
   return `${app.config.publicUrl}/files/${f.sha256}?${params}`;
 }
 
+/**
+ * Where readers load an image the content links from another origin: this server fetches it
+ * (src/services/image-proxy.ts), so pages keep a strict same-origin CSP and readers' browsers talk
+ * to no third party. Signed, so the route only ever fetches URLs that content names.
+ */
+export function imageProxyUrl(app: AppContext, url: string): string {
+  const params = new URLSearchParams({ url, sig: signImageUrl(app.secret, url) });
+  return `${app.config.publicUrl}/images/proxy?${params}`;
+}
+
+export function signImageUrl(secret: string, url: string): string {
+  return createHmac('sha256', secret).update(`image\n${url}`).digest('base64url').slice(0, 32);
+}
+
 export function signBlob(secret: string, sha256: string, name: string, contentType: string, exp: number): string {
   return createHmac('sha256', secret).update(`file\n${sha256}\n${name}\n${contentType}\n${exp}`).digest('base64url').slice(0, 32);
 }

@@ -3,6 +3,7 @@ import { route, ok, okJson, type Reply } from '../http/route.js';
 import { entityId, qBool, listQuery } from '../http/validate.js';
 import * as content from '../services/content.js';
 import { openSignedFile } from '../services/files.js';
+import { proxiedImage } from '../services/image-proxy.js';
 
 const spaceParams = { spaceId: entityId };
 export const readFlags = { metadata: qBool(true), computed: qBool(true) };
@@ -83,6 +84,26 @@ export const contentRoutes = [
           'x-content-type-options': 'nosniff',
           // User-supplied content is sandboxed so an uploaded HTML or SVG file cannot run script on this origin.
           'content-security-policy': "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox",
+        },
+      };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/images/proxy',
+    auth: false,
+    query: { url: z.string().min(1).max(4096), sig: z.string().max(100) },
+    handler: async ({ app, query }): Promise<Reply> => {
+      const image = await proxiedImage(app, query.url, query.sig);
+      return {
+        status: 200,
+        body: image.body,
+        headers: {
+          'content-type': image.contentType,
+          'cache-control': 'public, max-age=86400',
+          'x-content-type-options': 'nosniff',
+          // An SVG opened directly must not run script on this origin.
+          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
         },
       };
     },

@@ -7,7 +7,7 @@ import { loadBody } from '../content/snapshot.js';
 import { createResolver, type Resolver } from '../content/links.js';
 import { expandIncludes } from '../content/includes.js';
 import { evaluateExpressions } from '../content/expressions.js';
-import { fileDownloadUrl } from '../content/present.js';
+import { fileDownloadUrl, imageProxyUrl } from '../content/present.js';
 import { evaluateComputedPage, evaluateOperationBlocks } from '../content/computed.js';
 import type { AttachmentRef, ImageSource } from '../render/html.js';
 
@@ -51,7 +51,8 @@ export async function renderPageBody(
   const images: [string, ImageSource][] = plan.images.map((url) => {
     const t = resolver.resolve(url, page);
     if (t?.kind === 'file') return [url, { src: fileDownloadUrl(app, snapshot.filesById.get(t.file)!) }];
-    if (t?.kind === 'url' && /^https?:/i.test(t.url)) return [url, { src: t.url }];
+    // Another origin's image comes through this server (readers' browsers talk to no third party).
+    if (t?.kind === 'url' && /^https?:/i.test(t.url)) return [url, { src: t.inApp ? t.url : imageProxyUrl(app, t.url) }];
     return [url, { placeholder: `Image not found: ${url}` }];
   });
   const link = (url: string): string | null => {
