@@ -51,14 +51,14 @@ export function contrast(a: string, b: string): number {
 }
 
 /**
- * `color` if it reads on `background` (contrast at least 3, the WCAG level for large text and
- * borders), else `color` moved towards `toward` until it does: a customer's dark primary color stays
- * legible as link text in dark mode.
+ * `color` if it reads on `background` (contrast at least `min`: WCAG AA is 4.5 for text, 3 for
+ * borders), else `color` moved towards `toward` until it does: a customer's dark primary color
+ * stays legible as link text in dark mode.
  */
-export function readable(color: string, background: string, toward: string): string {
-  for (let step = 0; step <= 10; step++) {
-    const c = mix(toward, color, step / 10);
-    if (contrast(c, background) >= 3) return c;
+export function readable(color: string, background: string, toward: string, min = 3): string {
+  for (let step = 0; step <= 20; step++) {
+    const c = mix(toward, color, step / 20);
+    if (contrast(c, background) >= min) return c;
   }
   return toward;
 }
@@ -87,9 +87,6 @@ type Palette = typeof LIGHT;
 function themeVars(s: Record<string, any>, mode: 'light' | 'dark', base: Palette): string[] {
   const pick = (c: any) => hexColor(c?.[mode]) ?? (mode === 'dark' ? hexColor(c?.light) : null);
   const vars: string[] = [];
-  const primary = pick(s.primaryColor) ?? '#346ddb';
-  const onPrimary = contrast(primary, '#ffffff') >= contrast(primary, '#111111') ? '#ffffff' : '#111111';
-  vars.push(`--primary:${primary}`, `--on-primary:${onPrimary}`, `--link:${readable(primary, base.bg, base.fg)}`);
   const tint = pick(s.tint?.color);
   let palette = base;
   if (tint) {
@@ -102,6 +99,9 @@ function themeVars(s: Record<string, any>, mode: 'light' | 'dark', base: Palette
     };
     vars.push(`--bg:${palette.bg}`, `--soft:${palette.soft}`, `--line:${palette.line}`, `--tint:${tint}`);
   }
+  const primary = pick(s.primaryColor) ?? '#346ddb';
+  const onPrimary = contrast(primary, '#ffffff') >= contrast(primary, '#111111') ? '#ffffff' : '#111111';
+  vars.push(`--primary:${primary}`, `--on-primary:${onPrimary}`, `--link:${readable(primary, palette.bg, base.fg, 4.5)}`);
   for (const name of SEMANTIC) {
     const color = pick(s[`${name}Color`]) ?? SEMANTIC_DEFAULTS[name];
     vars.push(`--${name}:${readable(color, palette.bg, base.fg)}`, `--${name}-bg:${mix(color, palette.bg, mode === 'dark' ? 0.16 : 0.1)}`);

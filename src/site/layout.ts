@@ -25,21 +25,28 @@ export interface Chrome {
 }
 
 export { themeStylesheet } from './layout-theme.js';
+import { hexColor } from './layout-theme.js';
 
 function externalAttrs(href: string | null, settings: Record<string, any>, base: string): string {
   if (!href || href.startsWith(base)) return '';
   return settings.externalLinks?.target === 'blank' ? ' target="_blank" rel="noopener noreferrer"' : '';
 }
 
-/** The favicon of the customization: an icon URL, or an emoji drawn as an SVG data URI. */
-function favicon(settings: Record<string, any>): string {
-  const f = settings.favicon ?? {};
+/**
+ * The favicon of the customization: an icon URL, or an emoji drawn as an SVG data URI; without one,
+ * the title's initial on the primary color (so browsers never ask the origin for /favicon.ico).
+ */
+function favicon(c: Chrome): string {
+  const f = c.settings.favicon ?? {};
+  const svg = (inner: string) =>
+    `<link rel="icon" href="data:image/svg+xml,${esc(encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">${inner}</svg>`))}">\n`;
   if (typeof f.icon?.light === 'string') return `<link rel="icon" href="${esc(f.icon.light)}">\n`;
-  if (typeof f.emoji === 'string') {
-    const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><text y=".9em" font-size="90">${esc(f.emoji)}</text></svg>`;
-    return `<link rel="icon" href="data:image/svg+xml,${esc(encodeURIComponent(svg))}">\n`;
-  }
-  return '';
+  if (typeof f.emoji === 'string') return svg(`<text y=".9em" font-size="90">${esc(f.emoji)}</text>`);
+  const initial = [...c.title.trim()][0]?.toUpperCase() ?? '';
+  const fill = hexColor(c.settings.styling?.primaryColor?.light) ?? '#346ddb';
+  return svg(
+    `<rect width="100" height="100" rx="22" fill="${fill}"/><text x="50" y="72" font-size="64" font-family="system-ui,sans-serif" font-weight="700" text-anchor="middle" fill="#fff">${esc(initial)}</text>`,
+  );
 }
 
 function ogImage(c: Chrome): string {
@@ -57,7 +64,7 @@ function head(c: Chrome, pageTitle: string): string {
 ${c.noindex ? '<meta name="robots" content="noindex, nofollow">\n' : ''}${c.description ? `<meta name="description" content="${esc(c.description)}">\n` : ''}${c.canonical ? `<link rel="canonical" href="${esc(c.canonical)}">\n<meta property="og:url" content="${esc(c.canonical)}">\n` : ''}<meta property="og:type" content="website">
 <meta property="og:title" content="${esc(pageTitle)}">
 <meta property="og:site_name" content="${esc(c.title)}">
-${c.description ? `<meta property="og:description" content="${esc(c.description)}">\n` : ''}${ogImage(c)}${favicon(c.settings)}<link rel="stylesheet" href="${esc(c.base)}/~site/static/${stylesheet.name}">
+${c.description ? `<meta property="og:description" content="${esc(c.description)}">\n` : ''}${ogImage(c)}${favicon(c)}<link rel="stylesheet" href="${esc(c.base)}/~site/static/${stylesheet.name}">
 <link rel="stylesheet" href="${esc(c.themeCss)}">
 <script src="${esc(c.base)}/~site/static/${script.name}"></script>
 </head>`;
