@@ -50,6 +50,29 @@ export function socialLink(account: any): { label: string; href: string; handle:
   return href ? { label: platform.label, href, handle } : null;
 }
 
+/** The social accounts shown in the header or the footer (`display`), as a list of profile links. */
+export function socialList(c: FooterChrome, where: 'header' | 'footer'): string {
+  const items = ((Array.isArray(c.settings.socialAccounts) ? c.settings.socialAccounts : []) as any[])
+    .filter((a) => (where === 'footer' ? a?.display?.footer !== false : a?.display?.header === true))
+    .map(socialLink)
+    .filter((l) => l !== null)
+    .map(
+      (l) =>
+        `<li><a href="${esc(l.href)}" rel="me noopener" aria-label="${esc(`${c.title} on ${l.label} (${l.handle})`)}"${
+          c.settings.externalLinks?.target === 'blank' ? ' target="_blank"' : ''
+        }>${esc(l.label)}</a></li>`,
+    )
+    .join('');
+  return items ? `<ul class="social" aria-label="Social accounts">${items}</ul>` : '';
+}
+
+/** `twitter:site` for an X (Twitter) account of the customization. */
+export function socialMeta(settings: Record<string, any>): string {
+  const x = ((Array.isArray(settings.socialAccounts) ? settings.socialAccounts : []) as any[]).find((a) => a?.platform === 'twitter');
+  const link = x ? socialLink(x) : null;
+  return link ? `<meta name="twitter:site" content="@${esc(link.handle)}">\n` : '';
+}
+
 function externalAttrs(href: string, settings: Record<string, any>, base: string): string {
   if (href.startsWith(base)) return '';
   return settings.externalLinks?.target === 'blank' ? ' target="_blank" rel="noopener noreferrer"' : '';
@@ -78,23 +101,11 @@ export function footerHtml(c: FooterChrome): string {
           .join('')}</ul></div>`,
     )
     .join('');
-  const social = ((Array.isArray(s.socialAccounts) ? s.socialAccounts : []) as any[])
-    .filter((a) => a?.display?.footer !== false)
-    .map(socialLink)
-    .filter((l) => l !== null)
-    .map(
-      (l) =>
-        `<li><a href="${esc(l.href)}" rel="me noopener" aria-label="${esc(`${c.title} on ${l.label} (${l.handle})`)}"${
-          s.externalLinks?.target === 'blank' ? ' target="_blank"' : ''
-        }>${esc(l.label)}</a></li>`,
-    )
-    .join('');
+  const social = socialList(c, 'footer');
   const privacy =
     typeof s.privacyPolicy?.url === 'string'
       ? `<a href="${esc(s.privacyPolicy.url)}"${externalAttrs(s.privacyPolicy.url, s, c.base)}>Privacy policy</a>`
       : '';
-  const legal = `<div class="legal">${social ? `<ul class="social" aria-label="Social accounts">${social}</ul>` : ''}<p>${esc(
-    f.copyright ?? `© ${c.title}`,
-  )}${privacy ? ` · ${privacy}` : ''}</p></div>`;
+  const legal = `<div class="legal">${social}<p>${esc(f.copyright ?? `© ${c.title}`)}${privacy ? ` · ${privacy}` : ''}</p></div>`;
   return `<footer class="site">${logo}${groups}${legal}</footer>`;
 }

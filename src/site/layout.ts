@@ -4,7 +4,7 @@
 import { escapeHtml as esc } from '../render/html.js';
 import type { NavLink, ReaderPage, ReaderSearchHit, TreeItem } from '../services/site-reader.js';
 import { script, stylesheet } from './assets.js';
-import { footerHtml } from './layout-footer.js';
+import { footerHtml, socialList, socialMeta } from './layout-footer.js';
 
 export interface Chrome {
   base: string;
@@ -64,7 +64,7 @@ function head(c: Chrome, pageTitle: string): string {
 ${c.noindex ? '<meta name="robots" content="noindex, nofollow">\n' : ''}${c.description ? `<meta name="description" content="${esc(c.description)}">\n` : ''}${c.canonical ? `<link rel="canonical" href="${esc(c.canonical)}">\n<meta property="og:url" content="${esc(c.canonical)}">\n` : ''}<meta property="og:type" content="website">
 <meta property="og:title" content="${esc(pageTitle)}">
 <meta property="og:site_name" content="${esc(c.title)}">
-${c.description ? `<meta property="og:description" content="${esc(c.description)}">\n` : ''}${ogImage(c)}${favicon(c)}<link rel="stylesheet" href="${esc(c.base)}/~site/static/${stylesheet.name}">
+${c.description ? `<meta property="og:description" content="${esc(c.description)}">\n` : ''}${ogImage(c)}${socialMeta(c.settings)}${favicon(c)}<link rel="stylesheet" href="${esc(c.base)}/~site/static/${stylesheet.name}">
 <link rel="stylesheet" href="${esc(c.themeCss)}">
 <script src="${esc(c.base)}/~site/static/${script.name}"></script>
 </head>`;
@@ -98,7 +98,7 @@ function header(c: Chrome, query = ''): string {
     s.themes?.toggeable !== false ? '<button type="button" data-theme-toggle hidden aria-label="Toggle dark mode">◐</button>' : '';
   return `<a class="skip" href="#content">Skip to content</a>${announcement}
 <header class="site"><a class="brand" href="${esc(c.base)}/">${logo}<span>${esc(c.title)}</span></a>${links}
-<form role="search" action="${esc(c.base)}/search" method="get"><label class="skip" for="q">Search</label><input id="q" type="search" name="q" value="${esc(query)}" placeholder="Search…" maxlength="200"><button type="submit">Search</button></form>${toggle}${c.signOut ? `<a href="${esc(c.signOut)}">Sign out</a>` : ''}</header>
+<form role="search" action="${esc(c.base)}/search" method="get"><label class="skip" for="q">Search</label><input id="q" type="search" name="q" value="${esc(query)}" placeholder="Search…" maxlength="200"><button type="submit">Search</button></form>${socialList(c, 'header')}${toggle}${c.signOut ? `<a href="${esc(c.signOut)}">Sign out</a>` : ''}</header>
 ${sectionTabs(c)}`;
 }
 

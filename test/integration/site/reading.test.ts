@@ -100,8 +100,14 @@ describe('the footer', () => {
     // A handle is a path segment of the profile URL, never markup or a path of its own.
     expect(footer).toContain('href="https://x.com/acme%22%3E%3Cscript%3E"');
     expect(footer).not.toContain('<script>');
-    // Not shown in the footer by its display setting.
+    // Shown in the header, not in the footer, by its display setting.
     expect(footer).not.toContain('linkedin');
+    const header = r.text.slice(r.text.indexOf('<header class="site">'), r.text.indexOf('</header>'));
+    expect(header).toContain(
+      '<a href="https://www.linkedin.com/company/secret" rel="me noopener" aria-label="Acme Docs on LinkedIn (secret)">LinkedIn</a>',
+    );
+    expect(header).not.toContain('github.com');
+    expect(r.text).toContain('<meta name="twitter:site" content="@acme&quot;&gt;&lt;script&gt;">');
     expect(footer).toContain('© 2026 &lt;b&gt;Acme&lt;/b&gt; · <a href="https://acme.example.test/privacy">Privacy policy</a>');
     // The footer logos' origins are allowed to load.
     const csp = r.headers.get('content-security-policy')!;
