@@ -51,9 +51,10 @@ const SEARCH_JS = `(function(){document.addEventListener('DOMContentLoaded',func
 var form=document.querySelector('header.site form[role=search]'),input=form&&form.querySelector('input[name=q]');if(!form||!input||!window.fetch)return;
 var endpoint=form.getAttribute('action').replace(/\\/search$/,'/~site/search');
 var list=document.createElement('ul');list.id='search-results';list.className='search-results';list.setAttribute('role','listbox');list.setAttribute('aria-label','Search results');list.hidden=true;form.appendChild(list);
+var status=document.createElement('p');status.className='skip';status.setAttribute('role','status');form.appendChild(status);
 input.setAttribute('role','combobox');input.setAttribute('aria-autocomplete','list');input.setAttribute('aria-controls',list.id);input.setAttribute('aria-expanded','false');input.setAttribute('autocomplete','off');
 var options=[],active=-1,timer=0,seq=0,ctrl=null;
-function open(v){list.hidden=!v;input.setAttribute('aria-expanded',v?'true':'false');if(!v)select(-1)}
+function open(v){list.hidden=!v;input.setAttribute('aria-expanded',v?'true':'false');if(!v){select(-1);status.textContent=''}}
 function select(i){active=i;options.forEach(function(o,j){o.setAttribute('aria-selected',j===i?'true':'false')});
 if(i<0)input.removeAttribute('aria-activedescendant');else{input.setAttribute('aria-activedescendant',options[i].id);options[i].scrollIntoView({block:'nearest'})}}
 function span(c,t){var e=document.createElement('span');e.className=c;e.textContent=t;return e}
@@ -62,7 +63,7 @@ if(!items.length){var none=document.createElement('li');none.className='empty';n
 items.slice(0,10).forEach(function(h,i){var li=document.createElement('li');li.id='search-option-'+i;li.setAttribute('role','option');li.setAttribute('aria-selected','false');
 var a=document.createElement('a');a.href=h.url;a.tabIndex=-1;a.appendChild(span('t',h.title));if(h.section)a.appendChild(span('s',h.section));
 var x=(h.snippet||'').replace(/\\s+/g,' ').trim();if(x)a.appendChild(span('x',x.length>160?x.slice(0,160)+'\\u2026':x));li.appendChild(a);list.appendChild(li);options.push(li)});
-open(true);input.removeAttribute('aria-activedescendant')}
+open(true);input.removeAttribute('aria-activedescendant');status.textContent=options.length===1?'1 result':options.length+' results'}
 function query(){var q=input.value.trim(),n=++seq;if(ctrl)ctrl.abort();if(q.length<2){open(false);return}
 ctrl=window.AbortController?new AbortController():null;
 fetch(endpoint+'?q='+encodeURIComponent(q),{headers:{accept:'application/json'},credentials:'same-origin',signal:ctrl?ctrl.signal:undefined})

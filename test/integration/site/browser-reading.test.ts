@@ -103,6 +103,8 @@ describe('live search under the header box', () => {
     );
     expect(options).toEqual([['Reference', 'API', 'Endpoints.']]);
     expect(await tab.$eval('#search-results', (e) => e.getAttribute('role'))).toBe('listbox');
+    // Screen readers hear how many results there are.
+    expect(await tab.$eval('header.site form [role=status]', (e) => e.textContent)).toBe('1 result');
     await tab.screenshot({ path: path.join(ARTIFACTS, 'search-dropdown.png') });
 
     // Escape closes; ArrowDown reopens and selects.
