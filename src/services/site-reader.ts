@@ -40,6 +40,7 @@ import { loadTree, sectionsInOrder, type SiteTree } from './site-structure.js';
 import { validShareKey } from './site-share-links.js';
 import { visitorSigningKey } from './site-settings.js';
 import { readerBodyMarkdown, renderPageBody } from './page-body.js';
+import { fileDownloadUrl, imageProxyUrl } from '../content/present.js';
 import { siteBaseUrl } from '../presenters/sites.js';
 import { searchSpaceSet } from './search.js';
 import { requestReaderPagePdf } from './pdf.js';
@@ -197,8 +198,17 @@ export interface SectionTab extends NavLink {
   group: string | null;
 }
 
+/** A page's cover image as a reader sees it: a light source and, when the page has one, a dark one. */
+export interface PageCover {
+  light: string;
+  dark: string | null;
+  /** `layout.coverSize`: `hero` (within the content column) or `full` (the layout's width). */
+  size: 'hero' | 'full';
+}
+
 export interface ReaderPage {
   location: ReaderLocation;
+  cover: PageCover | null;
   base: string;
   title: string;
   settings: Record<string, any>;
@@ -215,6 +225,32 @@ export interface ReaderPage {
   /** The page's file in the synced repository, when the customization shows edit links. */
   editUrl: string | null;
   indexable: boolean;
+}
+
+/**
+ * The cover of a page, when its layout shows one (`layout.cover`, as the API reports it) and its
+ * image resolves: a file of the space (a signed download URL on our origin) or an http(s) URL.
+ */
+export function pageCover(app: AppContext, snapshot: Snapshot, page: TreePage): PageCover | null {
+  const cover = page.node.cover as { ref?: any; refDark?: any } | undefined;
+  if (!cover || page.node.layout?.cover !== true) return null;
+  const src = (ref: any): string | null => {
+    if (!ref || typeof ref !== 'object') return null;
+    if (ref.kind === 'url') return typeof ref.url === 'string' && /^https?:\/\//i.test(ref.url) ? ref.url : null;
+    if (ref.kind !== 'file' || (ref.space && ref.space !== snapshot.spaceId)) return null;
+    const file = snapshot.filesById.get(String(ref.file));
+    return file && file.contentType.startsWith('image/') ? fileDownloadUrl(app, file) : null;
+  };
+  const light = src(cover.ref);
+  if (!light) return null;
+  const dark = src(cover.refDark);
+  return { light, dark: dark && dark !== light ? dark : null, size: page.node.layout?.coverSize === 'hero' ? 'hero' : 'full' };
+}
+
+/** URLs of the images a located page shows from elsewhere (its cover): its CSP must allow their origins. */
+export function pageImageUrls(loc: ReaderLocation): string[] {
+  const cover = loc.page.node.cover as { ref?: any; refDark?: any } | undefined;
+  return [cover?.ref, cover?.refDark].filter((r) => r?.kind === 'url' && typeof r.url === 'string').map((r) => r.url as string);
 }
 
 /** The href of a ContentRef of the customization (external URLs only; others need the API). */
@@ -308,6 +344,7 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
   const title = typeof settings.title === 'string' ? settings.title : site.title;
   return {
     location: loc,
+    cover: pageCover(app, snapshot, page),
     base,
     title,
     settings,
@@ -391,6 +428,8 @@ export interface ReaderSearchHit {
   title: string;
   url: string;
   snippet: string;
+  /** Where the page lives: its section and variant ("Guides / v2"), null on a site of one space. */
+  section: string | null;
 }
 
 /** Search over the visible site spaces' spaces; results link into the site. */
@@ -400,12 +439,22 @@ export async function searchReaderSite(app: AppContext, site: SiteRow, ctx: Cond
   const spaceIds = [...new Set(pages.map((p) => p.spaceId))];
   if (!spaceIds.length || !query.trim()) return [];
   const found = await searchSpaceSet(app, spaceIds, { query, limit: 20 }, `reader:${site.id}`);
+  // A hit names its section, and its variant where the section has more than one.
+  const variants = new Map<string | null, Set<string>>();
+  for (const p of pages) variants.set(p.section, (variants.get(p.section) ?? new Set()).add(p.variant));
+  const where = (p: ListedPage) =>
+    [p.section, (variants.get(p.section)?.size ?? 0) > 1 ? p.variant : null].filter(Boolean).join(' / ') || null;
   const hits: ReaderSearchHit[] = [];
   for (const s of found.items as { id: string; pages: { id: string; title: string; sections?: { body?: string }[] }[] }[]) {
     for (const p of s.pages) {
       const listed = byPage.get(`${s.id}:${p.id}`);
       if (!listed) continue; // hidden, or in a variant the reader cannot switch to
-      hits.push({ title: listed.title, url: listed.url, snippet: p.sections?.find((x) => x.body)?.body ?? listed.description ?? '' });
+      hits.push({
+        title: listed.title,
+        url: listed.url,
+        snippet: p.sections?.find((x) => x.body)?.body ?? listed.description ?? '',
+        section: where(listed),
+      });
     }
   }
   return hits.slice(0, 50);

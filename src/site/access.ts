@@ -70,12 +70,18 @@ function without(req: IncomingMessage, param: string): string {
   return url.pathname + url.search;
 }
 
-export function csp(site: SiteRow | null): string {
+/** Image URLs of a customization (logos, favicon, social preview) the reader's browser loads. */
+export function customizationImages(s: Record<string, any> | null | undefined): unknown[] {
+  return [s?.header?.logo, s?.footer?.logo, s?.favicon?.icon].flatMap((t) => [t?.light, t?.dark]).concat(s?.socialPreview?.url);
+}
+
+/** The CSP of a site's pages; `extraImages`: URLs one page shows besides the site's (its cover, a variant's logos). */
+export function csp(site: SiteRow | null, extraImages: unknown[] = []): string {
   const img = new Set(["'self'", 'data:']);
   const s = site ? effectiveCustomization(site.customization) : null;
-  for (const u of [s?.header?.logo?.light, s?.header?.logo?.dark, s?.socialPreview?.url, s?.favicon?.icon?.light, s?.favicon?.icon?.dark]) {
+  for (const u of [...customizationImages(s), ...extraImages]) {
     try {
-      if (typeof u === 'string') img.add(new URL(u).origin);
+      if (typeof u === 'string' && /^https?:/i.test(u)) img.add(new URL(u).origin);
     } catch {
       /* not a URL: no origin to allow */
     }

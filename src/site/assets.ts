@@ -8,13 +8,17 @@ const CSS = `:root{--primary:#346ddb;--bg:#fff;--fg:#1d1d1f;--muted:#6b6b70;--li
 :root[data-theme=dark]{--bg:#15161a;--fg:#e8e8ea;--muted:#a0a0a8;--line:#2c2d33;--soft:#1f2026;color-scheme:dark}
 @media (prefers-color-scheme:dark){:root[data-theme=system]{--bg:#15161a;--fg:#e8e8ea;--muted:#a0a0a8;--line:#2c2d33;--soft:#1f2026;color-scheme:dark}}
 *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font-family:var(--font);line-height:1.6}
-a{color:var(--primary)}a:focus-visible,button:focus-visible,summary:focus-visible,input:focus-visible,select:focus-visible{outline:2px solid var(--primary);outline-offset:2px}
+a{color:var(--link,var(--primary))}a:focus-visible,button:focus-visible,summary:focus-visible,input:focus-visible,select:focus-visible{outline:2px solid var(--primary);outline-offset:2px}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--bg);padding:.5rem;z-index:9}
 .banner{padding:.5rem 1.5rem;background:var(--soft);border-bottom:1px solid var(--line)}.banner-warning{background:#fff4e0;color:#5c3b00}.banner-danger{background:#fde8e8;color:#6b0d0d}.banner-success{background:#e6f7ec;color:#0b4d24}
 header.site{display:flex;flex-wrap:wrap;align-items:center;gap:1rem;padding:.75rem 1.5rem;border-bottom:1px solid var(--line)}
 header.site .brand{font-weight:700;font-size:1.1rem;color:var(--fg);text-decoration:none;display:flex;gap:.5rem;align-items:center}header.site .brand img{height:28px}
 header.site nav.links ul{display:flex;gap:1rem;list-style:none;margin:0;padding:0}
-header.site form{margin-left:auto;display:flex;gap:.25rem}header.site input[type=search]{padding:.35rem .6rem;border:1px solid var(--line);border-radius:var(--radius);background:var(--bg);color:var(--fg)}
+header.site form{margin-left:auto;display:flex;gap:.25rem;position:relative}
+.search-results{position:absolute;top:calc(100% + .35rem);right:0;z-index:20;width:min(28rem,90vw);max-height:70vh;overflow:auto;margin:0;padding:.35rem;list-style:none;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:var(--radius);box-shadow:var(--shadow,0 4px 16px rgba(0,0,0,.12))}
+.search-results[hidden]{display:none}.search-results li{border-radius:var(--radius)}.search-results a{display:block;padding:.45rem .6rem;color:var(--fg);text-decoration:none;border-radius:var(--radius)}
+.search-results [aria-selected=true] a,.search-results a:hover{background:var(--soft)}.search-results [aria-selected=true] a{box-shadow:inset 3px 0 0 var(--primary)}
+.search-results .t{display:block;font-weight:600}.search-results .s{display:block;font-size:.75rem;color:var(--muted)}.search-results .x{display:block;font-size:.85rem;color:var(--muted);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}.search-results .empty{padding:.45rem .6rem;color:var(--muted)}header.site input[type=search]{padding:.35rem .6rem;border:1px solid var(--line);border-radius:var(--radius);background:var(--bg);color:var(--fg)}
 button,.button{padding:.35rem .7rem;border:1px solid var(--line);border-radius:var(--radius);background:var(--soft);color:var(--fg);cursor:pointer;font:inherit}
 nav.sections{padding:0 1.5rem;border-bottom:1px solid var(--line)}nav.sections>ul{display:flex;flex-wrap:wrap;gap:1.25rem;list-style:none;margin:0;padding:0}nav.sections a{display:inline-block;padding:.6rem 0;color:var(--muted);text-decoration:none;border-bottom:2px solid transparent}nav.sections a[aria-current]{color:var(--fg);border-color:var(--primary)}nav.sections .group>span{color:var(--muted);font-size:.85rem;margin-right:.5rem}nav.sections .group ul{display:inline-flex;gap:1rem;list-style:none;padding:0;margin:0}
 .layout{display:grid;grid-template-columns:17rem minmax(0,1fr) 14rem;gap:2rem;max-width:90rem;margin:0 auto;padding:0 1.5rem}
@@ -23,21 +27,84 @@ nav.tree{padding:1.25rem 0;font-size:.95rem}nav.tree ul{list-style:none;margin:0
 .variant{margin-bottom:1rem}.variant select,.variant summary{width:100%}.variant details ul{padding-left:0}
 main{padding:1.5rem 0 3rem;min-width:0}main h1{margin:.25rem 0 .5rem;font-size:2rem;line-height:1.25}.description{color:var(--muted);font-size:1.1rem;margin-top:0}
 nav.breadcrumbs ol{list-style:none;display:flex;flex-wrap:wrap;gap:.4rem;margin:0;padding:0;font-size:.85rem;color:var(--muted)}nav.breadcrumbs li+li::before{content:"/";margin-right:.4rem}nav.breadcrumbs a{color:var(--muted)}
-.body pre{background:var(--soft);padding:1rem;overflow:auto;border-radius:var(--radius);font-family:var(--mono)}.body code{font-family:var(--mono)}.body img{max-width:100%}.body table{border-collapse:collapse}.body td,.body th{border:1px solid var(--line);padding:.3rem .6rem}.body aside.hint{border-left:4px solid var(--primary);background:var(--soft);padding:.5rem 1rem;border-radius:var(--radius)}
+.body pre{background:var(--soft);padding:1rem;overflow:auto;border-radius:var(--radius);font-family:var(--mono)}.body code{font-family:var(--mono)}.body img{max-width:100%}.body table{border-collapse:collapse}.body td,.body th{border:1px solid var(--line);padding:.3rem .6rem}
 .meta{display:flex;flex-wrap:wrap;gap:1rem;margin-top:2rem;font-size:.85rem;color:var(--muted)}
 nav.pagination{display:flex;justify-content:space-between;gap:1rem;margin-top:2rem}nav.pagination a{flex:1;border:1px solid var(--line);border-radius:var(--radius);padding:.75rem 1rem;text-decoration:none}nav.pagination .next{text-align:right}nav.pagination small{display:block;color:var(--muted)}
 aside.outline{padding:1.5rem 0;font-size:.85rem;position:sticky;top:0;align-self:start}aside.outline ul{list-style:none;padding:0;margin:0}aside.outline .l3{padding-left:.8rem}aside.outline a{color:var(--muted);text-decoration:none}
-footer.site{border-top:1px solid var(--line);padding:1.5rem;color:var(--muted);font-size:.9rem;display:flex;flex-wrap:wrap;gap:2rem}footer.site ul{list-style:none;padding:0;margin:.25rem 0}
-.results{list-style:none;padding:0}.results li{margin:1rem 0}.results p{margin:.2rem 0;color:var(--muted)}
+footer.site{border-top:1px solid var(--line);padding:1.5rem;color:var(--muted);font-size:.9rem;display:flex;flex-wrap:wrap;gap:2rem;align-items:flex-start}footer.site ul{list-style:none;padding:0;margin:.25rem 0}footer.site a{color:var(--muted)}footer.site a:hover{color:var(--fg)}
+.footer-logo{display:block;line-height:0}.footer-logo img{height:28px}footer.site .legal{margin-left:auto;text-align:right}footer.site .legal p{margin:.25rem 0}footer.site ul.social{display:flex;flex-wrap:wrap;gap:.75rem;justify-content:flex-end}header.site ul.social{display:flex;gap:.75rem;list-style:none;margin:0;padding:0;font-size:.9rem}
+.cover{margin:1.25rem 0 .5rem;border-radius:var(--radius);overflow:hidden;background:var(--soft)}.cover img{display:block;width:100%;height:15rem;object-fit:cover}.cover-hero img{height:auto;max-height:24rem;object-fit:contain}
+.cover-dark{display:none!important}:root[data-theme=dark] .cover-dark{display:block!important}:root[data-theme=dark] .cover-light{display:none!important}
+@media (prefers-color-scheme:dark){:root[data-theme=system] .cover-dark{display:block!important}:root[data-theme=system] .cover-light{display:none!important}}
+.results{list-style:none;padding:0}.results li{margin:1rem 0}.results p{margin:.2rem 0;color:var(--muted)}.results .where{display:block;font-size:.8rem;color:var(--muted)}
+nav.pagination a{box-shadow:var(--shadow,none)}
 .logo-dark{display:none}:root[data-theme=dark] .logo-dark{display:inline}:root[data-theme=dark] .logo-light{display:none}
 @media (prefers-color-scheme:dark){:root[data-theme=system] .logo-dark{display:inline}:root[data-theme=system] .logo-light{display:none}}
 .corners-straight{--radius:0}.corners-circular{--radius:16px}
 `;
 
-const JS = `(function(){var r=document.documentElement,k='dp-theme:'+(r.dataset.site||'');try{var s=localStorage.getItem(k);if(s&&r.dataset.toggle==='1')r.dataset.theme=s}catch(e){}
+// Live search under the header's search box (a combobox over a listbox, WAI-ARIA 1.2): results of
+// `~site/search` as the reader types; arrows move, Enter opens, Escape closes. Without JavaScript,
+// or on Enter with no option chosen, the form goes to the results page as before. Text goes into
+// the DOM with textContent only.
+const SEARCH_JS = `(function(){document.addEventListener('DOMContentLoaded',function(){
+var form=document.querySelector('header.site form[role=search]'),input=form&&form.querySelector('input[name=q]');if(!form||!input||!window.fetch)return;
+var endpoint=form.getAttribute('action').replace(/\\/search$/,'/~site/search');
+var list=document.createElement('ul');list.id='search-results';list.className='search-results';list.setAttribute('role','listbox');list.setAttribute('aria-label','Search results');list.hidden=true;form.appendChild(list);
+var status=document.createElement('p');status.className='skip';status.setAttribute('role','status');form.appendChild(status);
+input.setAttribute('role','combobox');input.setAttribute('aria-autocomplete','list');input.setAttribute('aria-controls',list.id);input.setAttribute('aria-expanded','false');input.setAttribute('autocomplete','off');
+var options=[],active=-1,timer=0,seq=0,ctrl=null;
+function open(v){list.hidden=!v;input.setAttribute('aria-expanded',v?'true':'false');if(!v){select(-1);status.textContent=''}}
+function select(i){active=i;options.forEach(function(o,j){o.setAttribute('aria-selected',j===i?'true':'false')});
+if(i<0)input.removeAttribute('aria-activedescendant');else{input.setAttribute('aria-activedescendant',options[i].id);options[i].scrollIntoView({block:'nearest'})}}
+function span(c,t){var e=document.createElement('span');e.className=c;e.textContent=t;return e}
+function show(items,q){list.textContent='';options=[];active=-1;
+if(!items.length){var none=document.createElement('li');none.className='empty';none.setAttribute('role','option');none.setAttribute('aria-disabled','true');none.id='search-none';none.textContent='No results for \\u201c'+q+'\\u201d';list.appendChild(none)}
+items.slice(0,10).forEach(function(h,i){var li=document.createElement('li');li.id='search-option-'+i;li.setAttribute('role','option');li.setAttribute('aria-selected','false');
+var a=document.createElement('a');a.href=h.url;a.tabIndex=-1;a.appendChild(span('t',h.title));if(h.section)a.appendChild(span('s',h.section));
+var x=(h.snippet||'').replace(/\\s+/g,' ').trim();if(x)a.appendChild(span('x',x.length>160?x.slice(0,160)+'\\u2026':x));li.appendChild(a);list.appendChild(li);options.push(li)});
+open(true);input.removeAttribute('aria-activedescendant');status.textContent=options.length===1?'1 result':options.length+' results'}
+function query(){var q=input.value.trim(),n=++seq;if(ctrl)ctrl.abort();if(q.length<2){open(false);return}
+ctrl=window.AbortController?new AbortController():null;
+fetch(endpoint+'?q='+encodeURIComponent(q),{headers:{accept:'application/json'},credentials:'same-origin',signal:ctrl?ctrl.signal:undefined})
+.then(function(r){return r.ok?r.json():{items:[]}}).then(function(b){if(n===seq&&input.value.trim()===q)show(b.items||[],q)}).catch(function(){})}
+input.addEventListener('input',function(){clearTimeout(timer);timer=setTimeout(query,120)});
+input.addEventListener('keydown',function(e){var k=e.key;
+if(k==='ArrowDown'||k==='ArrowUp'){if(list.hidden){if(options.length)open(true);else return}if(!options.length)return;e.preventDefault();
+var n=options.length;select(k==='ArrowDown'?(active+1)%n:(active<=0?n-1:active-1))}
+else if(k==='Enter'&&!list.hidden&&active>=0){e.preventDefault();location.href=options[active].querySelector('a').href}
+else if(k==='Escape'&&!list.hidden){e.preventDefault();open(false)}});
+form.addEventListener('focusout',function(e){if(!e.relatedTarget||!form.contains(e.relatedTarget))setTimeout(function(){if(!form.contains(document.activeElement))open(false)},0)});
+input.addEventListener('focus',function(){if(options.length&&input.value.trim().length>=2)open(true)});
+list.addEventListener('mousedown',function(e){e.preventDefault()});
+})})();
+`;
+
+const JS =
+  `(function(){var r=document.documentElement,k='dp-theme:'+(r.dataset.site||'');try{var s=localStorage.getItem(k);if(s&&r.dataset.toggle==='1')r.dataset.theme=s}catch(e){}
 document.addEventListener('click',function(e){var b=e.target.closest&&e.target.closest('[data-theme-toggle]');if(!b)return;e.preventDefault();var dark=r.dataset.theme==='dark'||(r.dataset.theme==='system'&&matchMedia('(prefers-color-scheme: dark)').matches);var n=dark?'light':'dark';r.dataset.theme=n;try{localStorage.setItem(k,n)}catch(e){}});
 document.addEventListener('DOMContentLoaded',function(){var b=document.querySelector('[data-theme-toggle]');if(b)b.hidden=false});
 document.addEventListener('change',function(e){var t=e.target;if(t&&t.matches&&t.matches('select[data-navigate]')&&t.value)location.href=t.value});})();
+
+` + SEARCH_JS;
+
+// GitBook's blocks (BLOCK_CSS, shared with the PDF renderer) are drawn in fixed light colors; on
+// the site they take the theme's colors instead, so they read in dark mode and follow the tint and
+// the semantic colors of the customization (variables from the per-site stylesheet, layout-theme.ts).
+const BLOCK_THEME = `.body aside.hint{border:0;border-left:4px solid var(--hint,var(--info,#346ddb));background:var(--hint-bg,var(--soft));color:var(--fg);padding:.6rem 1rem;border-radius:var(--radius);margin:1rem 0}
+.body aside.hint>:first-child{margin-top:0}.body aside.hint>:last-child{margin-bottom:0}
+.body aside.hint-info{--hint:var(--info);--hint-bg:var(--info-bg)}.body aside.hint-success{--hint:var(--success);--hint-bg:var(--success-bg)}
+.body aside.hint-warning{--hint:var(--warning);--hint-bg:var(--warning-bg)}.body aside.hint-danger{--hint:var(--danger);--hint-bg:var(--danger-bg)}
+.body .tabs,.body details.expandable,.body .openapi-operation,.body .embed,.body .content-ref,.body .reusable-content,.body .card{border-color:var(--line);border-radius:var(--radius)}
+.body .card{background:var(--bg);box-shadow:var(--shadow,none)}.body .card-text,.body figcaption,.body .update-date{color:var(--muted)}
+.body .tab-label{color:var(--muted)}.body .tab-radio:checked+.tab-label{color:var(--link,var(--primary));border-bottom-color:var(--primary)}.body .tab-radio:focus-visible+.tab-label{outline-color:var(--primary)}
+.body ol.stepper>li.step::before{background:var(--primary);color:var(--on-primary,#fff)}
+.body figure.code-block figcaption.code-title{background:var(--soft);color:var(--fg);border-bottom:1px solid var(--line);border-radius:var(--radius) var(--radius) 0 0}
+.body figure.code-block figcaption.code-title+pre{margin-top:0;border-top-left-radius:0;border-top-right-radius:0}
+.body .update{border-left-color:var(--line)}.body blockquote{border-left:3px solid var(--line);margin-left:0;padding-left:1rem;color:var(--muted)}
+.body :not(pre)>code{background:var(--soft);border:1px solid var(--line);padding:0 .25em;border-radius:4px;font-size:.9em}
+.body th{background:var(--soft)}.body .image-placeholder{border:1px dashed var(--line);color:var(--muted);padding:0 .4em}
+.body .openapi-operation .method{color:var(--link,var(--primary))}
 `;
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
@@ -48,8 +115,9 @@ export interface Asset {
   type: string;
 }
 
-// The layout's rules, then GitBook's blocks as every renderer of the platform styles them.
-const SITE_CSS = `${CSS}\n${BLOCK_CSS}`;
+// The layout's rules, GitBook's blocks as every renderer of the platform styles them, then the
+// site's theme laid over those blocks.
+const SITE_CSS = `${CSS}\n${BLOCK_CSS}\n${BLOCK_THEME}`;
 export const stylesheet: Asset = { name: `${hash(SITE_CSS)}.css`, body: SITE_CSS, type: 'text/css; charset=utf-8' };
 export const script: Asset = { name: `${hash(JS)}.js`, body: JS, type: 'text/javascript; charset=utf-8' };
 

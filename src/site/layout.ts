@@ -4,6 +4,7 @@
 import { escapeHtml as esc } from '../render/html.js';
 import type { NavLink, ReaderPage, ReaderSearchHit, TreeItem } from '../services/site-reader.js';
 import { script, stylesheet } from './assets.js';
+import { footerHtml, socialList, socialMeta } from './layout-footer.js';
 
 export interface Chrome {
   base: string;
@@ -19,44 +20,38 @@ export interface Chrome {
   headerLinks?: ReaderPage['headerLinks'];
   /** Visitor-auth sites: where readers sign out. */
   signOut?: string;
+  /** og:image when the customization has no social preview (the page's cover). */
+  ogImage?: string;
 }
 
-const FONT_STACKS: Record<string, string> = {
-  serif: 'Georgia,"Times New Roman",serif',
-  sans: 'system-ui,-apple-system,"Segoe UI",Roboto,sans-serif',
-};
-const SERIF = new Set(['RobotoSlab', 'Merriweather', 'IBMPlexSerif']);
-
-const safeColor = (c: unknown, fallback: string) => (typeof c === 'string' && /^#[0-9a-fA-F]{3,6}$/.test(c) ? c : fallback);
-
-/** The per-site stylesheet: customization colors, corners and fonts mapped to system stacks. */
-export function themeStylesheet(settings: Record<string, any>): string {
-  const s = settings.styling ?? {};
-  const primary = s.primaryColor ?? {};
-  const font = typeof s.font === 'string' && SERIF.has(s.font) ? FONT_STACKS.serif : FONT_STACKS.sans;
-  const radius = s.corners === 'straight' ? '0' : s.corners === 'circular' ? '16px' : '8px';
-  const light = safeColor(primary.light, '#346ddb');
-  const dark = safeColor(primary.dark, light);
-  return `:root{--primary:${light};--radius:${radius};--font:${font}}
-:root[data-theme=dark]{--primary:${dark}}
-@media (prefers-color-scheme:dark){:root[data-theme=system]{--primary:${dark}}}
-`;
-}
+export { themeStylesheet } from './layout-theme.js';
+import { hexColor } from './layout-theme.js';
 
 function externalAttrs(href: string | null, settings: Record<string, any>, base: string): string {
   if (!href || href.startsWith(base)) return '';
   return settings.externalLinks?.target === 'blank' ? ' target="_blank" rel="noopener noreferrer"' : '';
 }
 
-/** The favicon of the customization: an icon URL, or an emoji drawn as an SVG data URI. */
-function favicon(settings: Record<string, any>): string {
-  const f = settings.favicon ?? {};
+/**
+ * The favicon of the customization: an icon URL, or an emoji drawn as an SVG data URI; without one,
+ * the title's initial on the primary color (so browsers never ask the origin for /favicon.ico).
+ */
+function favicon(c: Chrome): string {
+  const f = c.settings.favicon ?? {};
+  const svg = (inner: string) =>
+    `<link rel="icon" href="data:image/svg+xml,${esc(encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">${inner}</svg>`))}">\n`;
   if (typeof f.icon?.light === 'string') return `<link rel="icon" href="${esc(f.icon.light)}">\n`;
-  if (typeof f.emoji === 'string') {
-    const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><text y=".9em" font-size="90">${esc(f.emoji)}</text></svg>`;
-    return `<link rel="icon" href="data:image/svg+xml,${esc(encodeURIComponent(svg))}">\n`;
-  }
-  return '';
+  if (typeof f.emoji === 'string') return svg(`<text y=".9em" font-size="90">${esc(f.emoji)}</text>`);
+  const initial = [...c.title.trim()][0]?.toUpperCase() ?? '';
+  const fill = hexColor(c.settings.styling?.primaryColor?.light) ?? '#346ddb';
+  return svg(
+    `<rect width="100" height="100" rx="22" fill="${fill}"/><text x="50" y="72" font-size="64" font-family="system-ui,sans-serif" font-weight="700" text-anchor="middle" fill="#fff">${esc(initial)}</text>`,
+  );
+}
+
+function ogImage(c: Chrome): string {
+  const url = typeof c.settings.socialPreview?.url === 'string' ? c.settings.socialPreview.url : c.ogImage;
+  return url ? `<meta property="og:image" content="${esc(url)}">\n<meta name="twitter:card" content="summary_large_image">\n` : '';
 }
 
 function head(c: Chrome, pageTitle: string): string {
@@ -69,7 +64,7 @@ function head(c: Chrome, pageTitle: string): string {
 ${c.noindex ? '<meta name="robots" content="noindex, nofollow">\n' : ''}${c.description ? `<meta name="description" content="${esc(c.description)}">\n` : ''}${c.canonical ? `<link rel="canonical" href="${esc(c.canonical)}">\n<meta property="og:url" content="${esc(c.canonical)}">\n` : ''}<meta property="og:type" content="website">
 <meta property="og:title" content="${esc(pageTitle)}">
 <meta property="og:site_name" content="${esc(c.title)}">
-${c.description ? `<meta property="og:description" content="${esc(c.description)}">\n` : ''}${typeof c.settings.socialPreview?.url === 'string' ? `<meta property="og:image" content="${esc(c.settings.socialPreview.url)}">\n` : ''}${favicon(c.settings)}<link rel="stylesheet" href="${esc(c.base)}/~site/static/${stylesheet.name}">
+${c.description ? `<meta property="og:description" content="${esc(c.description)}">\n` : ''}${ogImage(c)}${socialMeta(c.settings)}${favicon(c)}<link rel="stylesheet" href="${esc(c.base)}/~site/static/${stylesheet.name}">
 <link rel="stylesheet" href="${esc(c.themeCss)}">
 <script src="${esc(c.base)}/~site/static/${script.name}"></script>
 </head>`;
@@ -103,7 +98,7 @@ function header(c: Chrome, query = ''): string {
     s.themes?.toggeable !== false ? '<button type="button" data-theme-toggle hidden aria-label="Toggle dark mode">◐</button>' : '';
   return `<a class="skip" href="#content">Skip to content</a>${announcement}
 <header class="site"><a class="brand" href="${esc(c.base)}/">${logo}<span>${esc(c.title)}</span></a>${links}
-<form role="search" action="${esc(c.base)}/search" method="get"><label class="skip" for="q">Search</label><input id="q" type="search" name="q" value="${esc(query)}" placeholder="Search…" maxlength="200"><button type="submit">Search</button></form>${toggle}${c.signOut ? `<a href="${esc(c.signOut)}">Sign out</a>` : ''}</header>
+<form role="search" action="${esc(c.base)}/search" method="get"><label class="skip" for="q">Search</label><input id="q" type="search" name="q" value="${esc(query)}" placeholder="Search…" maxlength="200"><button type="submit">Search</button></form>${socialList(c, 'header')}${toggle}${c.signOut ? `<a href="${esc(c.signOut)}">Sign out</a>` : ''}</header>
 ${sectionTabs(c)}`;
 }
 
@@ -122,21 +117,7 @@ function sectionTabs(c: Chrome): string {
   return `<nav class="sections" aria-label="Sections"><ul>${items.join('')}</ul></nav>`;
 }
 
-function footer(c: Chrome): string {
-  const f = c.settings.footer ?? {};
-  const groups = ((f.groups ?? []) as any[])
-    .map(
-      (g) =>
-        `<div><strong>${esc(g.title)}</strong><ul>${((g.links ?? []) as any[])
-          .map((l) => {
-            const href = l.to?.kind === 'url' ? String(l.to.url) : null;
-            return `<li>${href ? `<a href="${esc(href)}"${externalAttrs(href, c.settings, c.base)}>${esc(l.title)}</a>` : esc(l.title)}</li>`;
-          })
-          .join('')}</ul></div>`,
-    )
-    .join('');
-  return `<footer class="site">${groups}<p>${esc(f.copyright ?? `© ${c.title}`)}</p></footer>`;
-}
+const footer = (c: Chrome) => footerHtml(c);
 
 function treeHtml(items: TreeItem[]): string {
   if (!items.length) return '';
@@ -172,6 +153,14 @@ function bodyLinks(body: string, settings: Record<string, any>, base: string): s
   );
 }
 
+/** The page's cover above its title: one image, or a light and a dark one the theme chooses between. */
+function coverHtml(p: ReaderPage): string {
+  const c = p.cover;
+  if (!c) return '';
+  const img = (src: string, cls: string) => `<img${cls ? ` class="${cls}"` : ''} src="${esc(src)}" alt="">`;
+  return `<div class="cover cover-${c.size}">${c.dark ? img(c.light, 'cover-light') + img(c.dark, 'cover-dark') : img(c.light, '')}</div>`;
+}
+
 /** A page of the site. */
 export function pageHtml(p: ReaderPage, c: Chrome): string {
   const node = p.location.page.node;
@@ -205,7 +194,7 @@ export function pageHtml(p: ReaderPage, c: Chrome): string {
   return `${head(c, `${node.title} | ${p.title}`)}
 <body class="corners-${esc(p.settings.styling?.corners ?? 'rounded')}">${header(c)}
 <div class="layout"><nav class="tree" aria-label="Pages">${variantMenu(p.variants)}${treeHtml(p.tree)}</nav>
-<main id="content">${crumbs}<h1>${esc(node.title)}</h1>${node.description ? `<p class="description">${esc(node.description)}</p>` : ''}
+<main id="content">${coverHtml(p)}${crumbs}<h1>${esc(node.title)}</h1>${node.description ? `<p class="description">${esc(node.description)}</p>` : ''}
 <div class="body">${bodyLinks(p.bodyHtml, p.settings, c.base)}</div>
 <div class="meta">${updated}${actions}${p.editUrl ? `<a href="${esc(p.editUrl)}"${externalAttrs(p.editUrl, p.settings, p.base)}>Edit on Git</a>` : ''}</div>${pagination}</main>${outline}</div>
 ${footer(c)}</body></html>`;
@@ -228,7 +217,12 @@ export function searchHtml(c: Chrome, query: string, hits: ReaderSearchHit[]): s
   const list = query
     ? hits.length
       ? `<ol class="results">${hits
-          .map((h) => `<li><a href="${esc(h.url)}">${esc(h.title)}</a>${h.snippet ? `<p>${esc(h.snippet.slice(0, 300))}</p>` : ''}</li>`)
+          .map(
+            (h) =>
+              `<li><a href="${esc(h.url)}">${esc(h.title)}</a>${h.section ? `<span class="where">${esc(h.section)}</span>` : ''}${
+                h.snippet ? `<p>${esc(h.snippet.slice(0, 300))}</p>` : ''
+              }</li>`,
+          )
           .join('')}</ol>`
       : `<p>No results for “${esc(query)}”.</p>`
     : '<p>Type a query in the search box.</p>';

@@ -15,6 +15,7 @@ import type { SiteRow } from '../db/repos/sites.js';
 import { effectiveCustomization } from '../sites/customization.js';
 import {
   locatePage,
+  pageImageUrls,
   publishedSite,
   readerMarkdown,
   readerPage,
@@ -28,6 +29,7 @@ import {
   admit,
   commonHeaders,
   csp,
+  customizationImages,
   html,
   login,
   logout,
@@ -131,6 +133,9 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
   }
   const etag = `"${loc.key}.${assetsVersion}"`;
   headers.etag = etag;
+  // The page's own images (cover, the variant's logos) besides the site's.
+  const overrides = loc.tree.siteSpaces.find((x) => x.id === loc.siteSpace.id)?.customization;
+  headers['content-security-policy'] = csp(r.site, [...pageImageUrls(loc), ...customizationImages(overrides)]);
   headers.vary = headers.vary ? `${headers.vary}, Accept` : 'Accept';
   if (req.headers['if-none-match'] === etag) return { status: 304, headers };
   let body = rendered.get(etag);
@@ -148,6 +153,7 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
         sections: page.sections,
         headerLinks: page.headerLinks,
         themeCss: `${page.base}/~site/theme/${r.site.version}-${loc.siteSpace.id}.css`,
+        ogImage: page.cover?.light,
       }),
     );
     rendered.set(etag, body, { ttl: Math.max(1000, (app.config.fileUrlTtlSeconds * 1000) / 2) });
