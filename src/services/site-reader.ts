@@ -50,6 +50,12 @@ const snapshots = new LRUCache<string, Snapshot>({ max: 64 });
 const MAX_VARIANTS = 50;
 
 /**
+ * A site as one request reaches it: `base` is where (PUBLIC_URL/site/{id}, its custom hostname, or
+ * its organization's host and basename); every link, cookie path and redirect of the answer uses it.
+ */
+export type ServedSite = SiteRow & { base: string };
+
+/**
  * A published site, or one a member previews with a valid preview token; else a 404 (unpublished
  * and unknown look the same).
  */
@@ -89,7 +95,7 @@ export async function verifyVisitorToken(app: AppContext, site: SiteRow, token: 
 }
 
 export interface ReaderLocation {
-  site: SiteRow;
+  site: ServedSite;
   tree: SiteTree;
   visible: VisibleSite;
   spaces: Map<string, SpaceRow>;
@@ -149,7 +155,7 @@ async function snapshotOf(app: AppContext, space: SpaceRow): Promise<Snapshot> {
 }
 
 /** Where `segments` lead for this reader; 404 when nothing visible is there. */
-export async function locatePage(app: AppContext, site: SiteRow, segments: string[], ctx: ConditionContext): Promise<ReaderLocation> {
+export async function locatePage(app: AppContext, site: ServedSite, segments: string[], ctx: ConditionContext): Promise<ReaderLocation> {
   const { tree, spaces, visible } = await readerStructure(app, site, ctx);
   const r = resolveSitePath(visible, segments);
   if (!r) throw notFound('Not found');
@@ -166,7 +172,17 @@ export async function locatePage(app: AppContext, site: SiteRow, segments: strin
   const linkOutcomes = links.map((l) => (evaluateCondition(l.condition, ctx) ? 1 : 0)).join('');
   const key = createHash('sha256')
     .update(
-      JSON.stringify([site.id, site.version, r.siteSpace.id, space.revision_id, page.node.id, path, audienceOf(visible), linkOutcomes]),
+      JSON.stringify([
+        site.id,
+        site.base,
+        site.version,
+        r.siteSpace.id,
+        space.revision_id,
+        page.node.id,
+        path,
+        audienceOf(visible),
+        linkOutcomes,
+      ]),
     )
     .digest('base64url')
     .slice(0, 32);
@@ -225,7 +241,7 @@ function refHref(to: any): string | null {
 /** The whole page model a layout turns into HTML. */
 export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: ConditionContext): Promise<ReaderPage> {
   const { site, visible, section, siteSpace, snapshot, page } = loc;
-  const base = siteBaseUrl(app, site.id);
+  const base = site.base;
   const href = (path: string) => `${base}/${path}`;
   const pathIn = (sec: ReaderSection | null, ss: ReaderSiteSpace, p: string) => href(sitePath(visible, sec, ss, p));
   const pageHref = (p: TreePage, anchor?: string) => `${pathIn(section, siteSpace, p.path)}${anchor ? `#${anchor}` : ''}`;
@@ -357,9 +373,9 @@ export interface ListedPage {
 }
 
 /** Every page a reader may see: per visible section, each switchable variant's readable pages. */
-export async function readerPages(app: AppContext, site: SiteRow, ctx: ConditionContext, limit = 5000): Promise<ListedPage[]> {
+export async function readerPages(app: AppContext, site: ServedSite, ctx: ConditionContext, limit = 5000): Promise<ListedPage[]> {
   const { spaces, visible } = await readerStructure(app, site, ctx);
-  const base = siteBaseUrl(app, site.id);
+  const base = site.base;
   const out: ListedPage[] = [];
   const sections: (ReaderSection | null)[] = visible.sections.length ? visible.sections : [null];
   for (const section of sections) {
@@ -394,7 +410,12 @@ export interface ReaderSearchHit {
 }
 
 /** Search over the visible site spaces' spaces; results link into the site. */
-export async function searchReaderSite(app: AppContext, site: SiteRow, ctx: ConditionContext, query: string): Promise<ReaderSearchHit[]> {
+export async function searchReaderSite(
+  app: AppContext,
+  site: ServedSite,
+  ctx: ConditionContext,
+  query: string,
+): Promise<ReaderSearchHit[]> {
   const pages = await readerPages(app, site, ctx);
   const byPage = new Map(pages.map((p) => [`${p.spaceId}:${p.page.node.id}`, p]));
   const spaceIds = [...new Set(pages.map((p) => p.spaceId))];
@@ -425,7 +446,8 @@ export async function openSiteUrlOfSpacePage(app: AppContext, spaceId: string, p
       const ss = variantsOf(visible, section).find((x) => x.space_id === spaceId && !x.hidden);
       if (!ss) continue;
       const path = sitePath(visible, section, ss, pagePath);
-      return path ? `${siteBaseUrl(app, site.id)}/${path}` : siteBaseUrl(app, site.id);
+      const base = siteBaseUrl(app, site); // the canonical one (a custom host when configured)
+      return path ? `${base}/${path}` : base;
     }
   }
   return null;

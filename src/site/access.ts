@@ -7,12 +7,10 @@ import type { AppContext } from '../context.js';
 import type { Reply } from '../http/route.js';
 import { cookieValue } from '../http/cookies.js';
 import { ApiError } from '../core/errors.js';
-import type { SiteRow } from '../db/repos/sites.js';
 import { effectiveCustomization } from '../sites/customization.js';
 import { readerContext, unsignedClaims, signedClaims } from '../sites/reader.js';
 import type { ConditionContext } from '../sites/conditions.js';
-import { previewExpiry, shareKeyOpens, verifyVisitorToken } from '../services/site-reader.js';
-import { siteBaseUrl } from '../presenters/sites.js';
+import { previewExpiry, shareKeyOpens, verifyVisitorToken, type ServedSite } from '../services/site-reader.js';
 import { messageHtml } from './layout.js';
 
 const shareCookie = (siteId: string) => `dp_share_${siteId}`;
@@ -35,7 +33,7 @@ function claimsParams(cookie: string): URLSearchParams {
 }
 
 export interface Reader {
-  site: SiteRow;
+  site: ServedSite;
   ctx: ConditionContext;
   /** Depends on a cookie or claims: never shared by caches. */
   personal: boolean;
@@ -43,9 +41,13 @@ export interface Reader {
   setCookie?: string;
 }
 
-export function sitePathOf(app: AppContext, siteId: string): string {
-  return new URL(siteBaseUrl(app, siteId)).pathname;
+/** The path of a site's base on its host ('' at a host's root): cookie paths and redirects. */
+export function sitePathOf(base: string): string {
+  return new URL(base).pathname.replace(/\/+$/, '');
 }
+
+/** A cookie path covering the site and nothing beside it. */
+const cookiePathOf = (base: string) => sitePathOf(base) || '/';
 
 function secureFlag(app: AppContext): string {
   return app.config.publicUrl.startsWith('https:') ? '; Secure' : '';
@@ -70,8 +72,11 @@ function without(req: IncomingMessage, param: string): string {
   return url.pathname + url.search;
 }
 
-export function csp(site: SiteRow | null): string {
+export function csp(app: AppContext, site: ServedSite | null): string {
   const img = new Set(["'self'", 'data:']);
+  // On a custom host, page images (signed /files/ URLs) and the PDF action stay on PUBLIC_URL.
+  const api = new URL(app.config.publicUrl).origin;
+  if (site && new URL(site.base).origin !== api) img.add(api);
   const s = site ? effectiveCustomization(site.customization) : null;
   for (const u of [s?.header?.logo?.light, s?.header?.logo?.dark, s?.socialPreview?.url, s?.favicon?.icon?.light, s?.favicon?.icon?.dark]) {
     try {
@@ -93,9 +98,9 @@ export class Redirect extends Error {
  * Who is reading: checks the site's visibility against the request (share key, visitor token),
  * moving a key or token given in the URL into an HttpOnly cookie (a redirect).
  */
-export async function admit(app: AppContext, req: IncomingMessage, site: SiteRow): Promise<Reader> {
+export async function admit(app: AppContext, req: IncomingMessage, site: ServedSite): Promise<Reader> {
   const url = requestUrl(req);
-  const cookiePath = sitePathOf(app, site.id);
+  const cookiePath = cookiePathOf(site.base);
   let signed: Record<string, unknown> = {};
   let personal = site.adaptive_content || !site.published; // a preview is never shared
   if (site.visibility === 'share-link') {
@@ -168,7 +173,7 @@ export async function admit(app: AppContext, req: IncomingMessage, site: SiteRow
 }
 
 /** A member's preview link: the token becomes a cookie (as long as it is valid), then the site. */
-export async function startPreview(app: AppContext, req: IncomingMessage, siteId: string): Promise<Reply> {
+export async function startPreview(app: AppContext, req: IncomingMessage, siteId: string, base: string): Promise<Reply> {
   const token = requestUrl(req).searchParams.get('token') ?? '';
   const exp = await previewExpiry(app, siteId, token);
   if (exp === null) throw new ApiError(404, 'Not found');
@@ -176,31 +181,33 @@ export async function startPreview(app: AppContext, req: IncomingMessage, siteId
   return {
     status: 302,
     headers: {
-      location: `${sitePathOf(app, siteId)}/`,
-      'set-cookie': `${previewCookie(siteId)}=${token}; Path=${sitePathOf(app, siteId)}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secureFlag(app)}`,
+      location: `${sitePathOf(base)}/`,
+      'set-cookie': `${previewCookie(siteId)}=${token}; Path=${cookiePathOf(base)}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secureFlag(app)}`,
       'cache-control': 'no-store',
     },
   };
 }
 
 /** Visitor sign-in: the site's login (fallback) URL, told where to send the reader back. */
-export function login(app: AppContext, req: IncomingMessage, site: SiteRow): Reply {
+export function login(req: IncomingMessage, site: ServedSite): Reply {
   if (!site.auth_fallback_url) throw new ApiError(404, 'Not found');
   const target = new URL(site.auth_fallback_url);
   const wanted = requestUrl(req).searchParams.get('location');
-  const base = sitePathOf(app, site.id);
-  target.searchParams.set('location', wanted && (wanted === base || wanted.startsWith(`${base}/`)) ? wanted : `${base}/`);
+  const base = sitePathOf(site.base);
+  // Only a path inside the site (never `//host`, which a browser reads as another origin).
+  const inside = wanted && !wanted.startsWith('//') && (wanted === base || wanted.startsWith(`${base}/`));
+  target.searchParams.set('location', inside ? wanted : `${base}/`);
   return { status: 302, headers: { location: target.toString(), 'cache-control': 'no-store' } };
 }
 
 /** Visitor sign-out: the token and claims cookies cleared, then the site's logout URL (or its first page). */
-export function logout(app: AppContext, site: SiteRow): Reply {
-  const path = sitePathOf(app, site.id);
+export function logout(app: AppContext, site: ServedSite): Reply {
+  const path = cookiePathOf(site.base);
   const clear = (name: string) => `${name}=; Path=${path}; HttpOnly; SameSite=Lax; Max-Age=0${secureFlag(app)}`;
   return {
     status: 302,
     headers: {
-      location: site.auth_logout_url ?? `${siteBaseUrl(app, site.id)}/`,
+      location: site.auth_logout_url ?? `${site.base}/`,
       // One Set-Cookie line per cookie: the server passes header values to res.setHeader, which takes arrays.
       'set-cookie': [clear(visitorCookie(site.id)), clear(publicClaimsCookie(site.id))] as unknown as string,
       'cache-control': 'no-store',
@@ -208,11 +215,11 @@ export function logout(app: AppContext, site: SiteRow): Reply {
   };
 }
 
-export function commonHeaders(r: Reader): Record<string, string> {
+export function commonHeaders(app: AppContext, r: Reader): Record<string, string> {
   const h: Record<string, string> = {
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'strict-origin-when-cross-origin',
-    'content-security-policy': csp(r.site),
+    'content-security-policy': csp(app, r.site),
     'cache-control': r.personal ? 'private, no-cache' : 'public, max-age=0, must-revalidate',
   };
   if (r.personal) h.vary = 'Cookie';

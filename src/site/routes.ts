@@ -11,7 +11,6 @@ import { route, type Reply } from '../http/route.js';
 import { entityId } from '../http/validate.js';
 import { cookieValue } from '../http/cookies.js';
 import { ApiError } from '../core/errors.js';
-import type { SiteRow } from '../db/repos/sites.js';
 import { effectiveCustomization } from '../sites/customization.js';
 import {
   locatePage,
@@ -22,8 +21,11 @@ import {
   readerPagePdf,
   readerSettings,
   searchReaderSite,
+  type ServedSite,
 } from '../services/site-reader.js';
-import { siteBaseUrl } from '../presenters/sites.js';
+import { siteAtHost, siteHostName, type HostedSite } from '../services/site-hosts.js';
+import { siteBaseUrl, sitePathBaseUrl } from '../presenters/sites.js';
+import { decodeOrKeep } from '../util/uri.js';
 import {
   admit,
   commonHeaders,
@@ -44,9 +46,9 @@ import { notFoundHtml, pageHtml, searchHtml, themeStylesheet, type Chrome } from
 /** Rendered pages by render key; entries expire before the signed file URLs inside them do. */
 const rendered = new LRUCache<string, string>({ max: 500, maxSize: 64 * 1024 * 1024, sizeCalculation: (s) => Math.max(1, s.length) });
 
-function chrome(app: AppContext, site: SiteRow, extra: Partial<Chrome> = {}): Chrome {
+function chrome(app: AppContext, site: ServedSite, extra: Partial<Chrome> = {}): Chrome {
   const settings = effectiveCustomization(site.customization);
-  const base = siteBaseUrl(app, site.id);
+  const base = site.base;
   return {
     base,
     title: typeof settings.title === 'string' ? settings.title : site.title,
@@ -61,8 +63,8 @@ function chrome(app: AppContext, site: SiteRow, extra: Partial<Chrome> = {}): Ch
 const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 async function machineFile(app: AppContext, r: Reader, name: string): Promise<Reply | null> {
-  const base = siteBaseUrl(app, r.site.id);
-  const text = (body: string, type: string): Reply => ({ status: 200, body, headers: { ...commonHeaders(r), 'content-type': type } });
+  const base = r.site.base;
+  const text = (body: string, type: string): Reply => ({ status: 200, body, headers: { ...commonHeaders(app, r), 'content-type': type } });
   if (name === 'robots.txt') {
     const body =
       r.site.visibility === 'public' ? `User-agent: *\nAllow: /\n\nSitemap: ${base}/sitemap.xml\n` : 'User-agent: *\nDisallow: /\n';
@@ -121,7 +123,7 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
   const wantsMarkdown = rest.endsWith('.md') || /\btext\/markdown\b/.test(String(req.headers.accept ?? ''));
   const path = rest.endsWith('.md') ? rest.slice(0, -3).replace(/(^|\/)index$/, '') : rest;
   const loc = await locatePage(app, r.site, segmentsOf(path), r.ctx);
-  const headers = commonHeaders(r);
+  const headers = commonHeaders(app, r);
   if (wantsMarkdown) {
     return {
       status: 200,
@@ -136,7 +138,8 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
   let body = rendered.get(etag);
   if (!body) {
     const page = await readerPage(app, loc, r.ctx);
-    const canonical = `${page.base}/${loc.path}`;
+    // The canonical URL: the site's custom host when it has one, whichever base served this copy.
+    const canonical = `${siteBaseUrl(app, r.site)}/${loc.path}`;
     body = pageHtml(
       page,
       chrome(app, r.site, {
@@ -155,8 +158,14 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
   return html(200, body, headers);
 }
 
-async function serve(app: AppContext, req: IncomingMessage, siteId: string, rest: string): Promise<Reply> {
-  let site: SiteRow | null = null;
+/** Where one request reaches a site: its id (null: a site host with no site at this path) and base. */
+interface SiteTarget {
+  siteId: string | null;
+  base: string;
+}
+
+async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest: string): Promise<Reply> {
+  let site: ServedSite | null = null;
   let reader: Reader | null = null;
   try {
     if (rest.startsWith('~site/static/')) {
@@ -172,10 +181,12 @@ async function serve(app: AppContext, req: IncomingMessage, siteId: string, rest
         },
       };
     }
-    if (rest === '~preview') return await startPreview(app, req, siteId);
+    const siteId = at.siteId;
+    if (siteId === null) throw new ApiError(404, 'Not found');
+    if (rest === '~preview') return await startPreview(app, req, siteId, at.base);
     const preview = cookieValue(req, previewCookie(siteId));
-    site = await publishedSite(app, siteId, preview);
-    if (rest === '~site/auth/login') return login(app, req, site);
+    site = { ...(await publishedSite(app, siteId, preview)), base: at.base };
+    if (rest === '~site/auth/login') return login(req, site);
     const theme = /^~site\/theme\/\d+(?:-([\w-]{1,128}))?\.css$/.exec(rest);
     if (theme) {
       return {
@@ -195,8 +206,8 @@ async function serve(app: AppContext, req: IncomingMessage, siteId: string, rest
       const q = (url.searchParams.get('q') ?? '').slice(0, 200);
       const hits = await searchReaderSite(app, site, reader.ctx, q);
       if (rest === '~site/search')
-        return { status: 200, body: { query: q, items: hits }, headers: { ...commonHeaders(reader), 'x-robots-tag': 'noindex' } };
-      return html(200, searchHtml(chrome(app, site), q, hits), { ...commonHeaders(reader), 'x-robots-tag': 'noindex' });
+        return { status: 200, body: { query: q, items: hits }, headers: { ...commonHeaders(app, reader), 'x-robots-tag': 'noindex' } };
+      return html(200, searchHtml(chrome(app, site), q, hits), { ...commonHeaders(app, reader), 'x-robots-tag': 'noindex' });
     }
     if (rest === '~site/pdf') {
       // The `pdf` page action: gated by the customization, then a shared render of the page.
@@ -221,7 +232,7 @@ async function serve(app: AppContext, req: IncomingMessage, siteId: string, rest
       const headers: Record<string, string> = {
         'x-robots-tag': 'noindex',
         'cache-control': 'no-store',
-        'content-security-policy': csp(null),
+        'content-security-policy': csp(app, null),
       };
       return html(404, notFoundHtml(reader && site ? chrome(app, site) : null), headers);
     }
@@ -236,7 +247,7 @@ export const readerSiteRoutes = [
     path: '/site/:siteId',
     auth: false,
     params: { siteId: entityId },
-    handler: async ({ app, req, params }) => serve(app, req, params.siteId, ''),
+    handler: async ({ app, req, params }) => serve(app, req, { siteId: params.siteId, base: sitePathBaseUrl(app, params.siteId) }, ''),
   }),
   route({
     method: 'GET',
@@ -244,6 +255,21 @@ export const readerSiteRoutes = [
     auth: false,
     params: { siteId: entityId, '*': z.string().max(2000) },
     // find-my-way decoded the wildcard; segments are matched decoded.
-    handler: async ({ app, req, params }) => serve(app, req, params.siteId, params['*'].replace(/^\/+|\/+$/g, '')),
+    handler: async ({ app, req, params }) =>
+      serve(app, req, { siteId: params.siteId, base: sitePathBaseUrl(app, params.siteId) }, params['*'].replace(/^\/+|\/+$/g, '')),
   }),
 ];
+
+/**
+ * The site a request's Host names (its custom hostname, or its organization's host and basename),
+ * or null when the host names none: then the request is the API's. `path` is as sent (not decoded).
+ */
+export async function hostedSite(app: AppContext, hostHeader: string | undefined, path: string): Promise<HostedSite | null> {
+  const host = siteHostName(app, hostHeader);
+  return host ? siteAtHost(app, host, decodeOrKeep(path)) : null;
+}
+
+/** Serve a request on a site host: the same pages, files, search, assets and access as /site/{id}. */
+export function serveHosted(app: AppContext, req: IncomingMessage, hosted: HostedSite): Promise<Reply> {
+  return serve(app, req, hosted, hosted.rest);
+}
