@@ -88,6 +88,15 @@ export function csp(app: AppContext, site: ServedSite | null): string {
   return `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${[...img].join(' ')}; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 }
 
+/**
+ * The policy of plain-text and XML answers (robots.txt, sitemap.xml, llms.txt, `.md`): nothing may
+ * load or run; only the inline style and `data:` icons a browser's own text or XML viewer puts
+ * around the file (the page policy would block them and log errors in the reader's console). Their
+ * bodies are never read as HTML (`nosniff`), so no content of ours can use that allowance.
+ */
+export const TEXT_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 export class Redirect extends Error {
   constructor(readonly reply: Reply) {
     super('redirect');

@@ -37,6 +37,7 @@ import {
   Redirect,
   requestUrl,
   startPreview,
+  TEXT_CSP,
   wantsHtml,
   type Reader,
 } from './access.js';
@@ -64,7 +65,11 @@ const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`)
 
 async function machineFile(app: AppContext, r: Reader, name: string): Promise<Reply | null> {
   const base = r.site.base;
-  const text = (body: string, type: string): Reply => ({ status: 200, body, headers: { ...commonHeaders(app, r), 'content-type': type } });
+  const text = (body: string, type: string): Reply => ({
+    status: 200,
+    body,
+    headers: { ...commonHeaders(app, r), 'content-type': type, 'content-security-policy': TEXT_CSP },
+  });
   if (name === 'robots.txt') {
     const body =
       r.site.visibility === 'public' ? `User-agent: *\nAllow: /\n\nSitemap: ${base}/sitemap.xml\n` : 'User-agent: *\nDisallow: /\n';
@@ -128,7 +133,12 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
     return {
       status: 200,
       body: await readerMarkdown(app, loc),
-      headers: { ...headers, 'content-type': 'text/markdown; charset=utf-8', vary: 'Accept' },
+      headers: {
+        ...headers,
+        'content-type': 'text/markdown; charset=utf-8',
+        'content-security-policy': TEXT_CSP,
+        vary: headers.vary ? `${headers.vary}, Accept` : 'Accept',
+      },
     };
   }
   const etag = `"${loc.key}.${assetsVersion}"`;
