@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { rawRequest } from '../../helpers/http.js';
+import { assertMatchesSpec } from '../../helpers/spec.js';
 import { docsSite, linksIn } from './helpers.js';
 
 let t: TestApp;
@@ -33,6 +34,7 @@ describe('a site on its own custom hostname', () => {
     const host = `http://docs.acme.test:${port}`;
     expect(patched.body.hostname).toBe('docs.acme.test');
     expect(patched.body.urls.published).toBe(host);
+    assertMatchesSpec('PATCH', '/orgs/{organizationId}/sites/{siteId}', 200, patched.body);
     // Site spaces and sections show their URLs on the same base.
     const structure = await admin(d.o, 'GET', `/sites/${d.siteId}/sections`);
     expect(structure.body.items.map((s: any) => s.urls.published)).toContain(`${host}/api`);
