@@ -203,8 +203,8 @@ export function login(req: IncomingMessage, site: ServedSite): Reply {
   const target = new URL(site.auth_fallback_url);
   const wanted = requestUrl(req).searchParams.get('location');
   const base = sitePathOf(site.base);
-  // Only a path inside the site (never `//host`, which a browser reads as another origin).
-  const inside = wanted && !wanted.startsWith('//') && (wanted === base || wanted.startsWith(`${base}/`));
+  // Only a path inside the site (never `//host` or `/\\host`, which browsers read as another origin).
+  const inside = wanted && !/^\/[/\\]/.test(wanted) && (wanted === base || wanted.startsWith(`${base}/`));
   target.searchParams.set('location', inside ? wanted : `${base}/`);
   return { status: 302, headers: { location: target.toString(), 'cache-control': 'no-store' } };
 }

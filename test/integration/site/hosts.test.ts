@@ -161,8 +161,12 @@ describe('a site on its own custom hostname', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain(`<a href="http://members.acme.test:${port}/~site/auth/logout">Sign out</a>`);
     // The login page only sends readers back inside the site.
-    const login = await at('members.acme.test', '/~site/auth/login?location=//evil.test/x');
-    expect(new URL(login.headers.location!).searchParams.get('location')).toBe('/');
+    for (const evil of ['//evil.test/x', '/\\evil.test/x']) {
+      const login = await at('members.acme.test', `/~site/auth/login?location=${encodeURIComponent(evil)}`);
+      expect(new URL(login.headers.location!).searchParams.get('location'), evil).toBe('/');
+    }
+    const fine = await at('members.acme.test', '/~site/auth/login?location=%2Fsecond');
+    expect(new URL(fine.headers.location!).searchParams.get('location')).toBe('/second');
 
     await admin(o, 'POST', `/sites/${s.siteId}/unpublish`);
     expect((await at('partners.acme.test', '/second', { cookie: cookiePair(enter.headers['set-cookie']) })).status).toBe(404);
