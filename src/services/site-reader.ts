@@ -53,7 +53,11 @@ const MAX_VARIANTS = 50;
  * A site as one request reaches it: `base` is where (PUBLIC_URL/site/{id}, its custom hostname, or
  * its organization's host and basename); every link, cookie path and redirect of the answer uses it.
  */
-export type ServedSite = SiteRow & { base: string };
+export type ServedSite = SiteRow & {
+  base: string;
+  /** PUBLIC_URL's origin when `base` is on another host: page images (signed /files/ URLs) live there. */
+  fileOrigin?: string;
+};
 
 /**
  * A published site, or one a member previews with a valid preview token; else a 404 (unpublished

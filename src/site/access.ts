@@ -72,11 +72,10 @@ function without(req: IncomingMessage, param: string): string {
   return url.pathname + url.search;
 }
 
-export function csp(app: AppContext, site: ServedSite | null): string {
+export function csp(site: ServedSite | null): string {
   const img = new Set(["'self'", 'data:']);
-  // On a custom host, page images (signed /files/ URLs) and the PDF action stay on PUBLIC_URL.
-  const api = new URL(app.config.publicUrl).origin;
-  if (site && new URL(site.base).origin !== api) img.add(api);
+  // On a custom host, page images (signed /files/ URLs) stay on PUBLIC_URL.
+  if (site?.fileOrigin) img.add(site.fileOrigin);
   const s = site ? effectiveCustomization(site.customization) : null;
   for (const u of [s?.header?.logo?.light, s?.header?.logo?.dark, s?.socialPreview?.url, s?.favicon?.icon?.light, s?.favicon?.icon?.dark]) {
     try {
@@ -198,7 +197,7 @@ export async function startPreview(app: AppContext, req: IncomingMessage, siteId
 }
 
 /** Visitor sign-in: the site's login (fallback) URL, told where to send the reader back. */
-export function login(req: IncomingMessage, site: ServedSite): Reply {
+export function login(app: AppContext, req: IncomingMessage, site: ServedSite): Reply {
   if (!site.auth_fallback_url) throw new ApiError(404, 'Not found');
   const target = new URL(site.auth_fallback_url);
   const wanted = requestUrl(req).searchParams.get('location');
@@ -224,11 +223,11 @@ export function logout(app: AppContext, site: ServedSite): Reply {
   };
 }
 
-export function commonHeaders(app: AppContext, r: Reader): Record<string, string> {
+export function commonHeaders(r: Reader): Record<string, string> {
   const h: Record<string, string> = {
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'strict-origin-when-cross-origin',
-    'content-security-policy': csp(app, r.site),
+    'content-security-policy': csp(r.site),
     'cache-control': r.personal ? 'private, no-cache' : 'public, max-age=0, must-revalidate',
   };
   if (r.personal) h.vary = 'Cookie';

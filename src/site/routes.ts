@@ -68,7 +68,7 @@ async function machineFile(app: AppContext, r: Reader, name: string): Promise<Re
   const text = (body: string, type: string): Reply => ({
     status: 200,
     body,
-    headers: { ...commonHeaders(app, r), 'content-type': type, 'content-security-policy': TEXT_CSP },
+    headers: { ...commonHeaders(r), 'content-type': type, 'content-security-policy': TEXT_CSP },
   });
   if (name === 'robots.txt') {
     const body =
@@ -128,7 +128,7 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
   const wantsMarkdown = rest.endsWith('.md') || /\btext\/markdown\b/.test(String(req.headers.accept ?? ''));
   const path = rest.endsWith('.md') ? rest.slice(0, -3).replace(/(^|\/)index$/, '') : rest;
   const loc = await locatePage(app, r.site, segmentsOf(path), r.ctx);
-  const headers = commonHeaders(app, r);
+  const headers = commonHeaders(r);
   if (wantsMarkdown) {
     return {
       status: 200,
@@ -195,8 +195,9 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
     if (siteId === null) throw new ApiError(404, 'Not found');
     if (rest === '~preview') return await startPreview(app, req, siteId, at.base);
     const preview = cookieValue(req, previewCookie(siteId));
-    site = { ...(await publishedSite(app, siteId, preview)), base: at.base };
-    if (rest === '~site/auth/login') return login(req, site);
+    const api = new URL(app.config.publicUrl).origin;
+    site = { ...(await publishedSite(app, siteId, preview)), base: at.base, fileOrigin: new URL(at.base).origin === api ? undefined : api };
+    if (rest === '~site/auth/login') return login(app, req, site);
     const theme = /^~site\/theme\/\d+(?:-([\w-]{1,128}))?\.css$/.exec(rest);
     if (theme) {
       return {
@@ -216,8 +217,8 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
       const q = (url.searchParams.get('q') ?? '').slice(0, 200);
       const hits = await searchReaderSite(app, site, reader.ctx, q);
       if (rest === '~site/search')
-        return { status: 200, body: { query: q, items: hits }, headers: { ...commonHeaders(app, reader), 'x-robots-tag': 'noindex' } };
-      return html(200, searchHtml(chrome(app, site), q, hits), { ...commonHeaders(app, reader), 'x-robots-tag': 'noindex' });
+        return { status: 200, body: { query: q, items: hits }, headers: { ...commonHeaders(reader), 'x-robots-tag': 'noindex' } };
+      return html(200, searchHtml(chrome(app, site), q, hits), { ...commonHeaders(reader), 'x-robots-tag': 'noindex' });
     }
     if (rest === '~site/pdf') {
       // The `pdf` page action: gated by the customization, then a shared render of the page.
@@ -242,7 +243,7 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
       const headers: Record<string, string> = {
         'x-robots-tag': 'noindex',
         'cache-control': 'no-store',
-        'content-security-policy': csp(app, null),
+        'content-security-policy': csp(null),
       };
       return html(404, notFoundHtml(reader && site ? chrome(app, site) : null), headers);
     }

@@ -48,6 +48,8 @@ describe('a site on its own custom hostname', () => {
     expect(tree.length).toBeGreaterThan(2);
     for (const href of [...tree, ...linksIn(page.text, '<nav class="sections"')]) expect(href.startsWith(`${host}/`), href).toBe(true);
     expect(page.text).toContain(`<link rel="stylesheet" href="${host}/~site/static/`);
+    // Page images (signed /files/ URLs) stay on PUBLIC_URL: allowed there, and only there.
+    expect(header(page.headers, 'content-security-policy')).toMatch(new RegExp(`img-src [^;]*${t.baseUrl.replace(/[.]/g, '\\.')}`));
 
     expect((await at('docs.acme.test', '/getting-started/nested-page')).text).toContain('<h1>Nested page</h1>');
     expect((await at('docs.acme.test', '/api/reference')).text).toContain('<h1>Reference</h1>');
@@ -74,6 +76,7 @@ describe('a site on its own custom hostname', () => {
     const viaPath = await t.api('GET', `${d.base}/second`, { headers: { accept: 'text/html' } });
     expect(viaPath.status).toBe(200);
     expect(viaPath.text).toContain(`<link rel="canonical" href="${host}/second">`);
+    expect(viaPath.headers.get('content-security-policy')).not.toContain(t.baseUrl);
     expect(linksIn(viaPath.text, '<nav class="tree"')[0]).toContain(`${t.baseUrl}${d.base}/`);
     // Two bases never share a cached page.
     const etags = [header(page.headers, 'etag'), (await t.api('GET', d.base, { headers: { accept: 'text/html' } })).headers.get('etag')];
