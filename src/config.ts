@@ -8,6 +8,11 @@ export interface Config {
   port: number;
   host: string;
   publicUrl: string;
+  /**
+   * Domain under which an organization's `hostname` label serves its published sites
+   * (`{hostname}.{sitesDomain}/{basename}`), lowercase; null: organization hostnames serve nothing.
+   */
+  sitesDomain: string | null;
   databaseUrl: string;
   pgPoolMax: number;
   redisUrl: string;
@@ -151,6 +156,10 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: str(env, 'HOST', '0.0.0.0'),
     publicUrl: str(env, 'PUBLIC_URL', `http://localhost:${port}`).replace(/\/+$/, ''),
+    sitesDomain:
+      str(env, 'SITES_DOMAIN', '')
+        .toLowerCase()
+        .replace(/^\.+|\.+$/g, '') || null,
     databaseUrl: str(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/docsplatform'),
     pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1),
     redisUrl: str(env, 'REDIS_URL', 'redis://127.0.0.1:6379'),

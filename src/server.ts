@@ -22,6 +22,7 @@ import { decodeOrKeep } from './util/uri.js';
 import { databaseErrorReply } from './http/db-errors.js';
 import { drainable } from './http/shutdown.js';
 import type { Principal } from './auth/principal.js';
+import { hostedSite, serveHosted } from './site/routes.js';
 
 export interface ApiServer {
   server: http.Server;
@@ -152,6 +153,17 @@ export function createApiServer(app: AppContext): ApiServer {
       // Routing sees the path exactly as sent: never normalized (see src/http/path.ts).
       const target = parseTarget(req.url);
       path = target.path;
+      // A Host naming a published site (its custom hostname, or its organization's host) gets that
+      // site and nothing else: no API, dashboard or sign-in there (README "Where a site lives").
+      const hosted = await hostedSite(app, req.headers.host, path);
+      if (hosted) {
+        routeLabel = 'site-host';
+        if (method !== 'GET' && method !== 'HEAD')
+          throw new ApiError(405, `Method ${method} is not allowed on ${path}`, { allow: 'GET, HEAD' });
+        await limit(res, `ip:${clientAddress(req)}`);
+        send(res, await serveHosted(app, req, hosted), head);
+        return;
+      }
       if (path === adminPath || path.startsWith(`${adminPath}/`)) {
         routeLabel = adminPath;
         await serveDashboard(req, res, new URL(`http://local${path}${target.search ? `?${target.search}` : ''}`));

@@ -18,15 +18,39 @@ export interface SitePermissions {
   editAdaptiveSchema: boolean;
 }
 
-/** Where the reader-facing site lives: `${PUBLIC_URL}/site/{siteId}` (issue 12 serves it). */
-export function siteBaseUrl(app: AppContext, siteId: string): string {
+/** Where the reader-facing site always lives: `${PUBLIC_URL}/site/{siteId}` (src/site/routes.ts). */
+export function sitePathBaseUrl(app: AppContext, siteId: string): string {
   return `${app.config.publicUrl}/site/${siteId}`;
 }
 
-/** A published URL under the site, carrying the share key when one was presented. */
-export function publishedUrl(app: AppContext, siteId: string, segments: string[], shareKey?: string): string {
+/** `host` (lowercase, no port) served through the same front as PUBLIC_URL: its scheme and port. */
+export function hostBaseUrl(app: AppContext, host: string, path = ''): string {
+  const u = new URL(app.config.publicUrl);
+  return `${u.protocol}//${host}${u.port ? `:${u.port}` : ''}${path}`;
+}
+
+/** The organization's host for its sites: its custom hostname, else `{hostname}.{SITES_DOMAIN}`. */
+export function orgSitesHost(app: AppContext, s: Pick<SiteRow, 'org_custom_hostname' | 'org_hostname'>): string | null {
+  if (s.org_custom_hostname) return s.org_custom_hostname;
+  return s.org_hostname && app.config.sitesDomain ? `${s.org_hostname}.${app.config.sitesDomain}` : null;
+}
+
+/**
+ * The site's canonical base URL: its own custom hostname; else its organization's host followed by
+ * its basename (or the host's root for the organization's default site); else PUBLIC_URL/site/{id}.
+ */
+export function siteBaseUrl(app: AppContext, s: SiteRow): string {
+  if (s.hostname) return hostBaseUrl(app, s.hostname.toLowerCase());
+  const orgHost = orgSitesHost(app, s);
+  if (orgHost && s.basename) return hostBaseUrl(app, orgHost, `/${s.basename.split('/').map(encodeURIComponent).join('/')}`);
+  if (orgHost && s.org_default_site === s.id) return hostBaseUrl(app, orgHost);
+  return sitePathBaseUrl(app, s.id);
+}
+
+/** A published URL under the site's canonical base, carrying the share key when one was presented. */
+export function publishedUrl(app: AppContext, site: SiteRow, segments: string[], shareKey?: string): string {
   const path = segments.filter(Boolean).map(encodeURIComponent).join('/');
-  const url = `${siteBaseUrl(app, siteId)}${path ? `/${path}` : ''}`;
+  const url = `${siteBaseUrl(app, site)}${path ? `/${path}` : ''}`;
   return shareKey ? `${url}?share=${encodeURIComponent(shareKey)}` : url;
 }
 
@@ -36,15 +60,16 @@ export interface UrlOptions {
 
 export function toSite(app: AppContext, s: SiteRow, permissions: SitePermissions, opts: UrlOptions = {}) {
   const urls = appUrls(app);
-  const base = siteBaseUrl(app, s.id);
+  const base = sitePathBaseUrl(app, s.id);
   return {
     object: 'site',
     id: s.id,
     type: s.type,
     appliedType: s.type,
     title: s.title,
+    ...(s.hostname ? { hostname: s.hostname } : {}),
     ...(s.basename !== null ? { basename: s.basename } : {}),
-    ...(s.proxy_origin ? { proxy: { origin: s.proxy_origin, target: base } } : {}),
+    ...(s.proxy_origin ? { proxy: { origin: s.proxy_origin, target: siteBaseUrl(app, s) } } : {}),
     visibility: s.visibility,
     defaultLevel: s.default_level,
     permissions,
@@ -58,7 +83,7 @@ export function toSite(app: AppContext, s: SiteRow, permissions: SitePermissions
       location: urls.api(`/orgs/${s.organization_id}/sites/${s.id}`),
       app: urls.app(`/o/${s.organization_id}/sites/${s.id}`),
       preview: `${base}/~preview?token=${previewToken(app.secret, s.id)}`,
-      ...(s.published ? { published: publishedUrl(app, s.id, [], opts.shareKey) } : {}),
+      ...(s.published ? { published: publishedUrl(app, s, [], opts.shareKey) } : {}),
       ...(s.visibility === 'visitor-auth' ? { login: `${base}/~site/auth/login`, logout: `${base}/~site/auth/logout` } : {}),
     },
   };
@@ -91,7 +116,7 @@ export function toSiteSpace(
     hidden: ss.hidden,
     pageId: ss.page_id,
     hasAdvancedCustomizationFeature: true,
-    urls: place.site.published ? { published: publishedUrl(app, place.site.id, segments, opts.shareKey) } : {},
+    urls: place.site.published ? { published: publishedUrl(app, place.site, segments, opts.shareKey) } : {},
   };
 }
 
@@ -107,7 +132,7 @@ export function toSection(app: AppContext, site: SiteRow, s: SectionRow, siteSpa
     ...(s.condition !== null ? { condition: s.condition } : {}),
     ...(s.group_id ? { sectionGroup: s.group_id } : {}),
     siteSpaces,
-    urls: site.published ? { published: publishedUrl(app, site.id, [s.is_default ? '' : s.path], opts.shareKey) } : {},
+    urls: site.published ? { published: publishedUrl(app, site, [s.is_default ? '' : s.path], opts.shareKey) } : {},
     ...(s.icon !== null ? { icon: s.icon } : {}),
   };
 }
@@ -125,14 +150,14 @@ export function toGroup(g: GroupRow, sections: object[], children: object[]) {
   };
 }
 
-export function toShareLink(app: AppContext, l: ShareLinkRow, key: string) {
+export function toShareLink(app: AppContext, site: SiteRow, l: ShareLinkRow, key: string) {
   return {
     object: 'share-link',
     id: l.id,
     createdAt: l.created_at.toISOString(),
     name: l.name,
     active: l.active,
-    urls: { published: publishedUrl(app, l.site_id, [], key) },
+    urls: { published: publishedUrl(app, site, [], key) },
   };
 }
 

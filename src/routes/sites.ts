@@ -86,6 +86,14 @@ export const siteRoutes: RouteDef[] = [
         title,
         visibility,
         basename: z.string().min(1).max(100),
+        // Not in the seed's PATCH: the Site's `hostname` (custom domain), our way to set it; null removes it.
+        hostname: z
+          .string()
+          .max(512)
+          .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/, {
+            message: 'must be a lowercase hostname with at least three labels, such as docs.example.com',
+          })
+          .nullable(),
         adaptiveContent: z.object({ enabled: z.boolean() }).strict(),
         agentsContext: z.enum(['excluded', 'included']),
         defaultSiteSpace: entityId,

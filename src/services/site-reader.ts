@@ -18,7 +18,7 @@ import { spacesByIds } from '../db/repos/site-structure.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
 import { revisionSnapshot } from '../content/commit.js';
 import type { Snapshot, TreePage } from '../content/snapshot.js';
-import { effectiveCustomization, withOverrides } from '../sites/customization.js';
+import { effectiveCustomization, withOverrides, withProxiedImages } from '../sites/customization.js';
 import { checkPreviewToken } from '../sites/preview.js';
 import {
   audienceOf,
@@ -49,6 +49,16 @@ const MAX_TOKEN_BYTES = 8 * 1024;
 const trees = new LRUCache<string, SiteTree>({ max: 500 });
 const snapshots = new LRUCache<string, Snapshot>({ max: 64 });
 const MAX_VARIANTS = 50;
+
+/**
+ * A site as one request reaches it: `base` is where (PUBLIC_URL/site/{id}, its custom hostname, or
+ * its organization's host and basename); every link, cookie path and redirect of the answer uses it.
+ */
+export type ServedSite = SiteRow & {
+  base: string;
+  /** PUBLIC_URL's origin when `base` is on another host: page images (signed /files/ URLs) live there. */
+  fileOrigin?: string;
+};
 
 /**
  * A published site, or one a member previews with a valid preview token; else a 404 (unpublished
@@ -90,7 +100,7 @@ export async function verifyVisitorToken(app: AppContext, site: SiteRow, token: 
 }
 
 export interface ReaderLocation {
-  site: SiteRow;
+  site: ServedSite;
   tree: SiteTree;
   visible: VisibleSite;
   spaces: Map<string, SpaceRow>;
@@ -150,7 +160,7 @@ async function snapshotOf(app: AppContext, space: SpaceRow): Promise<Snapshot> {
 }
 
 /** Where `segments` lead for this reader; 404 when nothing visible is there. */
-export async function locatePage(app: AppContext, site: SiteRow, segments: string[], ctx: ConditionContext): Promise<ReaderLocation> {
+export async function locatePage(app: AppContext, site: ServedSite, segments: string[], ctx: ConditionContext): Promise<ReaderLocation> {
   const { tree, spaces, visible } = await readerStructure(app, site, ctx);
   const r = resolveSitePath(visible, segments);
   if (!r) throw notFound('Not found');
@@ -167,7 +177,17 @@ export async function locatePage(app: AppContext, site: SiteRow, segments: strin
   const linkOutcomes = links.map((l) => (evaluateCondition(l.condition, ctx) ? 1 : 0)).join('');
   const key = createHash('sha256')
     .update(
-      JSON.stringify([site.id, site.version, r.siteSpace.id, space.revision_id, page.node.id, path, audienceOf(visible), linkOutcomes]),
+      JSON.stringify([
+        site.id,
+        site.base,
+        site.version,
+        r.siteSpace.id,
+        space.revision_id,
+        page.node.id,
+        path,
+        audienceOf(visible),
+        linkOutcomes,
+      ]),
     )
     .digest('base64url')
     .slice(0, 32);
@@ -236,7 +256,7 @@ export function pageCover(app: AppContext, snapshot: Snapshot, page: TreePage): 
   if (!cover || page.node.layout?.cover !== true) return null;
   const src = (ref: any): string | null => {
     if (!ref || typeof ref !== 'object') return null;
-    if (ref.kind === 'url') return typeof ref.url === 'string' && /^https?:\/\//i.test(ref.url) ? ref.url : null;
+    if (ref.kind === 'url') return typeof ref.url === 'string' && /^https?:\/\//i.test(ref.url) ? imageProxyUrl(app, ref.url) : null;
     if (ref.kind !== 'file' || (ref.space && ref.space !== snapshot.spaceId)) return null;
     const file = snapshot.filesById.get(String(ref.file));
     return file && file.contentType.startsWith('image/') ? fileDownloadUrl(app, file) : null;
@@ -247,12 +267,6 @@ export function pageCover(app: AppContext, snapshot: Snapshot, page: TreePage): 
   return { light, dark: dark && dark !== light ? dark : null, size: page.node.layout?.coverSize === 'hero' ? 'hero' : 'full' };
 }
 
-/** URLs of the images a located page shows from elsewhere (its cover): its CSP must allow their origins. */
-export function pageImageUrls(loc: ReaderLocation): string[] {
-  const cover = loc.page.node.cover as { ref?: any; refDark?: any } | undefined;
-  return [cover?.ref, cover?.refDark].filter((r) => r?.kind === 'url' && typeof r.url === 'string').map((r) => r.url as string);
-}
-
 /** The href of a ContentRef of the customization (external URLs only; others need the API). */
 function refHref(to: any): string | null {
   return to && to.kind === 'url' && typeof to.url === 'string' ? to.url : null;
@@ -261,14 +275,17 @@ function refHref(to: any): string | null {
 /** The whole page model a layout turns into HTML. */
 export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: ConditionContext): Promise<ReaderPage> {
   const { site, visible, section, siteSpace, snapshot, page } = loc;
-  const base = siteBaseUrl(app, site.id);
+  const base = site.base;
   const href = (path: string) => `${base}/${path}`;
   const pathIn = (sec: ReaderSection | null, ss: ReaderSiteSpace, p: string) => href(sitePath(visible, sec, ss, p));
   const pageHref = (p: TreePage, anchor?: string) => `${pathIn(section, siteSpace, p.path)}${anchor ? `#${anchor}` : ''}`;
 
-  const settings = withOverrides(
-    effectiveCustomization(site.customization),
-    loc.tree.siteSpaces.find((x) => x.id === siteSpace.id)?.customization ?? null,
+  const settings = readerCustomization(
+    app,
+    withOverrides(
+      effectiveCustomization(site.customization),
+      loc.tree.siteSpaces.find((x) => x.id === siteSpace.id)?.customization ?? null,
+    ),
   );
   const groups = new Map(loc.tree.groups.map((g) => [g.id, g.title]));
   const sections: SectionTab[] = visible.sections.map((s) => {
@@ -366,9 +383,14 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
 /** The customization a variant shows: the site's, with the site space's overrides when given. */
 export async function readerSettings(app: AppContext, site: SiteRow, siteSpaceId?: string): Promise<Record<string, any>> {
   const base = effectiveCustomization(site.customization);
-  if (!siteSpaceId) return base;
+  if (!siteSpaceId) return readerCustomization(app, base);
   const ss = (await loadTree(app.db, site)).siteSpaces.find((x) => x.id === siteSpaceId);
-  return withOverrides(base, ss?.customization ?? null);
+  return readerCustomization(app, withOverrides(base, ss?.customization ?? null));
+}
+
+/** Customization as readers' pages use it: images of other origins through the image proxy. */
+export function readerCustomization(app: AppContext, settings: Record<string, any>): Record<string, any> {
+  return withProxiedImages(settings, (url) => imageProxyUrl(app, url));
 }
 
 /** The PDF of a located page (the `pdf` page action): a signed link to a shared render. */
@@ -394,9 +416,9 @@ export interface ListedPage {
 }
 
 /** Every page a reader may see: per visible section, each switchable variant's readable pages. */
-export async function readerPages(app: AppContext, site: SiteRow, ctx: ConditionContext, limit = 5000): Promise<ListedPage[]> {
+export async function readerPages(app: AppContext, site: ServedSite, ctx: ConditionContext, limit = 5000): Promise<ListedPage[]> {
   const { spaces, visible } = await readerStructure(app, site, ctx);
-  const base = siteBaseUrl(app, site.id);
+  const base = site.base;
   const out: ListedPage[] = [];
   const sections: (ReaderSection | null)[] = visible.sections.length ? visible.sections : [null];
   for (const section of sections) {
@@ -433,7 +455,12 @@ export interface ReaderSearchHit {
 }
 
 /** Search over the visible site spaces' spaces; results link into the site. */
-export async function searchReaderSite(app: AppContext, site: SiteRow, ctx: ConditionContext, query: string): Promise<ReaderSearchHit[]> {
+export async function searchReaderSite(
+  app: AppContext,
+  site: ServedSite,
+  ctx: ConditionContext,
+  query: string,
+): Promise<ReaderSearchHit[]> {
   const pages = await readerPages(app, site, ctx);
   const byPage = new Map(pages.map((p) => [`${p.spaceId}:${p.page.node.id}`, p]));
   const spaceIds = [...new Set(pages.map((p) => p.spaceId))];
@@ -474,7 +501,8 @@ export async function openSiteUrlOfSpacePage(app: AppContext, spaceId: string, p
       const ss = variantsOf(visible, section).find((x) => x.space_id === spaceId && !x.hidden);
       if (!ss) continue;
       const path = sitePath(visible, section, ss, pagePath);
-      return path ? `${siteBaseUrl(app, site.id)}/${path}` : siteBaseUrl(app, site.id);
+      const base = siteBaseUrl(app, site); // the canonical one (a custom host when configured)
+      return path ? `${base}/${path}` : base;
     }
   }
   return null;

@@ -10,7 +10,7 @@ import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Queryable } from '../db/pool.js';
 import * as repo from '../db/repos/site-share-links.js';
-import { bumpSiteVersion } from '../db/repos/sites.js';
+import { bumpSiteVersion, type SiteRow } from '../db/repos/sites.js';
 import { requireSite } from '../core/access/sites.js';
 import { notFound } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
@@ -27,8 +27,8 @@ export async function validShareKey(db: Queryable, siteId: string, key: string):
   return (await repo.findActiveShareLink(db, siteId, sha256Hex(key))) !== null;
 }
 
-function present(app: AppContext, row: repo.ShareLinkRow) {
-  return toShareLink(app, row, openText(row.key_sealed, app.secret, PURPOSE));
+function present(app: AppContext, site: SiteRow, row: repo.ShareLinkRow) {
+  return toShareLink(app, site, row, openText(row.key_sealed, app.secret, PURPOSE));
 }
 
 export async function listShareLinks(
@@ -38,7 +38,7 @@ export async function listShareLinks(
   siteId: string,
   q: { page?: string; limit?: number; search?: string },
 ) {
-  await requireSite(app.db, p, orgId, siteId, 'admin');
+  const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
   let rows = await repo.listShareLinks(app.db, siteId);
   if (q.search) {
     const needle = q.search.toLowerCase();
@@ -48,12 +48,12 @@ export async function listShareLinks(
     rows,
     q,
     (r) => [r.created_key, r.id],
-    (r) => present(app, r),
+    (r) => present(app, site, r),
   );
 }
 
 export async function createShareLink(app: AppContext, p: Principal, orgId: string, siteId: string, body: { name: string }) {
-  await requireSite(app.db, p, orgId, siteId, 'admin');
+  const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
   const key = randomBytes(32).toString('base64url');
   const id = newId();
   await repo.insertShareLink(app.db, {
@@ -63,7 +63,7 @@ export async function createShareLink(app: AppContext, p: Principal, orgId: stri
     keyHash: sha256Hex(key),
     keySealed: sealText(key, app.secret, PURPOSE),
   });
-  return present(app, (await repo.getShareLink(app.db, siteId, id))!);
+  return present(app, site, (await repo.getShareLink(app.db, siteId, id))!);
 }
 
 export async function updateShareLink(
@@ -74,11 +74,11 @@ export async function updateShareLink(
   linkId: string,
   body: { name?: string; active?: boolean },
 ) {
-  await requireSite(app.db, p, orgId, siteId, 'admin');
+  const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
   if (!(await repo.getShareLink(app.db, siteId, linkId))) throw notFound(`Share link "${linkId}" not found`);
   await repo.updateShareLink(app.db, linkId, body);
   await bumpSiteVersion(app.db, siteId);
-  return present(app, (await repo.getShareLink(app.db, siteId, linkId))!);
+  return present(app, site, (await repo.getShareLink(app.db, siteId, linkId))!);
 }
 
 /** 204 whether or not the link existed. */

@@ -21,7 +21,7 @@ import { setSiteUserPermission } from '../db/repos/site-permissions.js';
 import { requireOrg } from '../core/access/organizations.js';
 import { orgRoleOf, requireSite, sitePermissions, siteRoles } from '../core/access/sites.js';
 import { requireSpace } from '../core/access/spaces.js';
-import { ApiError, badRequest, notFound } from '../core/errors.js';
+import { ApiError, badRequest, conflict, notFound } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
 import { toSite, type UrlOptions } from '../presenters/sites.js';
 import { newId } from '../util/ids.js';
@@ -139,6 +139,7 @@ export interface SitePatch {
   title?: string;
   visibility?: string;
   basename?: string;
+  hostname?: string | null;
   adaptiveContent?: { enabled: boolean };
   agentsContext?: string;
   defaultSiteSpace?: string;
@@ -149,8 +150,15 @@ export interface SitePatch {
 
 export async function updateSite(app: AppContext, p: Principal, orgId: string, siteId: string, patch: SitePatch) {
   const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
+  if (patch.hostname && patch.hostname === new URL(app.config.publicUrl).hostname.toLowerCase())
+    throw badRequest(`Invalid request: body.hostname: "${patch.hostname}" is the API's own host (PUBLIC_URL)`);
   await withTx(app.db, async (c) => {
     await repo.lockSiteStructure(c, siteId);
+    const holder = patch.hostname ? await repo.siteIdByHostname(c, patch.hostname) : null;
+    if (holder !== null && holder !== siteId) throw conflict(`Hostname "${patch.hostname}" is already used by another site`);
+    // Sites of one organization share its host, where the basename tells them apart.
+    if (patch.basename !== undefined && (await repo.siteWithBasename(c, orgId, patch.basename, siteId)))
+      throw conflict(`Basename "${patch.basename}" is already used by another site of this organization`);
     const tree = await loadTree(c, site);
     let defaultSection = tree.sections.find((s) => s.is_default) ?? null;
     if (patch.defaultSiteSection !== undefined) {
@@ -172,6 +180,7 @@ export async function updateSite(app: AppContext, p: Principal, orgId: string, s
       title: patch.title,
       visibility: patch.visibility,
       basename: patch.basename,
+      hostname: patch.hostname,
       proxy: patch.proxy,
       defaultLevel: patch.defaultLevel,
       adaptiveContent: patch.adaptiveContent?.enabled,

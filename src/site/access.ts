@@ -7,12 +7,9 @@ import type { AppContext } from '../context.js';
 import type { Reply } from '../http/route.js';
 import { cookieValue } from '../http/cookies.js';
 import { ApiError } from '../core/errors.js';
-import type { SiteRow } from '../db/repos/sites.js';
-import { effectiveCustomization } from '../sites/customization.js';
 import { readerContext, unsignedClaims, signedClaims } from '../sites/reader.js';
 import type { ConditionContext } from '../sites/conditions.js';
-import { previewExpiry, shareKeyOpens, verifyVisitorToken } from '../services/site-reader.js';
-import { siteBaseUrl } from '../presenters/sites.js';
+import { previewExpiry, shareKeyOpens, verifyVisitorToken, type ServedSite } from '../services/site-reader.js';
 import { messageHtml } from './layout.js';
 
 const shareCookie = (siteId: string) => `dp_share_${siteId}`;
@@ -35,7 +32,7 @@ function claimsParams(cookie: string): URLSearchParams {
 }
 
 export interface Reader {
-  site: SiteRow;
+  site: ServedSite;
   ctx: ConditionContext;
   /** Depends on a cookie or claims: never shared by caches. */
   personal: boolean;
@@ -43,9 +40,13 @@ export interface Reader {
   setCookie?: string;
 }
 
-export function sitePathOf(app: AppContext, siteId: string): string {
-  return new URL(siteBaseUrl(app, siteId)).pathname;
+/** The path of a site's base on its host ('' at a host's root): cookie paths and redirects. */
+export function sitePathOf(base: string): string {
+  return new URL(base).pathname.replace(/\/+$/, '');
 }
+
+/** A cookie path covering the site and nothing beside it. */
+const cookiePathOf = (base: string) => sitePathOf(base) || '/';
 
 function secureFlag(app: AppContext): string {
   return app.config.publicUrl.startsWith('https:') ? '; Secure' : '';
@@ -70,24 +71,25 @@ function without(req: IncomingMessage, param: string): string {
   return url.pathname + url.search;
 }
 
-/** Image URLs of a customization (logos, favicon, social preview) the reader's browser loads. */
-export function customizationImages(s: Record<string, any> | null | undefined): unknown[] {
-  return [s?.header?.logo, s?.footer?.logo, s?.favicon?.icon].flatMap((t) => [t?.light, t?.dark]).concat(s?.socialPreview?.url);
-}
-
-/** The CSP of a site's pages; `extraImages`: URLs one page shows besides the site's (its cover, a variant's logos). */
-export function csp(site: SiteRow | null, extraImages: unknown[] = []): string {
+/**
+ * The CSP of a site's pages: nothing from other origins. Images of other origins (logos, covers,
+ * images in bodies) come through this server's image proxy (src/services/image-proxy.ts); on a
+ * custom host, signed /files/ and proxy URLs stay on PUBLIC_URL, whose origin is allowed.
+ */
+export function csp(site: ServedSite | null): string {
   const img = new Set(["'self'", 'data:']);
-  const s = site ? effectiveCustomization(site.customization) : null;
-  for (const u of [...customizationImages(s), ...extraImages]) {
-    try {
-      if (typeof u === 'string' && /^https?:/i.test(u)) img.add(new URL(u).origin);
-    } catch {
-      /* not a URL: no origin to allow */
-    }
-  }
+  if (site?.fileOrigin) img.add(site.fileOrigin);
   return `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${[...img].join(' ')}; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 }
+
+/**
+ * The policy of plain-text and XML answers (robots.txt, sitemap.xml, llms.txt, `.md`): nothing may
+ * load or run; only the inline style and `data:` icons a browser's own text or XML viewer puts
+ * around the file (the page policy would block them and log errors in the reader's console). Their
+ * bodies are never read as HTML (`nosniff`), so no content of ours can use that allowance.
+ */
+export const TEXT_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export class Redirect extends Error {
   constructor(readonly reply: Reply) {
@@ -99,9 +101,9 @@ export class Redirect extends Error {
  * Who is reading: checks the site's visibility against the request (share key, visitor token),
  * moving a key or token given in the URL into an HttpOnly cookie (a redirect).
  */
-export async function admit(app: AppContext, req: IncomingMessage, site: SiteRow): Promise<Reader> {
+export async function admit(app: AppContext, req: IncomingMessage, site: ServedSite): Promise<Reader> {
   const url = requestUrl(req);
-  const cookiePath = sitePathOf(app, site.id);
+  const cookiePath = cookiePathOf(site.base);
   let signed: Record<string, unknown> = {};
   let personal = site.adaptive_content || !site.published; // a preview is never shared
   if (site.visibility === 'share-link') {
@@ -174,7 +176,7 @@ export async function admit(app: AppContext, req: IncomingMessage, site: SiteRow
 }
 
 /** A member's preview link: the token becomes a cookie (as long as it is valid), then the site. */
-export async function startPreview(app: AppContext, req: IncomingMessage, siteId: string): Promise<Reply> {
+export async function startPreview(app: AppContext, req: IncomingMessage, siteId: string, base: string): Promise<Reply> {
   const token = requestUrl(req).searchParams.get('token') ?? '';
   const exp = await previewExpiry(app, siteId, token);
   if (exp === null) throw new ApiError(404, 'Not found');
@@ -182,31 +184,33 @@ export async function startPreview(app: AppContext, req: IncomingMessage, siteId
   return {
     status: 302,
     headers: {
-      location: `${sitePathOf(app, siteId)}/`,
-      'set-cookie': `${previewCookie(siteId)}=${token}; Path=${sitePathOf(app, siteId)}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secureFlag(app)}`,
+      location: `${sitePathOf(base)}/`,
+      'set-cookie': `${previewCookie(siteId)}=${token}; Path=${cookiePathOf(base)}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secureFlag(app)}`,
       'cache-control': 'no-store',
     },
   };
 }
 
 /** Visitor sign-in: the site's login (fallback) URL, told where to send the reader back. */
-export function login(app: AppContext, req: IncomingMessage, site: SiteRow): Reply {
+export function login(app: AppContext, req: IncomingMessage, site: ServedSite): Reply {
   if (!site.auth_fallback_url) throw new ApiError(404, 'Not found');
   const target = new URL(site.auth_fallback_url);
   const wanted = requestUrl(req).searchParams.get('location');
-  const base = sitePathOf(app, site.id);
-  target.searchParams.set('location', wanted && (wanted === base || wanted.startsWith(`${base}/`)) ? wanted : `${base}/`);
+  const base = sitePathOf(site.base);
+  // Only a path inside the site (never `//host` or `/\\host`, which browsers read as another origin).
+  const inside = wanted && !/^\/[/\\]/.test(wanted) && (wanted === base || wanted.startsWith(`${base}/`));
+  target.searchParams.set('location', inside ? wanted : `${base}/`);
   return { status: 302, headers: { location: target.toString(), 'cache-control': 'no-store' } };
 }
 
 /** Visitor sign-out: the token and claims cookies cleared, then the site's logout URL (or its first page). */
-export function logout(app: AppContext, site: SiteRow): Reply {
-  const path = sitePathOf(app, site.id);
+export function logout(app: AppContext, site: ServedSite): Reply {
+  const path = cookiePathOf(site.base);
   const clear = (name: string) => `${name}=; Path=${path}; HttpOnly; SameSite=Lax; Max-Age=0${secureFlag(app)}`;
   return {
     status: 302,
     headers: {
-      location: site.auth_logout_url ?? `${siteBaseUrl(app, site.id)}/`,
+      location: site.auth_logout_url ?? `${site.base}/`,
       // One Set-Cookie line per cookie: the server passes header values to res.setHeader, which takes arrays.
       'set-cookie': [clear(visitorCookie(site.id)), clear(publicClaimsCookie(site.id))] as unknown as string,
       'cache-control': 'no-store',

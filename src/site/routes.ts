@@ -11,25 +11,26 @@ import { route, type Reply } from '../http/route.js';
 import { entityId } from '../http/validate.js';
 import { cookieValue } from '../http/cookies.js';
 import { ApiError } from '../core/errors.js';
-import type { SiteRow } from '../db/repos/sites.js';
 import { effectiveCustomization } from '../sites/customization.js';
 import {
   locatePage,
-  pageImageUrls,
   publishedSite,
   readerMarkdown,
   readerPage,
   readerPages,
   readerPagePdf,
+  readerCustomization,
   readerSettings,
   searchReaderSite,
+  type ServedSite,
 } from '../services/site-reader.js';
-import { siteBaseUrl } from '../presenters/sites.js';
+import { siteAtHost, siteHostName, type HostedSite } from '../services/site-hosts.js';
+import { siteBaseUrl, sitePathBaseUrl } from '../presenters/sites.js';
+import { decodeOrKeep } from '../util/uri.js';
 import {
   admit,
   commonHeaders,
   csp,
-  customizationImages,
   html,
   login,
   logout,
@@ -37,6 +38,7 @@ import {
   Redirect,
   requestUrl,
   startPreview,
+  TEXT_CSP,
   wantsHtml,
   type Reader,
 } from './access.js';
@@ -46,9 +48,9 @@ import { notFoundHtml, pageHtml, searchHtml, themeStylesheet, type Chrome } from
 /** Rendered pages by render key; entries expire before the signed file URLs inside them do. */
 const rendered = new LRUCache<string, string>({ max: 500, maxSize: 64 * 1024 * 1024, sizeCalculation: (s) => Math.max(1, s.length) });
 
-function chrome(app: AppContext, site: SiteRow, extra: Partial<Chrome> = {}): Chrome {
-  const settings = effectiveCustomization(site.customization);
-  const base = siteBaseUrl(app, site.id);
+function chrome(app: AppContext, site: ServedSite, extra: Partial<Chrome> = {}): Chrome {
+  const settings = readerCustomization(app, effectiveCustomization(site.customization));
+  const base = site.base;
   return {
     base,
     title: typeof settings.title === 'string' ? settings.title : site.title,
@@ -63,8 +65,12 @@ function chrome(app: AppContext, site: SiteRow, extra: Partial<Chrome> = {}): Ch
 const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 async function machineFile(app: AppContext, r: Reader, name: string): Promise<Reply | null> {
-  const base = siteBaseUrl(app, r.site.id);
-  const text = (body: string, type: string): Reply => ({ status: 200, body, headers: { ...commonHeaders(r), 'content-type': type } });
+  const base = r.site.base;
+  const text = (body: string, type: string): Reply => ({
+    status: 200,
+    body,
+    headers: { ...commonHeaders(r), 'content-type': type, 'content-security-policy': TEXT_CSP },
+  });
   if (name === 'robots.txt') {
     const body =
       r.site.visibility === 'public' ? `User-agent: *\nAllow: /\n\nSitemap: ${base}/sitemap.xml\n` : 'User-agent: *\nDisallow: /\n';
@@ -128,20 +134,24 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
     return {
       status: 200,
       body: await readerMarkdown(app, loc),
-      headers: { ...headers, 'content-type': 'text/markdown; charset=utf-8', vary: 'Accept' },
+      headers: {
+        ...headers,
+        'content-type': 'text/markdown; charset=utf-8',
+        'content-security-policy': TEXT_CSP,
+        vary: headers.vary ? `${headers.vary}, Accept` : 'Accept',
+      },
     };
   }
   const etag = `"${loc.key}.${assetsVersion}"`;
   headers.etag = etag;
-  // The page's own images (cover, the variant's logos) besides the site's.
-  const overrides = loc.tree.siteSpaces.find((x) => x.id === loc.siteSpace.id)?.customization;
-  headers['content-security-policy'] = csp(r.site, [...pageImageUrls(loc), ...customizationImages(overrides)]);
+  headers['content-security-policy'] = csp(r.site);
   headers.vary = headers.vary ? `${headers.vary}, Accept` : 'Accept';
   if (req.headers['if-none-match'] === etag) return { status: 304, headers };
   let body = rendered.get(etag);
   if (!body) {
     const page = await readerPage(app, loc, r.ctx);
-    const canonical = `${page.base}/${loc.path}`;
+    // The canonical URL: the site's custom host when it has one, whichever base served this copy.
+    const canonical = `${siteBaseUrl(app, r.site)}/${loc.path}`;
     body = pageHtml(
       page,
       chrome(app, r.site, {
@@ -161,8 +171,14 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
   return html(200, body, headers);
 }
 
-async function serve(app: AppContext, req: IncomingMessage, siteId: string, rest: string): Promise<Reply> {
-  let site: SiteRow | null = null;
+/** Where one request reaches a site: its id (null: a site host with no site at this path) and base. */
+interface SiteTarget {
+  siteId: string | null;
+  base: string;
+}
+
+async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest: string): Promise<Reply> {
+  let site: ServedSite | null = null;
   let reader: Reader | null = null;
   try {
     if (rest.startsWith('~site/static/')) {
@@ -178,9 +194,12 @@ async function serve(app: AppContext, req: IncomingMessage, siteId: string, rest
         },
       };
     }
-    if (rest === '~preview') return await startPreview(app, req, siteId);
+    const siteId = at.siteId;
+    if (siteId === null) throw new ApiError(404, 'Not found');
+    if (rest === '~preview') return await startPreview(app, req, siteId, at.base);
     const preview = cookieValue(req, previewCookie(siteId));
-    site = await publishedSite(app, siteId, preview);
+    const api = new URL(app.config.publicUrl).origin;
+    site = { ...(await publishedSite(app, siteId, preview)), base: at.base, fileOrigin: new URL(at.base).origin === api ? undefined : api };
     if (rest === '~site/auth/login') return login(app, req, site);
     const theme = /^~site\/theme\/\d+(?:-([\w-]{1,128}))?\.css$/.exec(rest);
     if (theme) {
@@ -242,7 +261,7 @@ export const readerSiteRoutes = [
     path: '/site/:siteId',
     auth: false,
     params: { siteId: entityId },
-    handler: async ({ app, req, params }) => serve(app, req, params.siteId, ''),
+    handler: async ({ app, req, params }) => serve(app, req, { siteId: params.siteId, base: sitePathBaseUrl(app, params.siteId) }, ''),
   }),
   route({
     method: 'GET',
@@ -250,6 +269,21 @@ export const readerSiteRoutes = [
     auth: false,
     params: { siteId: entityId, '*': z.string().max(2000) },
     // find-my-way decoded the wildcard; segments are matched decoded.
-    handler: async ({ app, req, params }) => serve(app, req, params.siteId, params['*'].replace(/^\/+|\/+$/g, '')),
+    handler: async ({ app, req, params }) =>
+      serve(app, req, { siteId: params.siteId, base: sitePathBaseUrl(app, params.siteId) }, params['*'].replace(/^\/+|\/+$/g, '')),
   }),
 ];
+
+/**
+ * The site a request's Host names (its custom hostname, or its organization's host and basename),
+ * or null when the host names none: then the request is the API's. `path` is as sent (not decoded).
+ */
+export async function hostedSite(app: AppContext, hostHeader: string | undefined, path: string): Promise<HostedSite | null> {
+  const host = siteHostName(app, hostHeader);
+  return host ? siteAtHost(app, host, decodeOrKeep(path)) : null;
+}
+
+/** Serve a request on a site host: the same pages, files, search, assets and access as /site/{id}. */
+export function serveHosted(app: AppContext, req: IncomingMessage, hosted: HostedSite): Promise<Reply> {
+  return serve(app, req, hosted, hosted.rest);
+}

@@ -328,3 +328,18 @@ export function withOverrides(site: Settings, overrides: Settings | null): Setti
   const merged = deepMerge(site, overrides);
   return completeHeader(syncPageActions(merged, overrides as CustomizationInput));
 }
+
+/**
+ * The settings with every image a reader's browser loads from another origin (header and footer
+ * logos, the favicon icon; light and dark) mapped through `proxy`, so a page needs nothing from
+ * other origins. The social preview stays as written: crawlers fetch it, not the reader.
+ */
+export function withProxiedImages(settings: Settings, proxy: (url: string) => string): Settings {
+  const map = (v: unknown) => (typeof v === 'string' && /^https?:\/\//i.test(v) ? proxy(v) : v);
+  const pair = (t: any) => (t && typeof t === 'object' ? { ...t, light: map(t.light), dark: map(t.dark) } : t);
+  const out: Settings = { ...settings };
+  if (out.header?.logo) out.header = { ...out.header, logo: pair(out.header.logo) };
+  if (out.footer?.logo) out.footer = { ...out.footer, logo: pair(out.footer.logo) };
+  if (out.favicon?.icon) out.favicon = { ...out.favicon, icon: pair(out.favicon.icon) };
+  return out;
+}

@@ -8,6 +8,8 @@ export interface SiteRow {
   visibility: string;
   published: boolean;
   basename: string | null;
+  /** The site's own custom hostname (lowercase), or null. */
+  hostname: string | null;
   proxy_origin: string | null;
   default_level: string | null;
   adaptive_content: boolean;
@@ -24,11 +26,18 @@ export interface SiteRow {
   updated_at: Date;
   /** Site spaces whose space is live (computed). */
   site_spaces: number;
+  /** The organization's hosts and default site, for the site's canonical URL (computed). */
+  org_hostname: string | null;
+  org_custom_hostname: string | null;
+  org_default_site: string | null;
 }
 
 const SITE_COLUMNS = `s.*,
   (SELECT count(*) FROM site_spaces ss JOIN spaces sp ON sp.id = ss.space_id AND sp.deleted_at IS NULL
-    WHERE ss.site_id = s.id) AS site_spaces`;
+    WHERE ss.site_id = s.id) AS site_spaces,
+  o.hostname AS org_hostname, lower(o.custom_hostname) AS org_custom_hostname,
+  o.default_content->>'site' AS org_default_site`;
+const SITES = 'sites s JOIN organizations o ON o.id = s.organization_id';
 
 export async function insertSite(
   db: Queryable,
@@ -45,14 +54,14 @@ export async function insertSite(
 }
 
 export async function getSite(db: Queryable, id: string): Promise<SiteRow | null> {
-  const { rows } = await db.query<SiteRow>(`SELECT ${SITE_COLUMNS} FROM sites s WHERE s.id = $1`, [id]);
+  const { rows } = await db.query<SiteRow>(`SELECT ${SITE_COLUMNS} FROM ${SITES} WHERE s.id = $1`, [id]);
   return rows[0] ?? null;
 }
 
 /** Published sites open to anyone (public or unlisted) that show `spaceId`, oldest first. */
 export async function openSitesShowingSpace(db: Queryable, spaceId: string): Promise<SiteRow[]> {
   const { rows } = await db.query<SiteRow>(
-    `SELECT ${SITE_COLUMNS} FROM sites s
+    `SELECT ${SITE_COLUMNS} FROM ${SITES}
       WHERE s.published AND s.visibility IN ('public', 'unlisted')
         AND s.id IN (SELECT site_id FROM site_spaces WHERE space_id = $1)
       ORDER BY s.created_at, s.id LIMIT 5`,
@@ -89,7 +98,7 @@ export async function listOrgSites(db: Queryable, orgId: string, f: SiteFilters)
     where.push(`s.type = ANY($${params.length})`);
   }
   const { rows } = await db.query<SiteRow & { created_key: string }>(
-    `SELECT ${SITE_COLUMNS}, s.created_at::text AS created_key FROM sites s WHERE ${where.join(' AND ')} ORDER BY s.created_at, s.id`,
+    `SELECT ${SITE_COLUMNS}, s.created_at::text AS created_key FROM ${SITES} WHERE ${where.join(' AND ')} ORDER BY s.created_at, s.id`,
     params,
   );
   return rows;
@@ -99,6 +108,7 @@ const PATCHABLE: Record<string, string> = {
   title: 'title',
   visibility: 'visibility',
   basename: 'basename',
+  hostname: 'hostname',
   proxy: 'proxy_origin',
   defaultLevel: 'default_level',
   adaptiveContent: 'adaptive_content',
@@ -173,4 +183,45 @@ export async function setSiteAuth(
 /** A space's current revision changed: every site showing it renders anew (its version moves). */
 export async function bumpSitesOfSpace(db: Queryable, spaceId: string): Promise<void> {
   await db.query(`UPDATE sites SET version = version + 1 WHERE id IN (SELECT site_id FROM site_spaces WHERE space_id = $1)`, [spaceId]);
+}
+
+/** The site whose own custom hostname is `host` (lowercase, no port), or null. */
+export async function siteIdByHostname(db: Queryable, host: string): Promise<string | null> {
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM sites WHERE lower(hostname) = $1', [host]);
+  return rows[0]?.id ?? null;
+}
+
+/**
+ * The organization serving its sites at `host`: its custom hostname, or its `hostname` label under
+ * `domain` (SITES_DOMAIN; null when unset). Also its sites with a basename and its default site.
+ */
+export async function orgSitesByHost(
+  db: Queryable,
+  host: string,
+  domain: string | null,
+): Promise<{ orgId: string; defaultSite: string | null; sites: { id: string; basename: string }[] } | null> {
+  const label = domain && host.endsWith(`.${domain}`) ? host.slice(0, -domain.length - 1) : null;
+  const { rows } = await db.query<{ id: string; default_site: string | null }>(
+    `SELECT o.id, (SELECT d.id FROM sites d WHERE d.id = o.default_content->>'site' AND d.organization_id = o.id) AS default_site
+       FROM organizations o
+      WHERE lower(o.custom_hostname) = $1 OR ($2::text IS NOT NULL AND o.hostname = $2)
+      ORDER BY (lower(o.custom_hostname) = $1) DESC NULLS LAST LIMIT 1`,
+    [host, label],
+  );
+  if (!rows[0]) return null;
+  const { rows: sites } = await db.query<{ id: string; basename: string }>(
+    `SELECT id, basename FROM sites WHERE organization_id = $1 AND basename IS NOT NULL
+      ORDER BY published DESC, created_at, id LIMIT 1000`,
+    [rows[0].id],
+  );
+  return { orgId: rows[0].id, defaultSite: rows[0].default_site, sites };
+}
+
+/** Another site of the organization using `basename` (they must differ on the organization's host). */
+export async function siteWithBasename(db: Queryable, orgId: string, basename: string, except: string): Promise<string | null> {
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id FROM sites WHERE organization_id = $1 AND basename = $2 AND id <> $3 LIMIT 1',
+    [orgId, basename, except],
+  );
+  return rows[0]?.id ?? null;
 }

@@ -49,16 +49,19 @@ describe('page covers', () => {
     const html = r.text;
     const cover = /<div class="cover cover-full">(.*?)<\/div>/.exec(html)?.[1] ?? '';
     expect(cover).toMatch(/<img class="cover-light" src="[^"]+\/files\/[^"]+" alt="">/);
-    expect(cover).toContain('<img class="cover-dark" src="https://images.example.test/dark.png" alt="">');
+    // A cover of another origin comes through the image proxy (no third-party request from the page).
+    const dark = new URL(attr(cover, /class="cover-dark" src="([^"]+)"/));
+    expect(dark.pathname).toBe('/images/proxy');
+    expect(dark.searchParams.get('url')).toBe('https://images.example.test/dark.png');
     expect(html.indexOf('class="cover')).toBeLessThan(html.indexOf('<h1>Covered</h1>'));
     // The cover's file is served (a signed link on our origin).
     const light = attr(cover, /class="cover-light" src="([^"]+)"/);
     const file = await fetch(light.replace(/^https?:\/\/[^/]+/, t.baseUrl));
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('image/png');
-    // og:image falls back to the cover; the CSP lets the dark cover's origin in.
+    // og:image falls back to the cover; the CSP allows no other origin.
     expect(attr(html, /<meta property="og:image" content="([^"]+)">/)).toBe(light);
-    expect(r.headers.get('content-security-policy')).toMatch(/img-src [^;]*https:\/\/images\.example\.test/);
+    expect(r.headers.get('content-security-policy')).toMatch(/img-src 'self' data:;/);
   });
 
   it('shows no cover when the layout hides it, and prefers the social preview for og:image', async () => {
@@ -90,9 +93,17 @@ describe('the footer', () => {
     });
     const r = await get(`${d.base}/second`);
     const footer = r.text.slice(r.text.indexOf('<footer class="site">'));
-    expect(footer).toContain(
-      `<a class="footer-logo" href="${t.baseUrl}${d.base}/"><img class="logo-light" src="https://cdn.example.test/foot-light.svg" alt="Acme Docs"><img class="logo-dark" src="https://cdn2.example.test/foot-dark.svg" alt="Acme Docs"></a>`,
+    const logo = footer.slice(0, footer.indexOf('</a>'));
+    expect(logo).toMatch(
+      new RegExp(
+        `^<footer class="site"><a class="footer-logo" href="${t.baseUrl}${d.base}/"><img class="logo-light" src="[^"]+" alt="Acme Docs"><img class="logo-dark" src="[^"]+" alt="Acme Docs">$`,
+      ),
     );
+    // Logos of other origins come through the image proxy.
+    const [lightLogo, darkLogo] = [...logo.matchAll(/src="([^"]+)"/g)].map((m) => new URL(m[1].replace(/&amp;/g, '&')));
+    expect(lightLogo.pathname).toBe('/images/proxy');
+    expect(lightLogo.searchParams.get('url')).toBe('https://cdn.example.test/foot-light.svg');
+    expect(darkLogo.searchParams.get('url')).toBe('https://cdn2.example.test/foot-dark.svg');
     expect(footer).toContain('<strong>Company</strong>');
     expect(footer).toContain('<a href="https://acme.example.test/about">About</a>');
     expect(footer).toContain('<a href="https://github.com/acme" rel="me noopener" aria-label="Acme Docs on GitHub (acme)">GitHub</a>');
@@ -109,10 +120,9 @@ describe('the footer', () => {
     expect(header).not.toContain('github.com');
     expect(r.text).toContain('<meta name="twitter:site" content="@acme&quot;&gt;&lt;script&gt;">');
     expect(footer).toContain('© 2026 &lt;b&gt;Acme&lt;/b&gt; · <a href="https://acme.example.test/privacy">Privacy policy</a>');
-    // The footer logos' origins are allowed to load.
+    // The page loads nothing from other origins: the logos come through the proxy.
     const csp = r.headers.get('content-security-policy')!;
-    expect(csp).toContain('https://cdn.example.test');
-    expect(csp).toContain('https://cdn2.example.test');
+    expect(csp).not.toContain('example.test');
   });
 
   it('builds profile URLs per platform and refuses handles that cannot make one', () => {
