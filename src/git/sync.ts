@@ -247,19 +247,24 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
               fields.target = { kind: 'url', url: ip.href ?? '' };
             }
             if (ip.type === 'computed' && ip.computed) fields.computed = ip.computed;
+            if (ip.cover && 'url' in ip.cover) fields.cover = { ref: { kind: 'url', url: ip.cover.url } };
             const id = draft.insertPage(parentId, fields);
+            if (ip.cover && 'path' in ip.cover) covers.push([id, ip.cover.path]);
             for (const child of ip.children) add(id, child);
           };
+          // Pages whose cover is a file of the repository: set once the files have their ids.
+          const covers: [string, string][] = [];
           for (const ip of parsed.pages) add(null, ip);
           draft.setRedirects(parsed.config.redirects);
 
           const filesByPath = new Map(current.files.filter((f) => f.git?.path).map((f) => [f.git!.path, f]));
+          const fileIds = new Map<string, string>();
           for (const f of parsed.files) {
             const gitPath = repoPath(projectDir, parsed.config, f.path);
             const rel = path.join(parsed.config.root || '.', f.path).replace(/^\.\//, '');
             const stored = await storeFileBytes(app, c, p.spaceId, await fileBytes(app, repo, files, rel, f.content), f.contentType);
             const entry = entries.get(path.join(parsed.config.root || '.', f.path).replace(/^\.\//, ''));
-            draft.insertFile({
+            const fileId = draft.insertFile({
               id: filesByPath.get(gitPath)?.id,
               name: f.name,
               contentType: f.contentType,
@@ -269,6 +274,11 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
               dimensions: stored.dimensions,
               git: { oid: entry?.oid ?? '', path: gitPath },
             });
+            fileIds.set(f.path, fileId);
+          }
+          for (const [pageId, coverPath] of covers) {
+            const file = fileIds.get(coverPath);
+            if (file) draft.updatePage(pageId, { cover: { ref: { kind: 'file', file } } });
           }
           return null;
         },

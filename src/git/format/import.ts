@@ -85,8 +85,32 @@ function loadPage(ctx: Context, path: string, fallbackTitle: string, summaryTitl
   if (parsed.extra) {
     page.extraFrontMatter = parsed.extra;
     page.frontMatterOrder = parsed.order;
+    const cover = coverOf(ctx, path, parsed.extra.cover);
+    if (cover) {
+      page.cover = cover;
+      // GitBook shows a page's cover unless its layout hides it.
+      if (page.layout?.cover === undefined) page.layout = { ...page.layout, cover: true };
+    }
   }
   return page;
+}
+
+/** GitBook's `cover:` front matter of the page at `path`: an image file of the docs root (relative to the page, or root-absolute) or an http(s) URL. */
+function coverOf(ctx: Context, path: string, value: unknown): ImportedPage['cover'] {
+  if (typeof value !== 'string' || !value.trim() || value.length > 2048) return undefined;
+  const raw = value.trim();
+  if (/^https?:\/\//i.test(raw)) return { url: raw };
+  if (hasScheme(raw) || pathProblem(raw.replace(/^\/+/, ''))) return undefined;
+  const absolute = raw.startsWith('/') && !raw.startsWith('//');
+  for (const candidate of new Set([raw.replace(/^\/+/, ''), decodeOrKeep(raw.replace(/^\/+/, ''))])) {
+    try {
+      const file = resolvePath(candidate, 'link', absolute ? '' : dirname(path));
+      if (ctx.docs.has(file) && !isMarkdownPath(file)) return { path: file };
+    } catch {
+      /* not a path inside the docs root */
+    }
+  }
+  return undefined;
 }
 
 /** Title of a page whose file has no heading (and no SUMMARY title). */
@@ -232,6 +256,8 @@ function collectFiles(ctx: Context, pages: ImportedPage[]): ImportedFile[] {
           }
         }
       }
+      // A cover image outside the assets folder is a file of the space too.
+      if (page.cover && 'path' in page.cover) paths.add(page.cover.path);
       // Reusable content (`{% include "../.gitbook/includes/x.md" %}`): the Markdown file it names is
       // kept as a file of the space, which the published view and the PDF put in the tag's place.
       for (const m of page.markdown.matchAll(INCLUDE_TAG)) {

@@ -49,6 +49,11 @@ export interface ImportedPage extends PageMeta {
   extraFrontMatter?: Record<string, unknown>;
   /** The front matter keys in the file's order (with extraFrontMatter: an export writes them in that order). */
   frontMatterOrder?: string[];
+  /**
+   * GitBook's `cover:` front matter: the repository file (docs-root path) or the URL of the page's
+   * cover image. The key itself stays in extraFrontMatter, written back as it was.
+   */
+  cover?: { path: string } | { url: string };
   /** Body as stored: front matter and the title heading removed, links left exactly as written. */
   markdown: string;
   children: ImportedPage[];

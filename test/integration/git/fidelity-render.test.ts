@@ -208,5 +208,23 @@ describe.skipIf(!existsSync(GITBOOK))('rendering real GitBook content', () => {
     expect(text).toMatch(/1\.? ?Install package/);
     expect(text).toMatch(/2\.? ?Connect and authenticate/);
     expect(text).not.toMatch(/\{%\s*(stepper|step)/);
+
+    // `cover: .gitbook/assets/theses.svg` front matter: the page's cover, shown on a site.
+    const press = await importSpace('stacks-network--docs', 'docs/press-and-reports');
+    const content = (await api('GET', `/v1/spaces/${press}/content`)).body;
+    const theses = walk(content.pages).find((p) => p.git?.path === 'README.md' || p.title === 'Bitcoin Theses');
+    const home = (await api('GET', `/v1/spaces/${press}/content/page/${theses.id}`)).body;
+    expect(home.layout?.cover, JSON.stringify(home).slice(0, 600)).toBe(true);
+    const coverFile = content.files.find((f: any) => f.id === home.cover?.ref?.file);
+    expect(coverFile?.name, JSON.stringify(home.cover)).toBe('theses.svg');
+    const site = (await api('POST', `/v1/orgs/${org.orgId}/sites`, { title: 'Stacks press', visibility: 'public' })).body;
+    await api('POST', `/v1/orgs/${org.orgId}/sites/${site.id}/site-spaces`, { spaceId: press });
+    expect((await api('POST', `/v1/orgs/${org.orgId}/sites/${site.id}/publish`)).status).toBeLessThan(300);
+    const landing = await (await fetch(`${t.baseUrl}/site/${site.id}/${theses.path}`, { headers: { accept: 'text/html' } })).text();
+    const cover = /<div class="cover cover-full"><img (?:class="[^"]*" )?src="([^"]+)"/.exec(landing);
+    expect(cover, landing.slice(0, 2000)).not.toBeNull();
+    const svg = await fetch(cover![1].replace(/&amp;|&#x26;/g, '&'));
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-type')).toBe('image/svg+xml');
   }, 300_000);
 });
