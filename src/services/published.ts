@@ -10,7 +10,7 @@ import { revisionSnapshot } from '../content/commit.js';
 import type { Snapshot, TreePage } from '../content/snapshot.js';
 import { BLOCK_CSS, escapeHtml } from '../render/html.js';
 import { renderPageBody } from './page-body.js';
-import { openSiteUrlOfSpacePage } from './site-reader.js';
+import { openSiteUrlOfSpacePage } from './site-reader-lists.js';
 
 function publishedSpace(s: SpaceRow, shareKey: string | undefined): boolean {
   if (s.visibility === 'public' || s.visibility === 'unlisted') return true;

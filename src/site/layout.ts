@@ -2,7 +2,8 @@
 // <details> variant menu); the one external script only remembers the theme toggle, per site. No inline
 // script or style (the CSP forbids both): colors come from a per-site stylesheet.
 import { escapeHtml as esc } from '../render/html.js';
-import type { NavLink, ReaderPage, ReaderSearchHit, TreeItem } from '../services/site-reader.js';
+import type { NavLink, ReaderPage, TreeItem } from '../services/site-reader.js';
+import type { ReaderSearchHit } from '../services/site-reader-lists.js';
 import { script, stylesheet } from './assets.js';
 import { footerHtml, socialList, socialMeta } from './layout-footer.js';
 
@@ -96,9 +97,9 @@ function header(c: Chrome, query = ''): string {
     : '';
   const toggle =
     s.themes?.toggeable !== false ? '<button type="button" data-theme-toggle hidden aria-label="Toggle dark mode">◐</button>' : '';
-  return `<a class="skip" href="#content">Skip to content</a>${announcement}
+  return `<a class="skip" href="#site-main">Skip to content</a>${announcement}
 <header class="site"><a class="brand" href="${esc(c.base)}/">${logo}<span>${esc(c.title)}</span></a>${links}
-<form role="search" action="${esc(c.base)}/search" method="get"><label class="skip" for="q">Search</label><input id="q" type="search" name="q" value="${esc(query)}" placeholder="Search…" maxlength="200"><button type="submit">Search</button></form>${socialList(c, 'header')}${toggle}${c.signOut ? `<a href="${esc(c.signOut)}">Sign out</a>` : ''}</header>
+<form role="search" action="${esc(c.base)}/search" method="get"><label class="skip" for="site-q">Search</label><input id="site-q" type="search" name="q" value="${esc(query)}" placeholder="Search…" maxlength="200"><button type="submit">Search</button></form>${socialList(c, 'header')}${toggle}${c.signOut ? `<a href="${esc(c.signOut)}">Sign out</a>` : ''}</header>
 ${sectionTabs(c)}`;
 }
 
@@ -194,7 +195,7 @@ export function pageHtml(p: ReaderPage, c: Chrome): string {
   return `${head(c, `${node.title} | ${p.title}`)}
 <body class="corners-${esc(p.settings.styling?.corners ?? 'rounded')}">${header(c)}
 <div class="layout"><nav class="tree" aria-label="Pages">${variantMenu(p.variants)}${treeHtml(p.tree)}</nav>
-<main id="content">${coverHtml(p)}${crumbs}<h1>${esc(node.title)}</h1>${node.description ? `<p class="description">${esc(node.description)}</p>` : ''}
+<main id="site-main">${coverHtml(p)}${crumbs}<h1>${esc(node.title)}</h1>${node.description ? `<p class="description">${esc(node.description)}</p>` : ''}
 <div class="body">${bodyLinks(p.bodyHtml, p.settings, c.base)}</div>
 <div class="meta">${updated}${actions}${p.editUrl ? `<a href="${esc(p.editUrl)}"${externalAttrs(p.editUrl, p.settings, p.base)}>Edit on Git</a>` : ''}</div>${pagination}</main>${outline}</div>
 ${footer(c)}</body></html>`;
@@ -204,7 +205,7 @@ ${footer(c)}</body></html>`;
 export function notFoundHtml(c: Chrome | null, message = 'This page does not exist.'): string {
   if (!c)
     return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Not found</title></head><body><main><h1>Not found</h1><p>${esc(message)}</p></main></body></html>`;
-  return `${head({ ...c, noindex: true }, `Not found | ${c.title}`)}<body>${header(c)}<div class="layout"><span></span><main id="content"><h1>Not found</h1><p>${esc(message)}</p><p><a href="${esc(c.base)}/">Go to the first page</a></p></main></div>${footer(c)}</body></html>`;
+  return `${head({ ...c, noindex: true }, `Not found | ${c.title}`)}<body>${header(c)}<div class="layout"><span></span><main id="site-main"><h1>Not found</h1><p>${esc(message)}</p><p><a href="${esc(c.base)}/">Go to the first page</a></p></main></div>${footer(c)}</body></html>`;
 }
 
 /** A bare page for access failures (no site details revealed). */
@@ -226,5 +227,5 @@ export function searchHtml(c: Chrome, query: string, hits: ReaderSearchHit[]): s
           .join('')}</ol>`
       : `<p>No results for “${esc(query)}”.</p>`
     : '<p>Type a query in the search box.</p>';
-  return `${head({ ...c, noindex: true }, `Search | ${c.title}`)}<body>${header(c, query)}<div class="layout"><span></span><main id="content"><h1>Search</h1>${list}</main></div>${footer(c)}</body></html>`;
+  return `${head({ ...c, noindex: true }, `Search | ${c.title}`)}<body>${header(c, query)}<div class="layout"><span></span><main id="site-main"><h1>Search</h1>${list}</main></div>${footer(c)}</body></html>`;
 }

@@ -17,13 +17,12 @@ import {
   publishedSite,
   readerMarkdown,
   readerPage,
-  readerPages,
   readerPagePdf,
   readerCustomization,
   readerSettings,
-  searchReaderSite,
   type ServedSite,
 } from '../services/site-reader.js';
+import { readerPages, searchReaderSite } from '../services/site-reader-lists.js';
 import { siteAtHost, siteHostName, type HostedSite } from '../services/site-hosts.js';
 import { siteBaseUrl, sitePathBaseUrl } from '../presenters/sites.js';
 import { decodeOrKeep } from '../util/uri.js';

@@ -112,7 +112,7 @@ async function navigateAround(w: Watched, js: boolean) {
   await tab.keyboard.press('Tab');
   expect(await tab.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
   await tab.keyboard.press('Enter');
-  await tab.waitForFunction(() => location.hash === '#content');
+  await tab.waitForFunction(() => location.hash === '#site-main');
 
   // Sidebar (the nested page sits in an open <details> of the current branch).
   await clickLinkText(tab, 'nav.tree', 'Nested page');

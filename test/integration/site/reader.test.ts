@@ -24,7 +24,7 @@ describe('serving a published site', () => {
     expect(html).toContain('First steps');
     expect(html).toContain('Welcome to v1.');
     expect(html).toContain('<header class="site">');
-    expect(html).toContain('<main id="content">');
+    expect(html).toContain('<main id="site-main">');
     expect(html).toContain('<footer class="site">');
     expect(html).toContain('Acme Docs');
     // Sidebar: the current page, nested pages, no hidden page.
