@@ -87,8 +87,7 @@ export async function indexPack(path: string): Promise<IndexedPack> {
     const { size } = await fh.stat();
     if (size < 32) throw new PackFormatError('the pack is truncated');
     const header = await readAt(fh, 0, 12);
-    if (header.toString('latin1', 0, 4) !== 'PACK' || ![2, 3].includes(header.readUInt32BE(4)))
-      throw new PackFormatError('not a git pack');
+    if (header.toString('latin1', 0, 4) !== 'PACK' || ![2, 3].includes(header.readUInt32BE(4))) throw new PackFormatError('not a git pack');
     const count = header.readUInt32BE(8);
     const checksum = await verifyTrailer(path, size);
     const limit = size - 20;
@@ -159,7 +158,10 @@ function writeIndex(entries: Entry[], packChecksum: string): Buffer {
   }
   const end = largeAt + large.length * 8;
   buf.write(packChecksum, end, 'hex');
-  createHash('sha1').update(buf.subarray(0, end + 20)).digest().copy(buf, end + 20);
+  createHash('sha1')
+    .update(buf.subarray(0, end + 20))
+    .digest()
+    .copy(buf, end + 20);
   return buf;
 }
 

@@ -27,7 +27,10 @@ function modeType(mode: string): TreeEntry['type'] {
 /** Names git refuses in a tree (verify_path): separators, `.`, `..`, `.git` and its NTFS/HFS aliases. */
 function unsafeName(name: string): boolean {
   const hfsClean = name.replace(/[\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]/g, '');
-  const normalized = hfsClean.split(':')[0]!.toLowerCase().replace(/[. ]+$/, '');
+  const normalized = hfsClean
+    .split(':')[0]!
+    .toLowerCase()
+    .replace(/[. ]+$/, '');
   return (
     name.includes('\\') ||
     name.includes('/') ||
@@ -90,5 +93,13 @@ export function parseCommit(buf: Buffer): CommitHeaders {
   if (!lines.length || key(lines[0]!) !== 'tree') throw new UnsafeTreeEntryError('malformed commit object');
   const parents: string[] = [];
   for (let i = 1; i < lines.length && key(lines[i]!) === 'parent'; i++) parents.push(value(lines[i]!));
-  return { tree: value(lines[0]!), parents, message: `${text.slice(split + 2).replace(/\r/g, '').replace(/^\n+/, '').replace(/\n+$/, '')}\n` };
+  return {
+    tree: value(lines[0]!),
+    parents,
+    message: `${text
+      .slice(split + 2)
+      .replace(/\r/g, '')
+      .replace(/^\n+/, '')
+      .replace(/\n+$/, '')}\n`,
+  };
 }

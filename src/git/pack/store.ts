@@ -20,7 +20,7 @@ export class ObjectStore {
 
   private async loadPacks(): Promise<Pack[]> {
     const dir = path.join(this.gitdir, 'objects', 'pack');
-    let names: string[] = [];
+    let names: string[];
     try {
       names = (await readdir(dir)).filter((n) => n.endsWith('.idx'));
     } catch {
@@ -62,7 +62,7 @@ export class ObjectStore {
   /** The object, or null when this repository does not have it (or `oid` is not an object id). */
   async read(oid: string): Promise<GitObject | null> {
     if (!/^[0-9a-f]{40}$/.test(oid)) return null;
-    let loose: Buffer | null = null;
+    let loose: Buffer | null;
     try {
       loose = await readFile(this.loosePath(oid));
     } catch {
