@@ -8,6 +8,7 @@ import type { GitCredentials } from './credentials.js';
 import { receivePack, RemotePackError } from './pack/fetch.js';
 import { parseCommit, parseTree } from './pack/objects.js';
 import { PackFormatError } from './pack/read.js';
+import { GitSizeLimitError } from './transport.js';
 import { ObjectStore } from './pack/store.js';
 
 export class GitSyncError extends Error {}
@@ -292,6 +293,7 @@ function describeRemoteError(err: unknown, url: string, branch?: string): Error 
     if (status === 404) return new GitSyncError(`Repository not found at ${host}`);
     return new GitSyncError(`The git server at ${host} answered HTTP ${status ?? '?'}`);
   }
+  if (err instanceof GitSizeLimitError) return new GitSyncError(err.message);
   if (err instanceof RemotePackError || err instanceof PackFormatError)
     return new GitSyncError(`The git server at ${host} sent an unusable answer: ${(err as Error).message}`);
   if (e.code === 'NotFoundError' && branch) return new GitSyncError(`The remote has no branch "${branch}"`);

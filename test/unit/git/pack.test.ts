@@ -157,6 +157,18 @@ describe('git pack fetch, index and read', () => {
     await expect(indexPack(bad)).rejects.toThrow('checksum');
   });
 
+  it('refuses a pack over the fetch size limit with a clear reason and leaves no partial pack behind', async () => {
+    const small = guardedHttp({ allowPrivate: true, timeoutMs: 30_000, maxBytes: 100_000 });
+    let gitdir = '';
+    await expect(
+      withRepository(path.join(work, 'cache'), 'space-1', { url: remoteUrl, http: small }, 'capped', (repo) => {
+        gitdir = repo.gitdir;
+        return repo.fetch('main');
+      }),
+    ).rejects.toThrow(/^The repository at 127\.0\.0\.1:\d+ is over the size limit: its pack is more than 100000 bytes$/);
+    expect(await readdir(path.join(gitdir, 'objects', 'pack')).catch(() => [])).toEqual([]);
+  });
+
   it('reports a missing branch as before', async () => {
     await expect(open('missing', (repo) => repo.fetch('refs/heads/nope'))).rejects.toThrow('The remote has no branch "nope"');
   });
