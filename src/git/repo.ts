@@ -5,6 +5,11 @@ import { createHash } from 'node:crypto';
 import git from 'isomorphic-git';
 import type { HttpClient } from 'isomorphic-git';
 import type { GitCredentials } from './credentials.js';
+import { receivePack, RemotePackError } from './pack/fetch.js';
+import { parseCommit, parseTree } from './pack/objects.js';
+import { PackFormatError } from './pack/read.js';
+import { GitSizeLimitError } from './transport.js';
+import { ObjectStore } from './pack/store.js';
 
 export class GitSyncError extends Error {}
 
@@ -63,18 +68,31 @@ export async function withRepository<T>(
   return exclusive(gitdir, async () => {
     await fs.promises.mkdir(gitdir, { recursive: true });
     if (!fs.existsSync(path.join(gitdir, 'HEAD'))) await git.init({ fs, gitdir, bare: true, defaultBranch: 'main' });
-    return fn(new Repository(gitdir, remote));
+    const repo = new Repository(gitdir, remote);
+    try {
+      return await fn(repo);
+    } finally {
+      await repo.close();
+    }
   });
 }
 
 export class Repository {
   /** isomorphic-git's object cache: pack indexes are read once per handle, not once per object. */
   private readonly cache = {};
+  /** Objects read with positioned reads of the packs (isomorphic-git would load a whole pack per read). */
+  private readonly objects: ObjectStore;
 
   constructor(
     readonly gitdir: string,
     private readonly remote: Remote,
-  ) {}
+  ) {
+    this.objects = new ObjectStore(gitdir);
+  }
+
+  async close(): Promise<void> {
+    await this.objects.close();
+  }
 
   private auth() {
     const c = this.remote.credentials;
@@ -98,43 +116,63 @@ export class Repository {
     return refs.find((r) => r.ref === ref)?.oid ?? null;
   }
 
-  /** Fetch one branch (reusing objects already cached); returns the fetched commit. */
+  /**
+   * Fetch one branch (reusing objects already cached); returns the fetched commit. The pack streams
+   * to a file and is indexed from disk (src/git/pack/), so memory does not grow with the repository.
+   */
   async fetch(ref: string): Promise<string> {
     const branch = ref.replace(/^refs\/heads\//, '');
     try {
-      await git.addRemote({ fs, gitdir: this.gitdir, remote: 'origin', url: this.remote.url, force: true });
-      const r = await git.fetch({
-        fs,
+      const info = await git.getRemoteInfo2({
         http: this.remote.http,
-        gitdir: this.gitdir,
-        remote: 'origin',
-        ref: branch,
-        cache: this.cache,
-        remoteRef: branch,
-        singleBranch: true,
-        tags: false,
+        url: this.remote.url,
         onAuth: this.auth(),
         onAuthFailure: () => ({ cancel: true }),
+        protocolVersion: 1,
       });
-      if (!r.fetchHead) throw new GitSyncError(`The remote has no branch "${branch}"`);
-      return r.fetchHead;
+      const refs = new Map((info.protocolVersion === 1 ? (info.refs ?? []) : []).map((r) => [r.ref, r.oid]));
+      const candidates = [branch, `refs/${branch}`, `refs/tags/${branch}`, `refs/heads/${branch}`];
+      const want = candidates.map((c) => refs.get(c)).find((oid) => oid !== undefined);
+      if (!want) throw new GitSyncError(`The remote has no branch "${branch}"`);
+      const tracking = `refs/remotes/origin/${branch}`;
+      if (!(await this.objects.has(want))) {
+        const cached = await git.resolveRef({ fs, gitdir: this.gitdir, ref: tracking }).catch(() => null);
+        const haves = cached && (await this.objects.has(cached)) ? [cached] : [];
+        const c = this.remote.credentials;
+        await receivePack(this.gitdir, {
+          http: this.remote.http,
+          url: this.remote.url,
+          headers: c ? { authorization: `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}` } : {},
+          want,
+          haves,
+          capabilities: info.protocolVersion === 1 ? Object.keys(info.capabilities) : [],
+        });
+        await this.objects.refresh();
+        if (!(await this.objects.has(want))) throw new RemotePackError('the pack does not hold the requested commit');
+      }
+      await git.addRemote({ fs, gitdir: this.gitdir, remote: 'origin', url: this.remote.url, force: true });
+      await git.writeRef({ fs, gitdir: this.gitdir, ref: tracking, value: want, force: true });
+      return want;
     } catch (err) {
       throw describeRemoteError(err, this.remote.url, branch);
     }
   }
 
   async hasObject(oid: string): Promise<boolean> {
-    try {
-      await git.readObject({ fs, gitdir: this.gitdir, oid, format: 'deflated', cache: this.cache });
-      return true;
-    } catch {
-      return false;
-    }
+    return this.objects.has(oid);
   }
 
   async commitInfo(oid: string): Promise<{ message: string; tree: string; parents: string[] }> {
+    const obj = await this.objects.read(oid);
+    if (obj?.type === 'commit') return parseCommit(obj.data);
     const c = await git.readCommit({ fs, gitdir: this.gitdir, oid, cache: this.cache });
     return { message: c.commit.message, tree: c.commit.tree, parents: c.commit.parent };
+  }
+
+  private async readTree(oid: string) {
+    const obj = await this.objects.read(oid);
+    if (obj?.type === 'tree') return parseTree(obj.data);
+    return (await git.readTree({ fs, gitdir: this.gitdir, oid, cache: this.cache })).tree;
   }
 
   /**
@@ -145,8 +183,7 @@ export class Repository {
   async listFiles(commit: string): Promise<Map<string, RepoFileEntry>> {
     const out = new Map<string, RepoFileEntry>();
     const walk = async (treeOid: string, prefix: string) => {
-      const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid: treeOid, cache: this.cache });
-      for (const e of tree) {
+      for (const e of await this.readTree(treeOid)) {
         const p = prefix ? `${prefix}/${e.path}` : e.path;
         if (e.type === 'tree') await walk(e.oid, p);
         else out.set(p, { oid: e.oid, mode: e.mode });
@@ -157,6 +194,8 @@ export class Repository {
   }
 
   async readBlob(oid: string): Promise<Buffer> {
+    const obj = await this.objects.read(oid);
+    if (obj?.type === 'blob') return obj.data;
     const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid, cache: this.cache });
     return Buffer.from(blob);
   }
@@ -254,6 +293,9 @@ function describeRemoteError(err: unknown, url: string, branch?: string): Error 
     if (status === 404) return new GitSyncError(`Repository not found at ${host}`);
     return new GitSyncError(`The git server at ${host} answered HTTP ${status ?? '?'}`);
   }
+  if (err instanceof GitSizeLimitError) return new GitSyncError(err.message);
+  if (err instanceof RemotePackError || err instanceof PackFormatError)
+    return new GitSyncError(`The git server at ${host} sent an unusable answer: ${(err as Error).message}`);
   if (e.code === 'NotFoundError' && branch) return new GitSyncError(`The remote has no branch "${branch}"`);
   if (e.code === 'SmartHttpError' || e.code === 'EmptyServerResponseError')
     return new GitSyncError(`${host} is not a git smart-HTTP server`);

@@ -5,6 +5,9 @@ import { checkFetchUrl, guardedLookup } from '../net/safe-fetch.js';
 
 class GitTransportError extends Error {}
 
+/** A response larger than the configured maximum (GIT_MAX_FETCH_BYTES). */
+export class GitSizeLimitError extends GitTransportError {}
+
 /**
  * The HTTP client isomorphic-git uses for clone/fetch/push: every request URL goes through the
  * private-address policy (literal addresses before connecting, DNS answers at connect time), no
@@ -66,7 +69,7 @@ async function* capped(
   for await (const chunk of res) {
     total += chunk.length;
     if (total > max) {
-      const err = new GitTransportError(`${host} sent more than ${max} bytes; the repository is over the size limit`);
+      const err = new GitSizeLimitError(`The repository at ${host} is over the size limit: its pack is more than ${max} bytes`);
       res.destroy(err);
       throw err;
     }

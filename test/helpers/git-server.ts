@@ -90,8 +90,16 @@ export async function startGitServer(opts: GitServerOptions = {}): Promise<GitSe
     req.pipe(child.stdin);
     let buffer = Buffer.alloc(0);
     let headersDone = false;
+    // Backpressure: a client reading slowly holds git back instead of this process buffering the
+    // whole response (the remote runs inside the benchmark's process, whose memory is measured).
+    const write = (chunk: Buffer) => {
+      if (!res.write(chunk)) {
+        child.stdout.pause();
+        res.once('drain', () => child.stdout.resume());
+      }
+    };
     child.stdout.on('data', (chunk: Buffer) => {
-      if (headersDone) return void res.write(chunk);
+      if (headersDone) return write(chunk);
       buffer = Buffer.concat([buffer, chunk]);
       const end = buffer.indexOf('\r\n\r\n');
       if (end < 0) return;
@@ -106,7 +114,7 @@ export async function startGitServer(opts: GitServerOptions = {}): Promise<GitSe
         else headers[k] = v;
       }
       res.writeHead(status, headers);
-      res.write(buffer.subarray(end + 4));
+      write(buffer.subarray(end + 4));
     });
     child.stdout.on('end', () => res.end());
     child.on('error', () => res.destroy());

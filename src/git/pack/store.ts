@@ -1,0 +1,89 @@
+// The objects of a bare repository read without loading packs into memory: loose objects from
+// their files, packed ones through each pack's .idx and positioned reads (PackReader).
+import fs from 'node:fs';
+import { open, readFile, readdir, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { PackIdx } from './index.js';
+import { PackReader, type GitObject, type ObjectType } from './read.js';
+
+interface Pack {
+  idx: PackIdx;
+  fh: FileHandle;
+  reader: PackReader;
+}
+
+export class ObjectStore {
+  private packs: Promise<Pack[]> | null = null;
+
+  constructor(private readonly gitdir: string) {}
+
+  private async loadPacks(): Promise<Pack[]> {
+    const dir = path.join(this.gitdir, 'objects', 'pack');
+    let names: string[];
+    try {
+      names = (await readdir(dir)).filter((n) => n.endsWith('.idx'));
+    } catch {
+      return [];
+    }
+    const packs: Pack[] = [];
+    for (const name of names) {
+      const packPath = path.join(dir, name.replace(/\.idx$/, '.pack'));
+      if (!fs.existsSync(packPath)) continue;
+      const idx = new PackIdx(await readFile(path.join(dir, name)));
+      const fh = await open(packPath, 'r');
+      const { size } = await fh.stat();
+      const reader = new PackReader(fh, idx.extents(size - 20), (oid) => idx.find(oid));
+      packs.push({ idx, fh, reader });
+    }
+    return packs;
+  }
+
+  private async allPacks(): Promise<Pack[]> {
+    this.packs ??= this.loadPacks();
+    return this.packs;
+  }
+
+  /** Forget the packs seen so far (a new one was added) and close their files. */
+  async refresh(): Promise<void> {
+    await this.close();
+  }
+
+  async close(): Promise<void> {
+    const packs = this.packs;
+    this.packs = null;
+    if (packs) for (const p of await packs.catch(() => [])) await p.fh.close().catch(() => {});
+  }
+
+  private loosePath(oid: string): string {
+    return path.join(this.gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+  }
+
+  /** The object, or null when this repository does not have it (or `oid` is not an object id). */
+  async read(oid: string): Promise<GitObject | null> {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return null;
+    let loose: Buffer | null;
+    try {
+      loose = await readFile(this.loosePath(oid));
+    } catch {
+      loose = null;
+    }
+    if (loose) {
+      const raw = inflateSync(loose);
+      const nul = raw.indexOf(0);
+      const [type] = raw.toString('latin1', 0, nul).split(' ');
+      return { type: type as ObjectType, data: raw.subarray(nul + 1) };
+    }
+    for (const p of await this.allPacks()) {
+      const offset = p.idx.find(oid);
+      if (offset !== undefined) return p.reader.read(offset);
+    }
+    return null;
+  }
+
+  async has(oid: string): Promise<boolean> {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return false;
+    if (fs.existsSync(this.loosePath(oid))) return true;
+    return (await this.allPacks()).some((p) => p.idx.find(oid) !== undefined);
+  }
+}

@@ -1,0 +1,175 @@
+// The pack fetcher, indexer and reader of src/git/pack/ against packs a real git server sends:
+// every object read equals what isomorphic-git reads, the .idx equals `git index-pack`'s, deltas
+// (ofs-deltas in long chains) resolve, and a second fetch brings only the new objects.
+import fs from 'node:fs';
+import { copyFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import git from 'isomorphic-git';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withRepository, type Repository } from '../../../src/git/repo.js';
+import { guardedHttp } from '../../../src/git/transport.js';
+import { indexPack, PackIdx } from '../../../src/git/pack/index.js';
+import { parseCommit, parseTree } from '../../../src/git/pack/objects.js';
+import { PackFormatError } from '../../../src/git/pack/read.js';
+import { ObjectStore } from '../../../src/git/pack/store.js';
+import { gitCli, startGitServer, type GitServer } from '../../helpers/git-server.js';
+
+let server: GitServer;
+let work: string;
+let remoteUrl: string;
+let workTree: string;
+
+const http = guardedHttp({ allowPrivate: true, timeoutMs: 30_000, maxBytes: 1024 * 1024 * 1024 });
+
+/** A long text file, each commit editing a few lines of it (what makes git store deltas). */
+function manual(version: number): string {
+  const lines = Array.from(
+    { length: 1500 },
+    (_, i) => `Line ${i}: ${'the quick brown fox '.repeat(3)}${i % 97 === version ? `edit ${version}` : ''}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+async function commitAll(message: string) {
+  await gitCli(['add', '-A'], workTree);
+  await gitCli(['commit', '-q', '-m', message], workTree);
+  await gitCli(['push', '-q', 'origin', 'HEAD:refs/heads/main'], workTree);
+}
+
+async function packFiles(gitdir: string): Promise<string[]> {
+  const dir = path.join(gitdir, 'objects', 'pack');
+  return (await readdir(dir)).filter((n) => n.endsWith('.pack')).map((n) => path.join(dir, n));
+}
+
+/** Every object of every pack of `gitdir`, read by our store and by isomorphic-git: they must agree. */
+async function compareAll(gitdir: string): Promise<number> {
+  const store = new ObjectStore(gitdir);
+  let n = 0;
+  try {
+    for (const pack of await packFiles(gitdir)) {
+      const verify = await gitCli(['verify-pack', '-v', pack], gitdir);
+      const oids = [...verify.matchAll(/^([0-9a-f]{40}) (commit|tree|blob|tag) /gm)].map((m) => [m[1]!, m[2]!] as const);
+      for (const [oid, type] of oids) {
+        const ours = await store.read(oid);
+        const theirs = await git.readObject({ fs, gitdir, oid, format: 'content' });
+        expect(ours?.type, oid).toBe(type);
+        expect(ours!.data.equals(Buffer.from(theirs.object as Uint8Array)), `${type} ${oid}`).toBe(true);
+        if (type === 'tree') expect(parseTree(ours!.data)).toEqual((await git.readTree({ fs, gitdir, oid })).tree);
+        if (type === 'commit') {
+          const c = (await git.readCommit({ fs, gitdir, oid })).commit;
+          expect(parseCommit(ours!.data)).toEqual({ message: c.message, tree: c.tree, parents: c.parent });
+        }
+        n++;
+      }
+    }
+  } finally {
+    await store.close();
+  }
+  return n;
+}
+
+function open<T>(cacheId: string, fn: (repo: Repository) => Promise<T>): Promise<T> {
+  return withRepository(path.join(work, 'cache'), 'space-1', { url: remoteUrl, http }, cacheId, fn);
+}
+
+beforeAll(async () => {
+  server = await startGitServer();
+  work = await mkdtemp(path.join(tmpdir(), 'dp-pack-test-'));
+  remoteUrl = await server.createRepo('packs', {
+    files: { 'docs/manual.md': manual(0), 'asset.bin': randomBytes(300_000), 'README.md': '# Hello\n' },
+  });
+  workTree = await server.clone('packs');
+  await fs.promises.symlink('docs/manual.md', path.join(workTree, 'link.md'));
+  await writeFile(path.join(workTree, 'run.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
+  for (let v = 1; v <= 8; v++) {
+    await writeFile(path.join(workTree, 'docs', 'manual.md'), manual(v));
+    await commitAll(`Edit ${v}\n\nWith a body.\n`);
+  }
+  // Long delta chains, as hosted repositories have them after gc.
+  await gitCli(['repack', '-a', '-d', '-f', '--depth=50', '--window=50'], path.join(server.root, 'packs.git'));
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('git pack fetch, index and read', () => {
+  it('fetches a repository with delta chains: the .idx is what git index-pack writes and every object reads as isomorphic-git reads it', async () => {
+    const head = (await gitCli(['rev-parse', 'HEAD'], workTree)).trim();
+    const gitdir = await open('full', async (repo) => {
+      expect(await repo.fetch('refs/heads/main')).toBe(head);
+      const files = await repo.listFiles(head);
+      expect(files.get('link.md')?.mode).toBe('120000');
+      expect(files.get('run.sh')?.mode).toBe('100755');
+      expect((await repo.readBlob(files.get('docs/manual.md')!.oid)).toString()).toBe(manual(8));
+      expect((await repo.commitInfo(head)).message).toBe('Edit 8\n\nWith a body.\n');
+      return repo.gitdir;
+    });
+    const [pack] = await packFiles(gitdir);
+    const verify = await gitCli(['verify-pack', '-v', pack!], gitdir);
+    // Delta objects list their chain depth and base: the pack really has deltas to resolve.
+    expect([...verify.matchAll(/^[0-9a-f]{40} blob +\d+ \d+ \d+ (\d+) [0-9a-f]{40}$/gm)].length).toBeGreaterThan(3);
+
+    const copy = path.join(work, 'copy.pack');
+    await copyFile(pack!, copy);
+    await gitCli(['index-pack', '-o', path.join(work, 'git.idx'), copy], work);
+    expect((await readFile(pack!.replace(/\.pack$/, '.idx'))).equals(await readFile(path.join(work, 'git.idx')))).toBe(true);
+    expect(await compareAll(gitdir)).toBe(new PackIdx(await readFile(pack!.replace(/\.pack$/, '.idx'))).count);
+  });
+
+  it('a second fetch sends what the cache has and brings only the new objects; an unchanged ref fetches nothing', async () => {
+    await open('incremental', (repo) => repo.fetch('main'));
+    await writeFile(path.join(workTree, 'docs', 'manual.md'), manual(20));
+    await writeFile(path.join(workTree, 'new.md'), '# New\n');
+    await commitAll('Edit 20');
+    const head = (await gitCli(['rev-parse', 'HEAD'], workTree)).trim();
+    const posts = () => server.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/git-upload-pack')).length;
+    const before = posts();
+    const gitdir = await open('incremental', async (repo) => {
+      expect(await repo.fetch('main')).toBe(head);
+      expect((await repo.readBlob((await repo.listFiles(head)).get('docs/manual.md')!.oid)).toString()).toBe(manual(20));
+      return repo.gitdir;
+    });
+    expect(posts()).toBe(before + 1);
+    const packs = await packFiles(gitdir);
+    expect(packs).toHaveLength(2);
+    const counts = await Promise.all(packs.map(async (p) => new PackIdx(await readFile(p.replace(/\.pack$/, '.idx'))).count));
+    // The new commit, its root and docs trees, the edited manual and new.md.
+    expect(Math.min(...counts)).toBe(5);
+    await compareAll(gitdir);
+
+    await open('incremental', (repo) => repo.fetch('main'));
+    expect(posts()).toBe(before + 1);
+    expect(await git.resolveRef({ fs, gitdir, ref: 'refs/remotes/origin/main' })).toBe(head);
+  });
+
+  it('refuses a corrupted pack', async () => {
+    const gitdir = await open('corrupt', async (repo) => (await repo.fetch('main'), repo.gitdir));
+    const [pack] = await packFiles(gitdir);
+    const bytes = await readFile(pack!);
+    const bad = path.join(work, 'bad.pack');
+    bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+    await writeFile(bad, bytes);
+    await expect(indexPack(bad)).rejects.toThrow(PackFormatError);
+    await expect(indexPack(bad)).rejects.toThrow('checksum');
+  });
+
+  it('refuses a pack over the fetch size limit with a clear reason and leaves no partial pack behind', async () => {
+    const small = guardedHttp({ allowPrivate: true, timeoutMs: 30_000, maxBytes: 100_000 });
+    let gitdir = '';
+    await expect(
+      withRepository(path.join(work, 'cache'), 'space-1', { url: remoteUrl, http: small }, 'capped', (repo) => {
+        gitdir = repo.gitdir;
+        return repo.fetch('main');
+      }),
+    ).rejects.toThrow(/^The repository at 127\.0\.0\.1:\d+ is over the size limit: its pack is more than 100000 bytes$/);
+    expect(await readdir(path.join(gitdir, 'objects', 'pack')).catch(() => [])).toEqual([]);
+  });
+
+  it('reports a missing branch as before', async () => {
+    await expect(open('missing', (repo) => repo.fetch('refs/heads/nope'))).rejects.toThrow('The remote has no branch "nope"');
+  });
+});
