@@ -271,9 +271,9 @@ async function benchLargeRepository(
   runOp: (kind: 'import' | 'export', spaceId: string, body: Record<string, unknown>) => Promise<unknown>,
   newSpace: () => Promise<string>,
 ): Promise<Row[]> {
+  if (process.env.BENCH_GIT_LARGE_MB === '0') return [];
   const megabytes = envInt('BENCH_GIT_LARGE_MB', 200);
   const fileCount = envInt('BENCH_GIT_LARGE_FILES', 1000);
-  if (!megabytes) return [];
   const assets = Math.max(1, Math.floor(fileCount / 5));
   const pages = fileCount - assets - 1;
   const src = path.join(work, 'large');
