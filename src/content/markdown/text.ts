@@ -1,5 +1,5 @@
-import type { Definition, Heading, Nodes } from 'mdast';
-import { type Block, collapse, headingIds, htmlText, parseExtended, phrasingText } from './parse.js';
+import type { Definition, Heading, Nodes, Root } from 'mdast';
+import { type Block, collapse, headingIds, htmlText, parseExtended, parseMarkdown, phrasingText } from './parse.js';
 
 export interface Section {
   /** Anchor slug of the heading (as markdownToDocument's heading ids); '' for the text before the first heading. */
@@ -103,8 +103,9 @@ export function splitSections(md: string): Section[] {
  * `www.x.com` come back as `http://www.x.com`), reference links and images resolved through their
  * definitions. `#anchor` links are included. Destinations inside raw HTML and `{% file %}` tags are not.
  */
-export function extractLinks(md: string): MarkdownLink[] {
-  const root = parseExtended(md).full;
+export function extractLinks(md: string, root: Root = parseMarkdown(md)): MarkdownLink[] {
+  // Links do not depend on GitBook's block tags (their contents are Markdown as written): the plain
+  // parse is enough, without the per-block re-parsing of parseExtended.
   const definitions = new Map<string, Definition>();
   const collect = (node: Nodes) => {
     if (node.type === 'definition' && !definitions.has(node.identifier)) definitions.set(node.identifier, node);
@@ -139,9 +140,10 @@ const MAY_LINK = /\]\(|\]:|<|www\.|:\/\/|@|\{%/i;
 /** Links of a page body in document order: Markdown links and images, then `{% file %}` blocks. */
 export function pageLinks(md: string): PageLink[] {
   if (!MAY_LINK.test(md)) return [];
-  const out: PageLink[] = extractLinks(md).map((l) => ({ url: l.url, relation: l.kind }));
-  if (/\{%\s*file\s/.test(md)) {
-    for (const n of parseExtended(md).root.children) {
+  const extended = /\{%\s*file\s/.test(md) ? parseExtended(md) : null;
+  const out: PageLink[] = extractLinks(md, extended?.full).map((l) => ({ url: l.url, relation: l.kind }));
+  if (extended) {
+    for (const n of extended.root.children) {
       if (n.type === 'gitbookFile') out.push({ url: n.src, relation: 'link' });
       else if (n.type === 'gitbookHint')
         for (const c of n.children as Block[]) if (c.type === 'gitbookFile') out.push({ url: c.src, relation: 'link' });
