@@ -163,10 +163,12 @@ const stripHtml = (s: string) =>
  * Blocks of a Markdown text with GitBook tags. `parse` parses plain Markdown parts; `depth` bounds
  * the nesting (deeper tags stay text).
  */
-function tagBlocks(md: string, parse: (text: string) => RootContent[], depth: number): Block[] {
+function tagBlocks(md: string, parse: (text: string) => RootContent[], depth: number, code?: Set<number>): Block[] {
   if (!md.includes('{%') && !/<details/i.test(md)) return parse(md);
   const lines = md.split('\n');
-  const locked = codeLines(parseMarkdown(md));
+  // Code lines: given for the whole text (its parse) and for a tag's body (the same lines of the
+  // enclosing text), parsed here only for a text that is not a run of lines of its parent.
+  const locked = code ?? codeLines(parseMarkdown(md));
   const tagAt = (i: number) => (locked.has(i) ? null : TAG.exec(lines[i]));
   const out: Block[] = [];
   let buf: string[] = [];
@@ -174,7 +176,13 @@ function tagBlocks(md: string, parse: (text: string) => RootContent[], depth: nu
     if (buf.length) out.push(...parse(buf.join('\n')));
     buf = [];
   };
-  const inner = (text: string) => (depth < MAX_TAG_DEPTH ? tagBlocks(text, parse, depth + 1) : parse(text));
+  const inner = (text: string, from?: number, to?: number) => {
+    if (depth >= MAX_TAG_DEPTH) return parse(text);
+    if (from === undefined || to === undefined) return tagBlocks(text, parse, depth + 1);
+    const sub = new Set<number>();
+    for (const l of locked) if (l >= from && l < to) sub.add(l - from);
+    return tagBlocks(text, parse, depth + 1, sub);
+  };
   for (let i = 0; i < lines.length; i++) {
     const details = !locked.has(i) && depth < MAX_TAG_DEPTH ? DETAILS_OPEN.exec(lines[i]) : null;
     if (details) {
@@ -233,24 +241,28 @@ function tagBlocks(md: string, parse: (text: string) => RootContent[], depth: nu
     }
     flush();
     let body: string;
+    const from = i + 1;
+    let to: number;
     if (end >= 0) {
-      body = lines.slice(i + 1, end).join('\n');
+      body = lines.slice(from, end).join('\n');
+      to = end;
       i = end;
     } else {
       // A standalone tag: a caption may follow up to the next blank line (or tag).
       let j = i + 1;
       while (name !== 'include' && j < lines.length && lines[j].trim() !== '' && !tagAt(j)) j++;
-      body = lines.slice(i + 1, j).join('\n');
+      body = lines.slice(from, j).join('\n');
+      to = j;
       i = j - 1;
     }
     if (name === 'hint') {
       const style = (HINT_STYLES as readonly string[]).includes(attrs.style ?? '') ? (attrs.style as HintStyle) : 'info';
-      out.push({ type: 'gitbookHint', style, children: inner(body) });
+      out.push({ type: 'gitbookHint', style, children: inner(body, from, to) });
     } else if (name === 'file') {
       out.push({ type: 'gitbookFile', src: attrs.src ?? '' });
       out.push(...parse(body));
     } else {
-      const children = inner(body);
+      const children = inner(body, from, to);
       out.push({ type: 'gitbookTag', name, attrs, ...(arg !== undefined ? { arg } : {}), children, raw: body });
     }
   }
@@ -279,7 +291,7 @@ export function parseExtended(md: string): Parsed {
     // are prepended (in source order, so the first definition still wins) and produce no content.
     const prelude = definitions.size ? `${serializeMdast({ type: 'root', children: [...definitions.values()] })}\n` : '';
     const parse = (text: string) => parseMarkdown(prelude + text).children.filter((n) => n.type !== 'definition');
-    root = { type: 'root', children: tagBlocks(md, parse, 0) };
+    root = { type: 'root', children: tagBlocks(md, parse, 0, codeLines(full)) };
   }
   const parsed = { root, full, definitions };
   last = { md, parsed };
