@@ -67,18 +67,26 @@ export async function evaluateOpenAPIOperation(
 }
 
 function renderReference(app: AppContext, spec: string, blobKey: string, options: ReferenceOptions): Promise<string> {
-  const key = `${blobKey}\n${JSON.stringify(options)}`;
+  return cachedRender(`${blobKey}\n${JSON.stringify(options)}`, async () => {
+    const bytes = await app.blobs.get(blobKey);
+    if (!bytes) return { markdown: `> The OpenAPI spec "${spec}" has no processed version yet.\n`, keep: false };
+    const out = await app.markdown.openapiReference(bytes.toString('utf8'), options);
+    return { markdown: out.markdown, keep: !out.timedOut };
+  });
+}
+
+/** One render per key at a time, kept in the cache when `keep` (versions and files are immutable). */
+function cachedRender(key: string, render: () => Promise<{ markdown: string; keep: boolean }>): Promise<string> {
   const hit = cache.get(key);
   if (hit !== undefined) return Promise.resolve(hit);
   let run = pending.get(key);
   if (!run) {
-    run = (async () => {
-      const bytes = await app.blobs.get(blobKey);
-      if (!bytes) return `> The OpenAPI spec "${spec}" has no processed version yet.\n`;
-      const out = await app.markdown.openapiReference(bytes.toString('utf8'), options);
-      if (!out.timedOut) cache.set(key, out.markdown);
-      return out.markdown;
-    })().finally(() => pending.delete(key));
+    run = render()
+      .then((r) => {
+        if (r.keep) cache.set(key, r.markdown);
+        return r.markdown;
+      })
+      .finally(() => pending.delete(key));
     pending.set(key, run);
   }
   return run;
@@ -137,19 +145,11 @@ export async function evaluateOperationBlocks(
  * or not a description.
  */
 function renderFileReference(app: AppContext, file: SpecFile, options: ReferenceOptions): Promise<string | null> {
-  const key = `file:${file.sha256}\n${JSON.stringify(options)}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return Promise.resolve(hit || null);
-  let run = pending.get(key);
-  if (!run) {
-    run = (async () => {
-      const bytes = await app.blobs.get(file.blobKey);
-      if (!bytes || bytes.length > MAX_SPEC_FILE_BYTES) return '';
-      const out = await app.markdown.openapiReference(bytes.toString('utf8'), options, { text: true });
-      if (!out.timedOut) cache.set(key, out.markdown);
-      return out.markdown;
-    })().finally(() => pending.delete(key));
-    pending.set(key, run);
-  }
-  return run.then((m) => m || null);
+  const rendered = cachedRender(`file:${file.sha256}\n${JSON.stringify(options)}`, async () => {
+    const bytes = await app.blobs.get(file.blobKey);
+    if (!bytes || bytes.length > MAX_SPEC_FILE_BYTES) return { markdown: '', keep: false };
+    const out = await app.markdown.openapiReference(bytes.toString('utf8'), options, { text: true });
+    return { markdown: out.markdown, keep: !out.timedOut };
+  });
+  return rendered.then((m) => m || null);
 }

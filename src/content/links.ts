@@ -84,6 +84,8 @@ interface ResolverOptions {
 
 export interface Resolver {
   resolve(url: string, from: TreePage): LinkTarget | null;
+  /** The file of the space `url` names from page `from`, if it names one. */
+  file(url: string, from: TreePage): File | undefined;
 }
 
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
@@ -202,7 +204,11 @@ export function createResolver(snap: SnapshotLike, opts: ResolverOptions): Resol
     return filesByName.get(path.slice(path.lastIndexOf('/') + 1));
   };
 
-  return {
+  const resolver: Resolver = {
+    file(url: string, from: TreePage) {
+      const t = resolver.resolve(url, from);
+      return t?.kind === 'file' ? snap.filesById.get(t.file) : undefined;
+    },
     resolve(raw: string, from: TreePage): LinkTarget | null {
       const url = raw.trim();
       if (SCHEME.test(url) || url.startsWith('//')) return absolute(url);
@@ -234,6 +240,7 @@ export function createResolver(snap: SnapshotLike, opts: ResolverOptions): Resol
       return broken;
     },
   };
+  return resolver;
 }
 
 function escapeRe(s: string): string {

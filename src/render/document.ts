@@ -169,14 +169,10 @@ export async function buildExport(
         images,
         links: plan.links.map((url) => [url, linkHref(app, resolver, snapshot, inExport, url, page, anchor)]),
         files: plan.files.map((src) => {
-          const t = resolver.resolve(src, page);
-          const f = t?.kind === 'file' ? snapshot.filesById.get(t.file) : undefined;
+          const f = resolver.file(src, page);
           return [src, f ? { name: f.name } : null];
         }),
-        operations: await evaluateOperationBlocks(app, input.organizationId, plan.operations, (src) => {
-          const t = resolver.resolve(src, page);
-          return t?.kind === 'file' ? (snapshot.filesById.get(t.file) ?? null) : null;
-        }),
+        operations: await evaluateOperationBlocks(app, input.organizationId, plan.operations, (src) => resolver.file(src, page) ?? null),
       });
     } catch (err) {
       throw new PageRenderError(n.title, (err as Error).message);

@@ -67,8 +67,7 @@ export async function renderPageBody(
     return t.url;
   };
   const attachment = (src: string): AttachmentRef | null => {
-    const t = resolver.resolve(src, page);
-    const f = t?.kind === 'file' ? snapshot.filesById.get(t.file) : undefined;
+    const f = resolver.file(src, page);
     return f ? { name: f.name, href: fileDownloadUrl(app, f) } : null;
   };
   const html = await app.markdown.html(markdown, {
@@ -76,10 +75,7 @@ export async function renderPageBody(
     images,
     links: plan.links.map((url) => [url, link(url)]),
     files: plan.files.map((src) => [src, attachment(src)]),
-    operations: await evaluateOperationBlocks(app, orgId, plan.operations, (src) => {
-      const t = resolver.resolve(src, page);
-      return t?.kind === 'file' ? (snapshot.filesById.get(t.file) ?? null) : null;
-    }),
+    operations: await evaluateOperationBlocks(app, orgId, plan.operations, (src) => resolver.file(src, page) ?? null),
   });
   return { markdown, html };
 }

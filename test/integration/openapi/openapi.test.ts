@@ -136,7 +136,7 @@ describe('OpenAPI spec processing lifecycle', () => {
     });
     expect(r.status).toBe(201);
     const op = await settle(r.headers.get('location')!);
-    expect(op.status).toBe('succeeded');
+    expect(op.status, JSON.stringify(op.error ?? op)).toBe('succeeded');
     expect(op.result).toMatchObject({ openapi: '3.1.0', title: 'GrowthBook REST API' });
     expect(op.result.warnings).toBeGreaterThanOrEqual(100);
 
