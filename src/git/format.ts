@@ -10,7 +10,7 @@
 // ./format/export.ts (file naming). Every path read is checked not to leave the project directory;
 // anything malformed is a RepoFormatError naming the file, line and path at fault.
 export { RepoFormatError } from './format/errors.js';
-export type { ExportFile, ExportPage, GitBookConfig, ImportedFile, ImportedPage } from './format/types.js';
+export type { ExportFile, ExportPage, GitBookConfig, ImportedFile, ImportedPage, ParsedRepository } from './format/types.js';
 export { parseRepository } from './format/import.js';
 export { generateRepository } from './format/export.js';
 export { renderPageFile } from './format/page-file.js';

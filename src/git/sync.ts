@@ -18,7 +18,6 @@ import { openCredentials } from './credentials.js';
 import { guardedHttp } from './transport.js';
 import { withRepository, GitSyncError, isContent, type Repository, type RepoFileEntry } from './repo.js';
 import {
-  parseRepository,
   generateRepository,
   CONFIG_FILE,
   RepoFormatError,
@@ -26,6 +25,7 @@ import {
   type ExportPage,
   type ExportFile,
   type GitBookConfig,
+  type ParsedRepository,
 } from './format.js';
 
 export { GitSyncError };
@@ -93,9 +93,19 @@ async function fileBytes(app: AppContext, repo: Repository, files: Awaited<Retur
   return bytes;
 }
 
-function parseOrFail(files: Map<string, Buffer>) {
+/** The repository's page tree, read on a Markdown pool thread (not this event loop), within git's time limit. */
+async function readRepository(app: AppContext, files: Map<string, Buffer>): Promise<ParsedRepository> {
   try {
-    return parseRepository(files);
+    return await app.markdown.repository(files, app.config.git.timeoutMs);
+  } catch (err) {
+    if (err instanceof RepoFormatError) throw err;
+    throw new GitSyncError(`Could not read the repository: ${(err as Error).message}`);
+  }
+}
+
+async function parseOrFail(app: AppContext, files: Map<string, Buffer>) {
+  try {
+    return await readRepository(app, files);
   } catch (err) {
     if (err instanceof RepoFormatError) throw new GitSyncError(`The repository is not a valid docs repository: ${err.message}`);
     throw err;
@@ -202,7 +212,7 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
     const files = await projectFiles(app, repo, commit, projectDir);
     const { contents, entries } = files;
     if (projectDir && contents.size === 0) throw new GitSyncError(`The directory "${projectDir}" does not exist in ${p.ref}`);
-    const parsed = parseOrFail(contents);
+    const parsed = await parseOrFail(app, contents);
     const message = (await repo.commitInfo(commit)).message.trim();
     await progress(0.5);
 
@@ -415,9 +425,9 @@ export async function exportRepository(
     await progress(0.3);
 
     const parentFiles = parent ? await projectFiles(app, repo, parent, projectDir, { skipOversize: true }) : null;
-    let parsedParent: ReturnType<typeof parseRepository> | null;
+    let parsedParent: ParsedRepository | null;
     try {
-      parsedParent = parentFiles && parentFiles.contents.size ? parseRepository(parentFiles.contents) : null;
+      parsedParent = parentFiles && parentFiles.contents.size ? await readRepository(app, parentFiles.contents) : null;
     } catch (err) {
       if (!(err instanceof RepoFormatError)) throw err;
       parsedParent = null; // not a docs repository (yet): generated from scratch

@@ -19,6 +19,7 @@ import { checkDocument, type LimitViolation } from '../content/limits.js';
 import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/markdown.js';
 import type { RenderPlan } from './html.js';
 import type { ReferenceOptions } from '../content/openapi-render.js';
+import { RepoFormatError, type ParsedRepository } from '../git/format.js';
 import {
   plainValue,
   runTask,
@@ -29,6 +30,7 @@ import {
   type HtmlLookups,
   type MarkdownTask,
   type MergeOutput,
+  type RepositoryOutput,
   type TaskOutput,
 } from './tasks.js';
 
@@ -150,6 +152,22 @@ export class MarkdownPool {
     return timedOut ? { markdown, timedOut } : { markdown };
   }
 
+  /**
+   * A docs repository's page tree (src/git/format's parseRepository) read on a thread: a large
+   * repository must not hold the caller's event loop (a worker's lock renewals, the API). Within
+   * `timeoutMs` (git's time limit, not the Markdown one); a RepoFormatError comes back as such.
+   */
+  async repository(files: Map<string, Buffer>, timeoutMs: number): Promise<ParsedRepository> {
+    let size = 0;
+    for (const b of files.values()) size += b.length;
+    const out = (await this.run({ op: 'repository', files }, size, () => ({ timedOut: true }), timeoutMs)) as RepositoryOutput;
+    if ('timedOut' in out) throw new Error(`reading the repository took longer than ${timeoutMs} ms`);
+    if ('formatError' in out) throw new RepoFormatError(out.formatError);
+    // Files come back as Uint8Array views: Buffers again for the callers.
+    for (const f of out.parsed.files) f.content = Buffer.from(f.content.buffer, f.content.byteOffset, f.content.byteLength);
+    return out.parsed;
+  }
+
   /** The first limit a Markdown body breaks, or null (src/content/limits.ts). */
   async scan(md: string, maxChars: number): Promise<LimitViolation | null> {
     return (await this.run({ op: 'scan', md, maxChars }, md.length, () => ({
@@ -252,14 +270,14 @@ export class MarkdownPool {
    * Run a task inline (tiny, or no threads) or on a thread within the time limit; `onTimeout`
    * gives the result when the thread had to be stopped (time-out, or the thread died: out of memory).
    */
-  private async run(task: MarkdownTask, size: number, onTimeout: () => TaskOutput): Promise<TaskOutput> {
+  private async run(task: MarkdownTask, size: number, onTimeout: () => TaskOutput, timeoutMs = this.o.timeoutMs): Promise<TaskOutput> {
     if (this.o.threads === 0 || size <= INLINE_CHARS) return runTask(task);
     if (this.closed) throw new Error('The Markdown pool is closed');
     const pool = await this.threads();
     await this.acquire();
     const started = performance.now();
     try {
-      return await pool.run(task, { signal: AbortSignal.timeout(this.o.timeoutMs) });
+      return await pool.run(task, { signal: AbortSignal.timeout(timeoutMs) });
     } catch (err) {
       const e = err as Error & { code?: string };
       if (e.name !== 'AbortError' && e.code !== 'ERR_WORKER_OUT_OF_MEMORY') throw err;

@@ -11,6 +11,7 @@ import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/ma
 import { parseExtended } from '../content/markdown/parse.js';
 import { diff3Merge } from 'node-diff3';
 import YAML from 'yaml';
+import { parseRepository, RepoFormatError, type ParsedRepository } from '../git/format.js';
 import { pageBodyHtml, renderPlan, type AttachmentRef, type ImageSource, type RenderPlan } from './html.js';
 import { plainDocument, plainHtml, plainSections } from './plain.js';
 import { openapiReferenceMarkdown, type ReferenceOptions } from '../content/openapi-render.js';
@@ -41,6 +42,8 @@ export type MarkdownTask =
   | { op: 'diff3'; base: string; ours: string; theirs: string }
   /** An OpenAPI description (bundled, as JSON text; with `text`, JSON or YAML as written) → the Markdown of its reference page. */
   | { op: 'openapi'; json: string; options: ReferenceOptions; text?: true }
+  /** A docs repository's files (Markdown and `.gitbook.yaml`; others empty) → its page tree (src/git/format). */
+  | { op: 'repository'; files: Map<string, Uint8Array> }
   /** Nothing: the answer says a thread is up (its start-up is not counted in any time limit). */
   | { op: 'ping' };
 
@@ -65,12 +68,17 @@ export type FromDocumentOutput = { markdown: string } | { violation: LimitViolat
 
 export type MergeOutput = { merged: string } | { conflict: string };
 
-export type TaskOutput = BodyOutput | FromDocumentOutput | MergeOutput | LimitViolation | string | null | TaskOutput[];
+/** A parsed repository, or why it is not a docs repository (RepoFormatError's message). */
+export type RepositoryOutput = { parsed: ParsedRepository } | { formatError: string } | { timedOut: true };
+
+export type TaskOutput = BodyOutput | FromDocumentOutput | MergeOutput | RepositoryOutput | LimitViolation | string | null | TaskOutput[];
 
 export function runTask(task: MarkdownTask): TaskOutput {
   switch (task.op) {
     case 'ping':
       return null;
+    case 'repository':
+      return repository(task.files);
     case 'batch':
       return task.tasks.map(runTask);
     case 'scan':
@@ -104,6 +112,17 @@ function openapiReference(json: string, options: ReferenceOptions, text: boolean
   }
   if (text && !isDescription(doc)) return '';
   return openapiReferenceMarkdown(doc, options);
+}
+
+function repository(files: Map<string, Uint8Array>): RepositoryOutput {
+  // Bytes cross threads as Uint8Array views: the same memory seen as Buffers again.
+  const buffers = new Map([...files].map(([k, v]) => [k, Buffer.from(v.buffer, v.byteOffset, v.byteLength)]));
+  try {
+    return { parsed: parseRepository(buffers) };
+  } catch (err) {
+    if (err instanceof RepoFormatError) return { formatError: err.message };
+    throw err;
+  }
 }
 
 function isDescription(doc: unknown): boolean {

@@ -14,7 +14,7 @@ import { RepoFormatError } from './errors.js';
 import { decodeText, parsePageFile } from './page-file.js';
 import { basename, dirname, hasScheme, isMarkdownPath, joinPath, pathProblem, resolvePath } from './paths.js';
 import { LINK_TITLE_MAX, parseSummary, type SummaryEntry, type SummaryNode } from './summary.js';
-import type { GitBookConfig, ImportedFile, ImportedPage } from './types.js';
+import type { ImportedFile, ImportedPage, ParsedRepository } from './types.js';
 import { decodeOrKeep } from '../../util/uri.js';
 
 export const ASSETS_DIR = '.gitbook/assets';
@@ -282,12 +282,7 @@ function collectFiles(ctx: Context, pages: ImportedPage[]): ImportedFile[] {
  * Reads a docs-as-code repository. `files`: every file under the project directory, keyed by path
  * relative to it. With a SUMMARY.md the tree is the SUMMARY's; without, it follows the folders.
  */
-export function parseRepository(files: Map<string, Buffer>): {
-  config: GitBookConfig;
-  pages: ImportedPage[];
-  files: ImportedFile[];
-  warnings: string[];
-} {
+export function parseRepository(files: Map<string, Buffer>): ParsedRepository {
   const all = new Map<string, Buffer>();
   for (const [key, content] of files) {
     const path = resolvePath(key, 'repository file');

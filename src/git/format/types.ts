@@ -92,3 +92,11 @@ export interface ExportFile<C = Buffer> {
   /** The bytes, or what the caller reads them from later (an export need not hold every file at once). */
   content: C;
 }
+
+/** A docs repository read (parseRepository): its configuration, page tree, files and warnings. */
+export interface ParsedRepository {
+  config: GitBookConfig;
+  pages: ImportedPage[];
+  files: ImportedFile[];
+  warnings: string[];
+}
