@@ -192,10 +192,7 @@ async function benchFixture(
     const cloneDir = path.join(work, `fixture-clone-${round}`);
     times.importBase.push(await timed(() => gitCli(['clone', '-q', url, cloneDir], work)));
     const spaceId = await newSpace();
-    const before = process.memoryUsage().rss;
-    let high = before;
-    const sampler = setInterval(() => (high = Math.max(high, process.memoryUsage().rss)), 20);
-    try {
+    const growth = await peakGrowth(async () =>
       times.importOurs.push(
         await timed(() =>
           runOp('import', spaceId, {
@@ -205,11 +202,9 @@ async function benchFixture(
             repoCacheID: `fixture-${round}-${randomBytes(4).toString('hex')}`,
           }),
         ),
-      );
-    } finally {
-      clearInterval(sampler);
-    }
-    peak = Math.max(peak, high - before);
+      ),
+    );
+    peak = Math.max(peak, growth);
     const pushTarget = await remote.createRepo(`fixture-push-${round}`);
     times.exportBase.push(await timed(() => gitCli(['push', '-q', pushTarget, 'HEAD:refs/heads/main'], cloneDir)));
     const exportTarget = await remote.createRepo(`fixture-export-${round}`);
