@@ -107,7 +107,7 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
   const newSpace = async () =>
     (await call(apiBase, adminToken, 'POST', `/v1/orgs/${orgId}/spaces`, { title: 'Bench git', empty: true })).json.id as string;
 
-  const times = { importOurs: [] as number[], importBase: [] as number[], exportOurs: [] as number[], exportBase: [] as number[] };
+  const times: Times = { importOurs: [], importBase: [], exportOurs: [], exportBase: [] };
   let lastSpace = '';
   for (let round = 1; round <= ROUNDS; round++) {
     log(`round ${round}/${ROUNDS}: git clone, import, git push, export ...`);
@@ -142,26 +142,7 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
   log(`imported ${count(pages.pages)} pages and ${pages.files.length} files`);
 
   const name = `${PAGES} pages + ${IMAGES} images`;
-  return [
-    ...fixtureRows,
-    ...largeRows,
-    {
-      benchmark: `Git import, ${name}`,
-      metric: 'seconds (ours: import job; baseline: git clone)',
-      ours: median(times.importOurs),
-      baseline: median(times.importBase),
-      digits: 2,
-      higherIsBetter: false,
-    },
-    {
-      benchmark: `Git export, ${name}`,
-      metric: 'seconds (ours: export job; baseline: git push)',
-      ours: median(times.exportOurs),
-      baseline: median(times.exportBase),
-      digits: 2,
-      higherIsBetter: false,
-    },
-  ];
+  return [...fixtureRows, ...largeRows, ...timeRows(name, times)];
 }
 
 /**
@@ -185,7 +166,7 @@ async function benchFixture(
   await cp(path.join(root, fixture), src, { recursive: true });
   await rm(path.join(src, 'SOURCE.md'), { force: true });
   const url = await remote.createRepo('bench-fixture', { dir: src, message: 'Fixture' });
-  const times = { importOurs: [] as number[], importBase: [] as number[], exportOurs: [] as number[], exportBase: [] as number[] };
+  const times: Times = { importOurs: [], importBase: [], exportOurs: [], exportBase: [] };
   let peak = 0;
   for (let round = 1; round <= ROUNDS; round++) {
     log(`fixture ${fixture}/${dir}, round ${round}/${ROUNDS} ...`);
@@ -214,6 +195,23 @@ async function benchFixture(
   }
   const name = `${fixture}${dir ? `/${dir}` : ''}`;
   return [
+    ...timeRows(name, times),
+    {
+      benchmark: `Git import, ${name}`,
+      metric: 'MB (ours: peak RSS growth during the import, API and workers in one process; baseline: size of the space folder)',
+      ours: peak / 1024 / 1024,
+      baseline: folderBytes(path.join(src, dir)) / 1024 / 1024,
+      digits: 1,
+      higherIsBetter: false,
+    },
+  ];
+}
+
+type Times = { importOurs: number[]; importBase: number[]; exportOurs: number[]; exportBase: number[] };
+
+/** The import and export rows of one repository: medians beside `git clone` and `git push`. */
+function timeRows(name: string, times: Times): Row[] {
+  return [
     {
       benchmark: `Git import, ${name}`,
       metric: 'seconds (ours: import job; baseline: git clone)',
@@ -228,14 +226,6 @@ async function benchFixture(
       ours: median(times.exportOurs),
       baseline: median(times.exportBase),
       digits: 2,
-      higherIsBetter: false,
-    },
-    {
-      benchmark: `Git import, ${name}`,
-      metric: 'MB (ours: peak RSS growth during the import, API and workers in one process; baseline: size of the space folder)',
-      ours: peak / 1024 / 1024,
-      baseline: folderBytes(path.join(src, dir)) / 1024 / 1024,
-      digits: 1,
       higherIsBetter: false,
     },
   ];
