@@ -3,7 +3,7 @@ import { JobFailure, JobSkipped } from '../src/queue/errors.js';
 import { importRepository, completedImport, GitSyncError } from '../src/git/sync.js';
 import { inSpaceOrder } from '../src/git/ordering.js';
 import { getSpace } from '../src/db/repos/spaces.js';
-import { afterContentChange } from '../src/services/content-hooks.js';
+import { afterImport } from '../src/services/content-hooks.js';
 
 /**
  * Import a branch into a space (see src/git/sync.ts); ordered per space by timestamp. Once per
@@ -15,7 +15,7 @@ export const processGitImport: Processor<'git.import'> = async (payload, ctx) =>
     operationId: ctx.operation.id,
     progress: ctx.progress,
     fence: ctx.fence,
-    afterContentChange: (spaceId: string) => afterContentChange(ctx.app, spaceId),
+    afterContentChange: (spaceId: string) => afterImport(ctx.app, spaceId),
   };
   const done = await completedImport(ctx.app, payload, run);
   if (done) {

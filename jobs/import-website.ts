@@ -2,7 +2,7 @@ import type { Processor } from './types.js';
 import { JobFailure, JobSkipped } from '../src/queue/errors.js';
 import { getSpace } from '../src/db/repos/spaces.js';
 import { importWebsite, ImportError } from '../src/import/website.js';
-import { afterContentChange } from '../src/services/content-hooks.js';
+import { afterImport } from '../src/services/content-hooks.js';
 
 /** Crawl a website into a space or a change request (see src/import/website.ts). */
 export const processWebsiteImport: Processor<'import.website'> = async (payload, ctx) => {
@@ -12,7 +12,7 @@ export const processWebsiteImport: Processor<'import.website'> = async (payload,
       createdBy: ctx.operation.created_by,
       progress: ctx.progress,
       log: ctx.log,
-      afterContentChange: (spaceId) => afterContentChange(ctx.app, spaceId),
+      afterContentChange: (spaceId) => afterImport(ctx.app, spaceId),
     });
   } catch (err) {
     if (err instanceof ImportError) throw new JobFailure(err.message);

@@ -1,7 +1,7 @@
 // Environment -> typed, frozen configuration. Every variable read here is documented in README.md
 // (section "Configuration"). Nothing else in the code base reads process.env.
 
-export const ALL_QUEUES = ['openapi', 'git', 'import', 'pdf', 'translation', 'maintenance'] as const;
+export const ALL_QUEUES = ['openapi', 'git', 'import', 'pdf', 'translation', 'search', 'maintenance'] as const;
 export type QueueName = (typeof ALL_QUEUES)[number];
 
 export interface Config {

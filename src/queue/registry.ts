@@ -24,6 +24,11 @@ export interface JobPayloads {
   'import.website': ImportWebsitePayload;
   /** Translate a space into its translation's result space (one new revision); see src/services/translation-run.ts. */
   'translation.run': { translationId: string };
+  /**
+   * Bring a space's search index up to its current revision (src/search/indexer.ts), after an
+   * import wrote many pages at once: the import is readable when it commits, search follows here.
+   */
+  'search.index': { spaceId: string };
 }
 
 export interface ImportWebsitePayload {
@@ -75,6 +80,7 @@ export const JOBS: { readonly [K in JobName]: JobSpec } = {
   'git.export': { queue: 'git', description: 'Export a space to a git branch' },
   'import.website': { queue: 'import', description: 'Import a website into a space or a change request' },
   'translation.run': { queue: 'translation', description: "Translate a space's changed pages into its translation's result space" },
+  'search.index': { queue: 'search', description: "Bring a space's search index up to its current revision after an import" },
 };
 
 export const JOB_NAMES = Object.keys(JOBS) as JobName[];

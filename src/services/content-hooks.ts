@@ -1,6 +1,8 @@
 import type { AppContext } from '../context.js';
 import { reindexSpace } from '../search/indexer.js';
 import { bumpSitesOfSpace } from '../db/repos/sites.js';
+import { getSpace } from '../db/repos/spaces.js';
+import { createOperation, enqueue } from './operations.js';
 
 /**
  * Called after a space's current revision changed (create, edit, template, duplicate, import...).
@@ -8,15 +10,44 @@ import { bumpSitesOfSpace } from '../db/repos/sites.js';
  * (git import, website import) get it passed in by their job processors.
  */
 export async function afterContentChange(app: AppContext, spaceId: string): Promise<void> {
+  await bumpSites(app, spaceId);
+  try {
+    await reindexSpace(app, spaceId);
+  } catch (err) {
+    app.log.error({ err, spaceId }, 'search reindex failed');
+  }
+}
+
+/**
+ * Called after an import (git, website) made a new revision current: sites follow at once, the
+ * search index in a `search.index` job of its own, so the import is done (and its content readable)
+ * as soon as it commits, without waiting for thousands of pages to be indexed. Until that job ran,
+ * a search of the space brings the index up to date itself (src/search/search.ts), so no search
+ * ever answers from an index older than the revision.
+ */
+export async function afterImport(app: AppContext, spaceId: string): Promise<void> {
+  await bumpSites(app, spaceId);
+  try {
+    const space = await getSpace(app.db, spaceId);
+    if (!space) return;
+    const op = await createOperation(app.db, 'search.index', {
+      organizationId: space.organization_id,
+      payload: { spaceId },
+      targetType: 'space',
+      targetId: spaceId,
+    });
+    await enqueue(app, op);
+  } catch (err) {
+    // The next search of the space catches up by itself.
+    app.log.error({ err, spaceId }, 'could not schedule the search index update');
+  }
+}
+
+async function bumpSites(app: AppContext, spaceId: string): Promise<void> {
   try {
     // Published sites read the space's revision per request; the version makes their caches move too.
     await bumpSitesOfSpace(app.db, spaceId);
   } catch (err) {
     app.log.error({ err, spaceId }, 'site version bump failed');
-  }
-  try {
-    await reindexSpace(app, spaceId);
-  } catch (err) {
-    app.log.error({ err, spaceId }, 'search reindex failed');
   }
 }

@@ -8,6 +8,7 @@ import { startGitServer, gitCli, type GitServer } from '../../helpers/git-server
 import { waitFor } from '../../helpers/http.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { TEST_REDIS_URL } from '../../helpers/env.js';
+import { freshness } from '../../../src/db/repos/search.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'git');
 
@@ -167,6 +168,32 @@ describe('import', () => {
     expect(rows).toHaveLength(1);
   });
 });
+
+  it('the import is done once its revision commits; the search index follows in a search.index operation', async () => {
+    const url = await g.createRepo('searchable', {
+      files: { 'README.md': '# Welcome\n\nStart here.\n', 'SUMMARY.md': '* [Welcome](README.md)\n* [Quokka](quokka.md)\n', 'quokka.md': '# Quokka\n\nThe zorbulent quokka.\n' },
+    });
+    const s = await newSpace();
+    const op = await run('import', s, { url, ref: 'refs/heads/main' });
+    expect(op.status, op.error).toBe('succeeded');
+    const revision = await revisionOf(s);
+    // This app runs no `search` worker: the index has not followed yet, its operation waits.
+    const pending = await t.app.db.query(`SELECT id, status FROM operations WHERE kind = 'search.index' AND target_id = $1`, [s]);
+    expect(pending.rows).toEqual([{ id: expect.any(String), status: 'queued' }]);
+    const indexed = async () => (await freshness(t.app.db, [s]))[0].indexed_revision;
+    expect(await indexed()).not.toBe(revision);
+    const workers = t.startWorkers(['search']);
+    try {
+      const done = await settle(`${t.baseUrl}/v1/operations/${pending.rows[0].id}`);
+      expect(done.status, done.error).toBe('succeeded');
+      expect(await indexed()).toBe(revision);
+    } finally {
+      await workers.close();
+    }
+    const found = await api('GET', `/v1/spaces/${s}/search?query=zorbulent`);
+    expect(found.status).toBe(200);
+    expect(found.body.items.map((p: any) => p.title)).toEqual(['Quokka']);
+  });
 
 describe('export and round trips', () => {
   it('import then export of an unchanged space produces no diff', async () => {
