@@ -42,8 +42,8 @@ function ignoredInFolders(path: string): boolean {
  * HTML src/href. A body beyond the content limits (src/content/limits.ts) is not parsed: it is
  * imported as written, and only its `{% file %}` and HTML references are followed.
  */
-function referencedUrls(markdown: string): string[] {
-  const urls = scanMarkdown(markdown) ? [] : extractLinks(markdown).map((l) => l.url);
+function referencedUrls(markdown: string, mayLinkFile: (markdown: string) => boolean): string[] {
+  const urls = !mayLinkFile(markdown) || scanMarkdown(markdown) ? [] : extractLinks(markdown).map((l) => l.url);
   for (const m of markdown.matchAll(/\{%\s*file\s+src\s*=\s*"([^"]*)"/g)) urls.push(m[1]);
   for (const m of markdown.matchAll(/\s(?:src|href)\s*=\s*"([^"]*)"/g)) urls.push(m[1]);
   return urls;
@@ -230,14 +230,40 @@ function fromFolders(ctx: Context): ImportedPage[] {
  * The space's files: everything under `.gitbook/assets/` (dot files excepted), plus any other
  * non-markdown file of the docs root that a page links to or embeds by relative path.
  */
+/**
+ * Whether a page's Markdown links could name a file the import does not keep already (the assets
+ * folder is kept whole): only then are its links parsed. A link naming a file ends with the last
+ * run of letters or digits of its name (`png` of `img-1.png`, `license` of `LICENSE`), which
+ * escapes and percent-encoding leave as they are in practice; a page without any of them names
+ * none. So a repository keeping its images in `.gitbook/assets`, as GitBook writes it, parses no
+ * links at all, and others parse only the pages that may link a file.
+ */
+function linkFilter(ctx: Context, kept: Set<string>): (markdown: string) => boolean {
+  const needles = new Set<string>();
+  for (const path of ctx.docs.keys()) {
+    if (kept.has(path) || isMarkdownPath(path)) continue;
+    const runs = basename(path).toLowerCase().match(/[a-z0-9]+/g);
+    if (!runs) return () => true;
+    needles.add(runs[runs.length - 1]);
+    if (needles.size > 64) return () => true;
+  }
+  if (!needles.size) return () => false;
+  const list = [...needles];
+  return (markdown) => {
+    const lower = markdown.toLowerCase();
+    return list.some((n) => lower.includes(n));
+  };
+}
+
 function collectFiles(ctx: Context, pages: ImportedPage[]): ImportedFile[] {
   const paths = new Set<string>();
   for (const path of ctx.docs.keys()) {
     if (path.startsWith(`${ASSETS_DIR}/`) && !basename(path).startsWith('.')) paths.add(path);
   }
+  const mayLinkFile = linkFilter(ctx, paths);
   const visit = (page: ImportedPage) => {
     if (page.type === 'document') {
-      for (const raw of referencedUrls(page.markdown)) {
+      for (const raw of referencedUrls(page.markdown, mayLinkFile)) {
         const trimmed = raw.trim().replace(/[?#].*$/, '');
         // A root-absolute path ('/images/a.png') is relative to the docs root, as GitBook resolves it.
         const absolute = trimmed.startsWith('/') && !trimmed.startsWith('//');

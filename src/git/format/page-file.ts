@@ -193,15 +193,33 @@ interface ParsedPageFile {
 }
 
 /**
- * The first block of a body, parsed on its own: only it can be a leading heading, and only the text
- * up to the first blank line can belong to it (at most 16 KB: a heading is a line or two). So a page
- * of any size or shape costs one small parse here; null when that text breaks the content limits.
+ * An ATX level-1 heading line whose text is plain (letters, digits, spaces, punctuation that is
+ * never Markdown syntax, any non-ASCII character): its title is that text, without parsing.
  */
-function firstBlock(body: string) {
+const PLAIN_ATX_TITLE = /^ {0,3}#[ \t]+([A-Za-z0-9 \t,.:;()'?/+=%@"\u0080-\uFFFF-]*[^\s#\\`*_[\]<>!&~${}|\u0000-\u001F\u007F])[ \t]*$/;
+
+/**
+ * The leading level-1 heading of a body: its title and where it ends, or null. Only the first
+ * block can be it, and only the text up to the first blank line can belong to it (at most 16 KB: a
+ * heading is a line or two), parsed on its own, so a page of any size or shape costs one small
+ * parse here (none when that text breaks the content limits). An ATX heading is the first line
+ * alone, a setext one needs a `===` underline in the block: neither there, nothing is parsed; a
+ * plain `# Title` line is read without a parser (most pages of a large import start with one, and
+ * a parser's set-up costs more than the line).
+ */
+function leadingHeading(body: string): { title: string; end: number } | null {
   const blank = /\n[ \t]*(?:\n|$)/.exec(body);
-  const head = body.slice(0, Math.min(blank ? blank.index : body.length, 16 * 1024));
+  let head = body.slice(0, Math.min(blank ? blank.index : body.length, 16 * 1024));
+  if (/^ {0,3}#(?:[ \t\n]|$)/.test(head)) {
+    const eol = head.indexOf('\n');
+    head = eol < 0 ? head : head.slice(0, eol);
+    const plain = head.length <= 1024 ? PLAIN_ATX_TITLE.exec(head) : null;
+    if (plain) return { title: cleanTitle(plain[1]), end: head.length };
+  } else if (!/^ {0,3}=+[ \t]*$/m.test(head)) return null;
   if (scanMarkdown(head)) return null;
-  return parseMarkdown(head).children[0] ?? null;
+  const first = parseMarkdown(head).children[0];
+  if (first?.type !== 'heading' || first.depth !== 1 || first.position?.end.offset === undefined) return null;
+  return { title: cleanTitle(toString(first)), end: first.position.end.offset };
 }
 
 /** Front matter keys mapped to page metadata; others are kept as they are (see `extra`). */
@@ -214,14 +232,14 @@ export function parsePageFile(content: Buffer, label: string): ParsedPageFile {
   const extraKeys = Object.keys(data).filter((k) => !META_KEYS.has(k));
   const extra = extraKeys.length ? Object.fromEntries(extraKeys.map((k) => [k, data[k]])) : undefined;
   const body = stripBlankLines(raw);
-  const first = firstBlock(body);
-  if (first?.type === 'heading' && first.depth === 1 && first.position?.end.offset !== undefined) {
-    const rest = stripBlankLines(body.slice(first.position.end.offset));
+  const first = leadingHeading(body);
+  if (first) {
+    const rest = stripBlankLines(body.slice(first.end));
     return {
       meta,
       extra,
       order: Object.keys(data),
-      heading: cleanTitle(toString(first)),
+      heading: first.title,
       body,
       bodyAfterHeading: /^[ \t]*$/.test(rest) ? '' : rest,
     };

@@ -203,6 +203,40 @@ describe('parseRepository: a repository in GitBook style', () => {
   });
 });
 
+describe('parseRepository: page titles and linked files', () => {
+  const titleOf = (firstLines: string) => {
+    const r = parseRepository(files({ 'README.md': `${firstLines}\n\nBody text.\n` }));
+    return [r.pages[0].title, r.pages[0].markdown];
+  };
+
+  it('reads a leading level-1 heading as the title, plain or with Markdown in it', () => {
+    expect(titleOf('# Getting   started #')).toEqual(['Getting started', 'Body text.\n']);
+    expect(titleOf('#\tÜber 日本 🚀 (v2) a@b.com')).toEqual(['Über 日本 🚀 (v2) a@b.com', 'Body text.\n']);
+    expect(titleOf('# The **bold** `code` [link](x.md) &amp; C#')).toEqual(['The bold code link & C#', 'Body text.\n']);
+    expect(titleOf('Setext title\n===')).toEqual(['Setext title', 'Body text.\n']);
+    // An empty heading or none at level 1: the README's default title, the text stays in the body.
+    expect(titleOf('#\nnext line')).toEqual(['Introduction', '#\nnext line\n\nBody text.\n']);
+    expect(titleOf('## Second level')[0]).toBe('Introduction');
+    expect(titleOf('    # code')[0]).toBe('Introduction');
+    expect(titleOf('#5 no space')[0]).toBe('Introduction');
+  });
+
+  it('keeps the files that page links name, wherever they are, and only those', () => {
+    const r = parseRepository(
+      files({
+        'SUMMARY.md': '* [A](a.md)\n* [B](b.md)\n',
+        'a.md': '# A\n\n![chart](images/chart.svg) and [the sheet](<data/sheet 1.csv>)\n\n```\n![not a link](images/unused.png)\n```\n',
+        'b.md': '# B\n\nNo files here; [page A](a.md).\n',
+        'images/chart.svg': '<svg/>',
+        'images/unused.png': Buffer.from([1]),
+        'data/sheet 1.csv': 'a,b\n',
+        '.gitbook/assets/kept.png': Buffer.from([2]),
+      }),
+    );
+    expect(r.files.map((f) => f.path)).toEqual(['.gitbook/assets/kept.png', 'data/sheet 1.csv', 'images/chart.svg']);
+  });
+});
+
 describe('parseRepository: .gitbook.yaml, docs root and monorepos', () => {
   it('reads root, structure and redirects, and only the files under the root', () => {
     const { config, pages, files: assets } = parseRepository(loadFixture('docs-root'));
