@@ -6,6 +6,7 @@ import git from 'isomorphic-git';
 import type { HttpClient } from 'isomorphic-git';
 import type { GitCredentials } from './credentials.js';
 import { receivePack, RemotePackError } from './pack/fetch.js';
+import { pushPack, PushRefusedError } from './pack/push.js';
 import { parseCommit, parseTree } from './pack/objects.js';
 import { PackFormatError } from './pack/read.js';
 import { GitSizeLimitError } from './transport.js';
@@ -201,7 +202,7 @@ export class Repository {
   }
 
   async writeBlob(content: Buffer): Promise<string> {
-    return git.writeBlob({ fs, gitdir: this.gitdir, blob: new Uint8Array(content) });
+    return this.objects.write('blob', content);
   }
 
   /** Write nested trees for a flat map of paths; returns the root tree oid. */
@@ -246,40 +247,131 @@ export class Repository {
     });
   }
 
-  /** Push a commit to a remote branch; without `force` a non-fast-forward is refused. */
+  /**
+   * Push a commit to a remote branch; without `force` a non-fast-forward is refused. Only the
+   * objects the remote lacks are sent: those of the new commits (up to the commits the remote
+   * advertises) that are not in the trees of the advertised commits this cache holds; the pack is
+   * built on disk and streamed (src/git/pack/push.ts).
+   */
   async push(commit: string, ref: string, force: boolean): Promise<void> {
-    const local = 'refs/heads/__docsplatform_export';
-    await git.writeRef({ fs, gitdir: this.gitdir, ref: local, value: commit, force: true });
+    let info;
     try {
-      const r = await git.push({
-        fs,
+      info = await git.getRemoteInfo2({
         http: this.remote.http,
-        gitdir: this.gitdir,
         url: this.remote.url,
-        ref: local,
-        remoteRef: ref,
-        force,
         onAuth: this.auth(),
         onAuthFailure: () => ({ cancel: true }),
-        cache: this.cache,
+        forPush: true,
+        protocolVersion: 1,
       });
-      const status = r.refs?.[ref];
-      if (!r.ok || (status && !status.ok))
-        throw new GitSyncError(`The remote refused the push: ${status?.error ?? r.error ?? 'unknown reason'}`);
     } catch (err) {
-      if (err instanceof GitSyncError) throw err;
-      const e = err as { code?: string; data?: { reason?: string } };
-      if (e.code === 'PushRejectedError') {
-        throw new GitSyncError(
-          e.data?.reason === 'not-fast-forward'
-            ? 'The remote branch has commits that are not in this space (non-fast-forward): import them first, or export with force'
-            : `The remote refused the push (${e.data?.reason ?? 'rejected'})`,
-        );
+      throw describeRemoteError(err, this.remote.url);
+    }
+    const refs = info.protocolVersion === 1 ? (info.refs ?? []) : [];
+    const capabilities = info.protocolVersion === 1 ? Object.keys(info.capabilities) : [];
+    const old = refs.find((r) => r.ref === ref)?.oid ?? null;
+    if (old === commit) return;
+    if (old && !force && !(await this.reaches(commit, old))) throw new GitSyncError(NON_FAST_FORWARD);
+    const c = this.remote.credentials;
+    try {
+      await pushPack({
+        http: this.remote.http,
+        url: this.remote.url,
+        headers: c ? { authorization: `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}` } : {},
+        oldOid: old,
+        newOid: commit,
+        ref,
+        capabilities,
+        oids: await this.missingObjects(
+          commit,
+          refs.map((r) => r.oid),
+        ),
+        read: (oid) => this.objects.read(oid),
+        tmpDir: path.join(this.gitdir, 'tmp'),
+      });
+    } catch (err) {
+      if (err instanceof PushRefusedError) {
+        throw new GitSyncError(/non-fast-forward|fetch first/.test(err.reason) ? NON_FAST_FORWARD : err.message);
       }
       throw describeRemoteError(err, this.remote.url);
     }
   }
+
+  /** Whether `target` is `from` or one of its ancestors in this cache. */
+  private async reaches(from: string, target: string): Promise<boolean> {
+    const seen = new Set<string>();
+    const queue = [from];
+    while (queue.length) {
+      const oid = queue.pop()!;
+      if (oid === target) return true;
+      if (seen.has(oid)) continue;
+      seen.add(oid);
+      const obj = await this.objects.read(oid);
+      if (obj?.type === 'commit') queue.push(...parseCommit(obj.data).parents);
+    }
+    return false;
+  }
+
+  /**
+   * The objects of `commit` a remote with these ref tips lacks: the commits from `commit` back to
+   * the tips, and the trees and blobs of theirs that the tips' trees (those this cache holds) do
+   * not have. Submodule commits are never sent.
+   */
+  private async missingObjects(commit: string, tips: string[]): Promise<string[]> {
+    const remoteTips = new Set(tips);
+    const commits: { oid: string; tree: string }[] = [];
+    const boundary: string[] = [];
+    const seen = new Set<string>();
+    const queue = [commit];
+    while (queue.length) {
+      const oid = queue.pop()!;
+      if (seen.has(oid)) continue;
+      seen.add(oid);
+      const obj = await this.objects.read(oid);
+      if (obj?.type !== 'commit') continue; // not here: the remote must have it
+      const parsed = parseCommit(obj.data);
+      if (remoteTips.has(oid)) {
+        boundary.push(parsed.tree);
+        continue;
+      }
+      commits.push({ oid, tree: parsed.tree });
+      queue.push(...parsed.parents);
+    }
+    const have = new Set<string>();
+    const collect = async (tree: string) => {
+      if (have.has(tree)) return;
+      have.add(tree);
+      const obj = await this.objects.read(tree);
+      if (obj?.type !== 'tree') return;
+      for (const e of parseTree(obj.data)) {
+        if (e.type === 'tree') await collect(e.oid);
+        else have.add(e.oid);
+      }
+    };
+    for (const tree of boundary) await collect(tree);
+    const out: string[] = [];
+    const add = async (tree: string) => {
+      if (have.has(tree)) return;
+      have.add(tree);
+      out.push(tree);
+      for (const e of await this.readTree(tree)) {
+        if (e.type === 'tree') await add(e.oid);
+        else if (e.type === 'blob' && !have.has(e.oid)) {
+          have.add(e.oid);
+          out.push(e.oid);
+        }
+      }
+    };
+    for (const c of commits) {
+      out.push(c.oid);
+      await add(c.tree);
+    }
+    return out;
+  }
 }
+
+const NON_FAST_FORWARD =
+  'The remote branch has commits that are not in this space (non-fast-forward): import them first, or export with force';
 
 /** Turn isomorphic-git errors into clear reasons, never echoing credentials. */
 function describeRemoteError(err: unknown, url: string, branch?: string): Error {

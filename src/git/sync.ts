@@ -1,5 +1,6 @@
 // Git import and export of a space: the work of the git.import and git.export jobs.
 import path from 'node:path/posix';
+import pLimit from 'p-limit';
 import type { AppContext } from '../context.js';
 import type { GitJobPayload } from '../queue/registry.js';
 import { withTx, type Queryable } from '../db/pool.js';
@@ -32,6 +33,8 @@ export { GitSyncError };
 
 /** At most this many warnings are kept on an import's result (a broken SUMMARY.md can have thousands). */
 const MAX_WARNINGS = 200;
+/** Blobs an export writes at once (their bytes in memory together: stored files are up to GIT_MAX_FILE_BYTES). */
+const BLOB_WRITES = 4;
 
 function remoteFor(app: AppContext, p: GitJobPayload) {
   return {
@@ -538,11 +541,21 @@ export async function exportRepository(
       managed.add(rel(config?.summary ?? 'SUMMARY.md'));
       for (const m of managed) tree.delete(prefix + m);
     }
-    for (const [rel, content] of generated) {
+    // A few blobs at a time (stored files are read from the BlobStore); the tree keeps its order.
+    const blobs = [...generated].map(([rel, content]) => {
       const mode = tree.get(prefix + rel)?.mode;
-      const bytes = Buffer.isBuffer(content) ? content : await storedBytes(app, content);
-      tree.set(prefix + rel, { oid: await repo.writeBlob(bytes), mode: mode === '100755' ? mode : '100644' });
-    }
+      const entry = { oid: '', mode: mode === '100755' ? mode : '100644' };
+      tree.set(prefix + rel, entry);
+      return { entry, content };
+    });
+    const limit = pLimit(BLOB_WRITES);
+    await Promise.all(
+      blobs.map(({ entry, content }) =>
+        limit(async () => {
+          entry.oid = await repo.writeBlob(Buffer.isBuffer(content) ? content : await storedBytes(app, content));
+        }),
+      ),
+    );
     await progress(0.6);
     const treeOid = await repo.writeTree(tree);
     if (parent && (await repo.commitInfo(parent)).tree === treeOid) {

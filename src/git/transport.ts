@@ -23,8 +23,11 @@ export function guardedHttp(opts: { allowPrivate: boolean; timeoutMs: number; ma
       } catch (err) {
         throw new GitTransportError((err as Error).message);
       }
+      // A body of announced length (a push's pack) is streamed; isomorphic-git's small request
+      // bodies are gathered first to announce theirs.
+      const streamed = req.body && req.headers?.['content-length'] !== undefined ? req.body : null;
       const chunks: Uint8Array[] = [];
-      if (req.body) for await (const c of req.body) chunks.push(c);
+      if (req.body && !streamed) for await (const c of req.body) chunks.push(c);
       const body = Buffer.concat(chunks);
       const mod = url.protocol === 'https:' ? https : http;
       return new Promise<GitHttpResponse>((resolve, reject) => {
@@ -53,7 +56,12 @@ export function guardedHttp(opts: { allowPrivate: boolean; timeoutMs: number; ma
         r.on('error', (err) =>
           reject(err instanceof GitTransportError ? err : new GitTransportError(`Could not reach ${url.host}: ${err.message}`)),
         );
-        r.end(body);
+        if (!streamed) r.end(body);
+        else
+          void (async () => {
+            for await (const c of streamed) if (!r.write(c)) await new Promise((ok) => r.once('drain', ok));
+            r.end();
+          })().catch((err) => r.destroy(err as Error));
       });
     },
   };

@@ -242,7 +242,9 @@ function linkFilter(ctx: Context, kept: Set<string>): (markdown: string) => bool
   const needles = new Set<string>();
   for (const path of ctx.docs.keys()) {
     if (kept.has(path) || isMarkdownPath(path)) continue;
-    const runs = basename(path).toLowerCase().match(/[a-z0-9]+/g);
+    const runs = basename(path)
+      .toLowerCase()
+      .match(/[a-z0-9]+/g);
     if (!runs) return () => true;
     needles.add(runs[runs.length - 1]);
     if (needles.size > 64) return () => true;

@@ -10,13 +10,13 @@ import { indexPack } from './index.js';
 
 export class RemotePackError extends Error {}
 
-function pkt(line: string): Buffer {
+export function pkt(line: string): Buffer {
   const body = Buffer.from(line, 'utf8');
   return Buffer.concat([Buffer.from((body.length + 4).toString(16).padStart(4, '0'), 'latin1'), body]);
 }
 
 /** The pkt-lines of a response body: each payload, or null for a flush packet. */
-async function* pktLines(body: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer | null> {
+export async function* pktLines(body: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer | null> {
   let buf = Buffer.alloc(0);
   for await (const chunk of body) {
     buf = buf.length ? Buffer.concat([buf, chunk]) : Buffer.from(chunk);

@@ -169,31 +169,35 @@ describe('import', () => {
   });
 });
 
-  it('the import is done once its revision commits; the search index follows in a search.index operation', async () => {
-    const url = await g.createRepo('searchable', {
-      files: { 'README.md': '# Welcome\n\nStart here.\n', 'SUMMARY.md': '* [Welcome](README.md)\n* [Quokka](quokka.md)\n', 'quokka.md': '# Quokka\n\nThe zorbulent quokka.\n' },
-    });
-    const s = await newSpace();
-    const op = await run('import', s, { url, ref: 'refs/heads/main' });
-    expect(op.status, op.error).toBe('succeeded');
-    const revision = await revisionOf(s);
-    // This app runs no `search` worker: the index has not followed yet, its operation waits.
-    const pending = await t.app.db.query(`SELECT id, status FROM operations WHERE kind = 'search.index' AND target_id = $1`, [s]);
-    expect(pending.rows).toEqual([{ id: expect.any(String), status: 'queued' }]);
-    const indexed = async () => (await freshness(t.app.db, [s]))[0].indexed_revision;
-    expect(await indexed()).not.toBe(revision);
-    const workers = t.startWorkers(['search']);
-    try {
-      const done = await settle(`${t.baseUrl}/v1/operations/${pending.rows[0].id}`);
-      expect(done.status, done.error).toBe('succeeded');
-      expect(await indexed()).toBe(revision);
-    } finally {
-      await workers.close();
-    }
-    const found = await api('GET', `/v1/spaces/${s}/search?query=zorbulent`);
-    expect(found.status).toBe(200);
-    expect(found.body.items.map((p: any) => p.title)).toEqual(['Quokka']);
+it('the import is done once its revision commits; the search index follows in a search.index operation', async () => {
+  const url = await g.createRepo('searchable', {
+    files: {
+      'README.md': '# Welcome\n\nStart here.\n',
+      'SUMMARY.md': '* [Welcome](README.md)\n* [Quokka](quokka.md)\n',
+      'quokka.md': '# Quokka\n\nThe zorbulent quokka.\n',
+    },
   });
+  const s = await newSpace();
+  const op = await run('import', s, { url, ref: 'refs/heads/main' });
+  expect(op.status, op.error).toBe('succeeded');
+  const revision = await revisionOf(s);
+  // This app runs no `search` worker: the index has not followed yet, its operation waits.
+  const pending = await t.app.db.query(`SELECT id, status FROM operations WHERE kind = 'search.index' AND target_id = $1`, [s]);
+  expect(pending.rows).toEqual([{ id: expect.any(String), status: 'queued' }]);
+  const indexed = async () => (await freshness(t.app.db, [s]))[0].indexed_revision;
+  expect(await indexed()).not.toBe(revision);
+  const workers = t.startWorkers(['search']);
+  try {
+    const done = await settle(`${t.baseUrl}/v1/operations/${pending.rows[0].id}`);
+    expect(done.status, done.error).toBe('succeeded');
+    expect(await indexed()).toBe(revision);
+  } finally {
+    await workers.close();
+  }
+  const found = await api('GET', `/v1/spaces/${s}/search?query=zorbulent`);
+  expect(found.status).toBe(200);
+  expect(found.body.items.map((p: any) => p.title)).toEqual(['Quokka']);
+});
 
 describe('export and round trips', () => {
   it('import then export of an unchanged space produces no diff', async () => {
@@ -218,8 +222,21 @@ describe('export and round trips', () => {
       changes: [{ operation: 'update_page', page: faq.id, document: { markdown: 'Edited in the docs platform.\n' } }],
     });
     expect((await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/merge`)).status).toBe(200);
+    const remote = path.join(g.root, 'history.git');
+    const objects = async () => {
+      const counts = Object.fromEntries(
+        [...(await gitCli(['count-objects', '-v'], remote)).matchAll(/^([a-z-]+): (\d+)$/gm)].map((m) => [m[1], Number(m[2])]),
+      );
+      return counts.count + counts['in-pack'];
+    };
+    const before = await objects();
     const op = await run('export', s, { url, ref: 'refs/heads/main', commitMessage: 'Update FAQ' });
     expect(op.status, op.error).toBe('succeeded');
+    // Only what the remote lacked was sent: the commit, the trees on the page's path, the page.
+    const added = (await objects()) - before;
+    expect(added).toBeGreaterThanOrEqual(3);
+    expect(added).toBeLessThanOrEqual(2 + faq.git.path.split('/').length);
+    await gitCli(['fsck', '--strict'], remote);
     const clone = await g.clone('history');
     expect((await gitCli(['log', '--format=%s'], clone)).trim().split('\n')).toEqual(['Update FAQ', 'Initial docs']);
     expect((await gitCli(['diff', '--name-only', 'HEAD~1', 'HEAD'], clone)).trim()).toBe(faq.git.path);

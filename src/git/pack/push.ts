@@ -1,0 +1,171 @@
+// A smart-HTTP (protocol v0/v1) receive-pack request updating one ref: the objects the remote
+// lacks are written to a pack file first (native zlib, no deltas), then streamed from there with
+// the command, so memory does not grow with the repository; the server's report-status says
+// whether the ref moved.
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import git from 'isomorphic-git';
+import type { HttpClient } from 'isomorphic-git';
+import { RemotePackError, pkt, pktLines } from './fetch.js';
+import type { GitObject, ObjectType } from './read.js';
+
+const TYPE_NUMBERS: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
+const ZERO_OID = '0'.repeat(40);
+/** Pack bytes gathered before one write to the file. */
+const WRITE_CHUNK = 1 << 20;
+
+/** The remote took the objects but refused to move the ref (`ng <ref> <reason>`), or could not unpack them. */
+export class PushRefusedError extends Error {
+  constructor(readonly reason: string) {
+    super(`The remote refused the push: ${reason}`);
+  }
+}
+
+/** A pack object header: type and inflated size, 4 + 7·k bits. */
+function objectHeader(type: ObjectType, size: number): Buffer {
+  const bytes: number[] = [];
+  let b = (TYPE_NUMBERS[type] << 4) | (size & 15);
+  let rest = Math.floor(size / 16);
+  while (rest > 0) {
+    bytes.push(b | 0x80);
+    b = rest & 0x7f;
+    rest = Math.floor(rest / 128);
+  }
+  bytes.push(b);
+  return Buffer.from(bytes);
+}
+
+/** Write a version-2 pack of `oids` (each read with `read`) to `file`; returns its size. */
+export async function writePack(file: string, oids: string[], read: (oid: string) => Promise<GitObject | null>): Promise<number> {
+  const fh = await open(file, 'w');
+  const hash = createHash('sha1');
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let size = 0;
+  const flush = async () => {
+    if (!pendingBytes) return;
+    const buf = Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    await fh.write(buf, 0, buf.length);
+  };
+  const put = async (buf: Buffer) => {
+    hash.update(buf);
+    pending.push(buf);
+    pendingBytes += buf.length;
+    size += buf.length;
+    if (pendingBytes >= WRITE_CHUNK) await flush();
+  };
+  try {
+    const head = Buffer.alloc(12);
+    head.write('PACK', 0, 'latin1');
+    head.writeUInt32BE(2, 4);
+    head.writeUInt32BE(oids.length, 8);
+    await put(head);
+    for (const oid of oids) {
+      const obj = await read(oid);
+      if (!obj) throw new RemotePackError(`object ${oid} is missing from the local repository`);
+      await put(objectHeader(obj.type, obj.data.length));
+      await put(deflateSync(obj.data));
+    }
+    const checksum = hash.digest();
+    pending.push(checksum);
+    pendingBytes += checksum.length;
+    size += checksum.length;
+    await flush();
+  } finally {
+    await fh.close();
+  }
+  return size;
+}
+
+export interface PushPackOptions {
+  http: HttpClient;
+  url: string;
+  headers: Record<string, string>;
+  /** The remote's current value of `ref` (null: the ref does not exist there). */
+  oldOid: string | null;
+  newOid: string;
+  ref: string;
+  /** Capabilities the remote advertised for receive-pack. */
+  capabilities: string[];
+  /** The objects to send (the remote lacks them), any order. */
+  oids: string[];
+  read: (oid: string) => Promise<GitObject | null>;
+  /** A folder for the temporary pack file. */
+  tmpDir: string;
+}
+
+/** Send the objects and the ref update; throws PushRefusedError when the remote refuses it. */
+export async function pushPack(o: PushPackOptions): Promise<void> {
+  await mkdir(o.tmpDir, { recursive: true });
+  const file = path.join(o.tmpDir, `push-${randomBytes(8).toString('hex')}.pack`);
+  try {
+    await writePack(file, o.oids, o.read);
+    const caps = ['report-status', 'side-band-64k'].filter((c) => o.capabilities.includes(c));
+    const band = caps.includes('side-band-64k');
+    const command = Buffer.concat([
+      pkt(`${o.oldOid ?? ZERO_OID} ${o.newOid} ${o.ref}\0${[...caps, 'agent=git/docsplatform'].join(' ')}\n`),
+      Buffer.from('0000'),
+    ]);
+    const packSize = (await stat(file)).size;
+    const res = await o.http.request({
+      url: `${o.url.replace(/\/+$/, '')}/git-receive-pack`,
+      method: 'POST',
+      headers: {
+        ...o.headers,
+        'content-type': 'application/x-git-receive-pack-request',
+        accept: 'application/x-git-receive-pack-result',
+        'user-agent': 'git/docsplatform',
+        'content-length': String(command.length + packSize),
+      },
+      body: (async function* () {
+        yield command;
+        for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) yield chunk as Buffer;
+      })(),
+    });
+    if (res.statusCode !== 200) throw new git.Errors.HttpError(res.statusCode, res.statusMessage, '');
+    if (!res.body) throw new git.Errors.EmptyServerResponseError();
+    const report = band ? await sideBandReport(res.body) : res.body;
+    if (caps.includes('report-status')) await checkReport(report, o.ref);
+    else for await (const chunk of report) void chunk; // drain
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+/** The report-status pkt-lines carried on band 1; band 2 is progress, band 3 a fatal error. */
+async function sideBandReport(body: AsyncIterable<Uint8Array>): Promise<AsyncIterable<Uint8Array>> {
+  const data: Buffer[] = [];
+  for await (const line of pktLines(body)) {
+    if (line === null || line.length === 0) continue;
+    const channel = line[0];
+    if (channel === 1) data.push(line.subarray(1));
+    else if (channel === 3) throw new RemotePackError(`the server reported an error: ${line.subarray(1).toString('utf8').trim()}`);
+  }
+  return (async function* () {
+    yield Buffer.concat(data);
+  })();
+}
+
+/** `unpack ok`, then `ok <ref>` or `ng <ref> <reason>` for our one command. */
+async function checkReport(report: AsyncIterable<Uint8Array>, ref: string): Promise<void> {
+  let unpacked = false;
+  for await (const line of pktLines(report)) {
+    if (line === null) break;
+    const text = line.toString('utf8').replace(/\n$/, '');
+    if (text.startsWith('unpack ')) {
+      if (text !== 'unpack ok') throw new PushRefusedError(`the objects could not be stored (${text.slice(7)})`);
+      unpacked = true;
+    } else if (text === `ok ${ref}`) {
+      if (!unpacked) break;
+      return;
+    } else if (text.startsWith(`ng ${ref} `)) {
+      throw new PushRefusedError(text.slice(`ng ${ref} `.length));
+    }
+  }
+  throw new RemotePackError('the server did not report on the ref update');
+}
