@@ -1,6 +1,8 @@
 // The headless Chromium that prints PDF exports (puppeteer-core driving the system Chromium at
 // CHROMIUM_PATH; no browser download). One browser per process, launched on first use and reused
-// by every render; each render gets its own incognito browser context and page, closed after.
+// by every render; each render gets its own incognito browser context and page, closed after. The
+// next render's context and page are prepared while the process waits for it (a spare), so a
+// render does not wait for Chromium to set one up.
 //
 // Pages load nothing from the network: JavaScript is disabled and request interception aborts
 // every request except data: URLs (images are embedded as data: URIs by src/render/document.ts),
@@ -15,7 +17,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 
 /** Chromium flags (puppeteer adds `--headless=new` for `headless: true`). */
 export const CHROMIUM_ARGS = [
@@ -92,6 +94,55 @@ async function getBrowser(executablePath: string): Promise<Browser> {
   return getBrowser(executablePath);
 }
 
+interface OfflinePage {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+}
+
+/** The next render's page, prepared after the last render, on the browser then running. */
+let spare: { running: Running; page: Promise<OfflinePage | null> } | null = null;
+
+/** A new isolated context and page that may load only data: URLs, with JavaScript disabled. */
+async function openOfflinePage(browser: Browser): Promise<OfflinePage> {
+  const context = await browser.createBrowserContext();
+  try {
+    const page = await context.newPage();
+    await page.setJavaScriptEnabled(false);
+    await page.setRequestInterception(true);
+    page.on('request', (req) => {
+      if (req.isInterceptResolutionHandled()) return;
+      const url = req.url();
+      if (url.startsWith('data:') || url === 'about:blank') void req.continue().catch(() => {});
+      else void req.abort('blockedbyclient').catch(() => {});
+    });
+    return { browser, context, page };
+  } catch (err) {
+    await context.close().catch(() => {});
+    throw err;
+  }
+}
+
+/** The spare page when it is still usable on the current browser, else a new one. */
+async function takeOfflinePage(executablePath: string): Promise<OfflinePage> {
+  const s = spare;
+  spare = null;
+  const ready = s && s.running === current && current.executablePath === executablePath ? await s.page : null;
+  if (ready && ready.browser.connected && !ready.page.isClosed()) return ready;
+  if (ready) await ready.context.close().catch(() => {});
+  else if (s) void s.page.then((p) => p?.context.close()).catch(() => {});
+  return openOfflinePage(await getBrowser(executablePath));
+}
+
+/** Prepare the next render's page on the running browser (never launching one). */
+function prepareSpare(running: Running | null) {
+  if (spare || !running || running !== current) return;
+  spare = {
+    running,
+    page: running.browser.then((b) => (b.connected ? openOfflinePage(b) : null)).catch(() => null),
+  };
+}
+
 /**
  * Run `fn` with a fresh page of an isolated browser context that may load only data: URLs, with
  * JavaScript disabled. The context is closed afterwards, whatever happens.
@@ -99,21 +150,12 @@ async function getBrowser(executablePath: string): Promise<Browser> {
 export async function withOfflinePage<T>(executablePath: string, fn: (page: Page) => Promise<T>): Promise<T> {
   active++;
   try {
-    const browser = await getBrowser(executablePath);
-    const context = await browser.createBrowserContext();
+    const { context, page } = await takeOfflinePage(executablePath);
     try {
-      const page = await context.newPage();
-      await page.setJavaScriptEnabled(false);
-      await page.setRequestInterception(true);
-      page.on('request', (req) => {
-        if (req.isInterceptResolutionHandled()) return;
-        const url = req.url();
-        if (url.startsWith('data:') || url === 'about:blank') void req.continue().catch(() => {});
-        else void req.abort('blockedbyclient').catch(() => {});
-      });
       return await fn(page);
     } finally {
       await context.close().catch(() => {});
+      prepareSpare(current);
     }
   } finally {
     active--;
@@ -144,5 +186,8 @@ export async function closeBrowser(waitMs = 5_000): Promise<void> {
   }
   const r = current;
   current = null;
+  const s = spare;
+  spare = null;
+  await s?.page.then((p) => p?.context.close()).catch(() => {});
   if (r) await closeRunning(r);
 }

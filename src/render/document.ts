@@ -21,6 +21,7 @@
 // missing from the BlobStore, or a computed page whose evaluation throws. A body beyond the content
 // limits (or one whose rendering runs past MARKDOWN_TIMEOUT_MS on the Markdown pool) does not fail
 // it: the page is printed as plain text after a notice saying why (src/render/plain.ts).
+import pLimit from 'p-limit';
 import type { AppContext } from '../context.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBodies, type Snapshot, type TreePage } from '../content/snapshot.js';
@@ -91,6 +92,8 @@ interface BuiltExport {
 }
 
 const anchorOf = (pageId: string) => `page-${pageId}`;
+/** Pages of an export rendered at once. */
+const PAGES_AT_ONCE = 4;
 const SIGNED_FILE = /\/files\/([0-9a-f]{64})(?:[?#]|$)/;
 
 /** Build the export's HTML. Throws PageRenderError when a page cannot be rendered. */
@@ -116,21 +119,18 @@ export async function buildExport(
     return p;
   };
 
-  const sections: ExportSection[] = [];
   let done = 0;
-  for (const { page, depth } of selected) {
+  const section = async ({ page, depth }: (typeof selected)[number]): Promise<ExportSection> => {
     const n = page.node;
     const anchor = anchorOf(n.id);
     if (n.type === 'group') {
-      sections.push({ anchor, title: n.title, depth, kind: 'group', bodyHtml: '' });
-      continue;
+      return { anchor, title: n.title, depth, kind: 'group', bodyHtml: '' };
     }
     if (n.type === 'link') {
       const href = linkPageHref(app, snapshot, inExport, n.href, n.target);
       const shown = escapeHtml(n.href ?? href ?? '');
       const bodyHtml = href ? `<p>Link: <a href="${escapeHtml(href)}">${shown}</a></p>` : '<p>Link</p>';
-      sections.push({ anchor, title: n.title, depth, kind: 'link', bodyHtml });
-      continue;
+      return { anchor, title: n.title, depth, kind: 'link', bodyHtml };
     }
     let markdown: string;
     if (n.type === 'computed') {
@@ -178,10 +178,17 @@ export async function buildExport(
       throw new PageRenderError(n.title, (err as Error).message);
     }
     if (n.description) bodyHtml = `<p class="description"><em>${escapeHtml(n.description)}</em></p>\n${bodyHtml}`;
-    sections.push({ anchor, title: n.title, depth, kind: 'page', bodyHtml });
     done++;
     if (onProgress && done % 10 === 0) await onProgress(done / selected.length);
-  }
+    return { anchor, title: n.title, depth, kind: 'page', bodyHtml };
+  };
+  // A few pages at a time (the Markdown pool's threads work in parallel; images are read meanwhile),
+  // in the document's order; when pages fail, the first of them in that order is the reason.
+  const limit = pLimit(PAGES_AT_ONCE);
+  const settled = await Promise.allSettled(selected.map((s) => limit(() => section(s))));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const sections = settled.map((r) => (r as PromiseFulfilledResult<ExportSection>).value);
   return { html: exportDocumentHtml({ title: input.title, subtitle: input.subtitle, sections }), pages: sections.length };
 }
 
