@@ -13,6 +13,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { startWorkers } from '../workers/start.js';
+import { freshness } from '../src/db/repos/search.js';
 import { startGitServer, gitCli } from '../test/helpers/git-server.js';
 import { Cleanup, createBenchEnv, envInt, log, median, pollUntil, printTable, seedOrg, startApi, type BenchEnv, type Row } from './lib.js';
 
@@ -75,8 +76,9 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
   const apiBase = await startApi(env, cleanup);
-  const pool = startWorkers(env.app, ['git']);
-  cleanup.add('close the git workers', () => pool.close(5_000));
+  // The search queue too: an import's search index follows in its own job (search.index).
+  const pool = startWorkers(env.app, ['git', 'search']);
+  cleanup.add('close the git and search workers', () => pool.close(5_000));
   const remote = await startGitServer();
   cleanup.add('stop the git remote', () => remote.close());
   const work = await mkdtemp(path.join(tmpdir(), 'bench-git-'));
@@ -107,7 +109,23 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
   const newSpace = async () =>
     (await call(apiBase, adminToken, 'POST', `/v1/orgs/${orgId}/spaces`, { title: 'Bench git', empty: true })).json.id as string;
 
+  /** Seconds from the import's success until the space's search index follows its revision. */
+  const searchCatchUp = async (spaceId: string) => {
+    const started = performance.now();
+    await pollUntil(
+      async () => {
+        const [row] = await freshness(env.app.db, [spaceId]);
+        return row && row.indexed_revision === row.revision_id ? true : undefined;
+      },
+      20,
+      600_000,
+      'the search index to follow the import',
+    );
+    return (performance.now() - started) / 1000;
+  };
+
   const times: Times = { importOurs: [], importBase: [], exportOurs: [], exportBase: [] };
+  const catchUp: number[] = [];
   let lastSpace = '';
   for (let round = 1; round <= ROUNDS; round++) {
     log(`round ${round}/${ROUNDS}: git clone, import, git push, export ...`);
@@ -120,6 +138,7 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
       ),
     );
     lastSpace = spaceId;
+    catchUp.push(await searchCatchUp(spaceId));
 
     const pushTarget = await remote.createRepo(`push-base-${round}`);
     times.exportBase.push(await timed(() => gitCli(['push', '-q', pushTarget, 'HEAD:refs/heads/main'], cloneDir)));
@@ -142,7 +161,19 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
   log(`imported ${count(pages.pages)} pages and ${pages.files.length} files`);
 
   const name = `${PAGES} pages + ${IMAGES} images`;
-  return [...fixtureRows, ...largeRows, ...timeRows(name, times)];
+  return [
+    ...fixtureRows,
+    ...largeRows,
+    ...timeRows(name, times),
+    {
+      benchmark: `Search catch-up after the git import, ${name}`,
+      metric: 'seconds after the import succeeded until search follows (baseline: the import job)',
+      ours: median(catchUp),
+      baseline: median(times.importOurs),
+      digits: 2,
+      higherIsBetter: false,
+    },
+  ];
 }
 
 /**
