@@ -35,6 +35,8 @@ export { GitSyncError };
 const MAX_WARNINGS = 200;
 /** Blobs an export writes at once (their bytes in memory together: stored files are up to GIT_MAX_FILE_BYTES). */
 const BLOB_WRITES = 4;
+/** Files an import stores at once (their bytes in memory together, each up to GIT_MAX_FILE_BYTES). */
+const FILE_STORES = 4;
 
 function remoteFor(app: AppContext, p: GitJobPayload) {
   return {
@@ -272,19 +274,38 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
 
           const filesByPath = new Map(current.files.filter((f) => f.git?.path).map((f) => [f.git!.path, f]));
           const fileIds = new Map<string, string>();
-          for (const f of parsed.files) {
+          // Bytes are read and stored a few files at a time; the files enter the revision in order.
+          // All of them settle before the transaction goes on (or rolls back): none may run after it.
+          const limit = pLimit(FILE_STORES);
+          let failed = false;
+          const settled = await Promise.allSettled(
+            parsed.files.map((f) =>
+              limit(async () => {
+                if (failed) throw new Error('not stored: another file failed');
+                const rel = path.join(parsed.config.root || '.', f.path).replace(/^\.\//, '');
+                try {
+                  return await storeFileBytes(app, c, p.spaceId, await fileBytes(app, repo, files, rel, f.content), f.contentType);
+                } catch (err) {
+                  failed = true;
+                  throw err;
+                }
+              }),
+            ),
+          );
+          const firstFailure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+          if (firstFailure) throw firstFailure.reason;
+          const stored = settled.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof storeFileBytes>>>).value);
+          for (const [i, f] of parsed.files.entries()) {
             const gitPath = repoPath(projectDir, parsed.config, f.path);
-            const rel = path.join(parsed.config.root || '.', f.path).replace(/^\.\//, '');
-            const stored = await storeFileBytes(app, c, p.spaceId, await fileBytes(app, repo, files, rel, f.content), f.contentType);
             const entry = entries.get(path.join(parsed.config.root || '.', f.path).replace(/^\.\//, ''));
             const fileId = draft.insertFile({
               id: filesByPath.get(gitPath)?.id,
               name: f.name,
               contentType: f.contentType,
-              size: stored.size,
-              blobKey: stored.blobKey,
-              sha256: stored.sha256,
-              dimensions: stored.dimensions,
+              size: stored[i].size,
+              blobKey: stored[i].blobKey,
+              sha256: stored[i].sha256,
+              dimensions: stored[i].dimensions,
               git: { oid: entry?.oid ?? '', path: gitPath },
             });
             fileIds.set(f.path, fileId);
