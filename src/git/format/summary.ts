@@ -29,6 +29,7 @@ import type { Code, Heading, Link, List, ListItem, Paragraph, PhrasingContent, R
 import { toMarkdown } from 'mdast-util-to-markdown';
 import { toString } from 'mdast-util-to-string';
 import { parse as parseYaml } from 'yaml';
+import { simpleSummaryTree } from './summary-lines.js';
 import { parseMarkdown } from '../../content/markdown.js';
 import { scanMarkdown } from '../../content/limits.js';
 import { RepoFormatError } from './errors.js';
@@ -135,7 +136,7 @@ type Target = { path: string; missing?: boolean } | { link: string; warning?: st
 export function parseSummary(source: string, ctx: SummaryContext): { nodes: SummaryNode[]; warnings: string[] } {
   const tooComplex = scanMarkdown(source);
   if (tooComplex) throw new RepoFormatError(`${ctx.label}: ${tooComplex.message}`);
-  const root = parseMarkdown(source);
+  const root = simpleSummaryTree(source) ?? parseMarkdown(source);
   const sourceLines = source.split('\n');
   const at = (line: number) => `${ctx.label} line ${line}`;
   const lineText = (line: number) => (sourceLines[line - 1] ?? '').trim();
