@@ -79,6 +79,8 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
   // The search queue too: an import's search index follows in its own job (search.index).
   const pool = startWorkers(env.app, ['git', 'search']);
   cleanup.add('close the git and search workers', () => pool.close(5_000));
+  // As workers/main.ts does at start-up: the Markdown pool's threads are up before the first job.
+  await env.app.markdown.start();
   const remote = await startGitServer();
   cleanup.add('stop the git remote', () => remote.close());
   const work = await mkdtemp(path.join(tmpdir(), 'bench-git-'));

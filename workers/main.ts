@@ -7,6 +7,8 @@ import { stopOnSignals } from '../src/lifecycle.js';
 const config = loadConfig();
 const app = await createAppContext(config, 'worker');
 const pool = startWorkers(app);
+// The Markdown pool's threads load their modules now, not during the first job.
+app.markdown.start().catch((err) => app.log.warn({ err }, 'the Markdown pool did not start; it starts on first use'));
 
 // SIGTERM: stop taking jobs and give running ones SHUTDOWN_TIMEOUT_MS to finish. Jobs still
 // running then are abandoned: the process exits without waiting for them (their open transactions

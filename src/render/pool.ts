@@ -294,6 +294,14 @@ export class MarkdownPool {
     }
   }
 
+  /**
+   * Start the threads now rather than on first use (a worker process at start-up: its first
+   * import or render does not wait for the threads to load their modules). No-op without threads.
+   */
+  async start(): Promise<void> {
+    if (this.o.threads > 0 && !this.closed) await this.threads();
+  }
+
   /** The threads, started (and up) on first use; kept while the process lives. */
   private threads(): Promise<Piscina> {
     this.started ??= (async () => {
