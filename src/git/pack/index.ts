@@ -42,16 +42,39 @@ async function readAt(fh: FileHandle, position: number, length: number): Promise
   return buf.subarray(0, bytesRead);
 }
 
+/** Bytes read ahead at once while scanning the objects in order (one read per object was most of the time). */
+const READ_AHEAD = 1 << 20;
+
+/** Slices of the pack for a scan in file order: one positioned read per READ_AHEAD bytes (or per larger object). */
+class SequentialReader {
+  private buf: Buffer = Buffer.alloc(0);
+  private start = 0;
+
+  constructor(
+    private readonly fh: FileHandle,
+    private readonly limit: number,
+  ) {}
+
+  async slice(offset: number, length: number): Promise<Buffer> {
+    const len = Math.min(length, this.limit - offset);
+    if (offset < this.start || offset + len > this.start + this.buf.length) {
+      this.buf = await readAt(this.fh, offset, Math.min(Math.max(len, READ_AHEAD), this.limit - offset));
+      this.start = offset;
+    }
+    return this.buf.subarray(offset - this.start, offset - this.start + len);
+  }
+}
+
 /** One object's header, crc and (for whole objects) oid, and where the next one starts. */
-async function scanObject(fh: FileHandle, offset: number, limit: number): Promise<{ entry: Entry; end: number; kind: number }> {
-  const head = await readAt(fh, offset, Math.min(64, limit - offset));
+async function scanObject(fh: SequentialReader, offset: number, limit: number): Promise<{ entry: Entry; end: number; kind: number }> {
+  const head = await fh.slice(offset, Math.min(64, limit - offset));
   const h = parseHeader(head, offset);
   // Deflate never grows data by more than a few bytes per 16 KB block: read that much at once,
   // and more only if the stream did not end inside it.
   let want = h.dataStart - offset + h.size + (h.size >> 10) + 64;
   for (;;) {
     const len = Math.min(want, limit - offset);
-    const window = await readAt(fh, offset, len);
+    const window = await fh.slice(offset, len);
     let inflated: { buffer: Buffer; engine: { bytesWritten: number } };
     try {
       inflated = inflateSync(window.subarray(h.dataStart - offset), { info: true }) as unknown as typeof inflated;
@@ -92,10 +115,11 @@ export async function indexPack(path: string): Promise<IndexedPack> {
     const checksum = await verifyTrailer(path, size);
     const limit = size - 20;
     const entries: Entry[] = [];
+    const scan = new SequentialReader(fh, limit);
     let offset = 12;
     for (let i = 0; i < count; i++) {
       if (offset >= limit) throw new PackFormatError('the pack has fewer objects than its header says');
-      const { entry, end } = await scanObject(fh, offset, limit);
+      const { entry, end } = await scanObject(scan, offset, limit);
       entries.push(entry);
       offset = end;
     }
