@@ -8,6 +8,7 @@ import { processGitImport } from './git-import.js';
 import { processGitExport } from './git-export.js';
 import { processWebsiteImport } from './import-website.js';
 import { processTranslationRun } from './translation-run.js';
+import { pingWorkers } from './workers-ping.js';
 
 /** Exactly one processor per job name: the mapped type makes a missing one a compile error. */
 export const PROCESSORS: { [K in JobName]: Processor<K> } = {
@@ -18,6 +19,7 @@ export const PROCESSORS: { [K in JobName]: Processor<K> } = {
   'git.export': processGitExport,
   'import.website': processWebsiteImport,
   'translation.run': processTranslationRun,
+  'workers.ping': pingWorkers,
 };
 
 /** Start-up check (also for plain JS callers): every registered job has exactly one processor. */
