@@ -23,6 +23,7 @@ import { databaseErrorReply } from './http/db-errors.js';
 import { drainable } from './http/shutdown.js';
 import type { Principal } from './auth/principal.js';
 import { hostedSite, serveHosted } from './site/routes.js';
+import type { Logger } from './log.js';
 
 export interface ApiServer {
   server: http.Server;
@@ -144,7 +145,9 @@ export function createApiServer(app: AppContext): ApiServer {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('x-request-id', requestId);
-    const log = app.log.child({ reqId: requestId });
+    // The request's logger is made on first use: at the default level only the final line uses it.
+    let reqLog: Logger | undefined;
+    const log = () => (reqLog ??= app.log.child({ reqId: requestId }));
     const method = req.method ?? 'GET';
     const head = method === 'HEAD';
     let routeLabel = 'unmatched';
@@ -195,7 +198,7 @@ export function createApiServer(app: AppContext): ApiServer {
       }
       const s = compiled(route);
       const params = validate(s.params, m.params, 'path');
-      const query = validate(s.query, queryObject(target.searchParams), 'query');
+      const query = validate(s.query, target.search ? queryObject(target.searchParams) : {}, 'query');
       let body: unknown;
       if (route.body) {
         const raw = await readJsonBody(req, app.config.bodyLimitBytes);
@@ -204,11 +207,24 @@ export function createApiServer(app: AppContext): ApiServer {
       } else if (!route.rawBody && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         await readJsonBody(req, app.config.bodyLimitBytes); // enforce the limit, ignore content
       }
-      const reply = await route.handler({ app, req, res, params, query, body, principal, log, requestId } as never);
+      const ctx = {
+        app,
+        req,
+        res,
+        params,
+        query,
+        body,
+        principal,
+        requestId,
+        get log() {
+          return log();
+        },
+      };
+      const reply = await route.handler(ctx as never);
       send(res, reply, head);
     } catch (err) {
       if (res.headersSent) {
-        log.error({ err }, 'error after response started');
+        log().error({ err }, 'error after response started');
         res.destroy();
         return;
       }
@@ -218,16 +234,18 @@ export function createApiServer(app: AppContext): ApiServer {
       }
       const fromDb = databaseErrorReply(err);
       if (fromDb) {
-        if (fromDb.status >= 500) log.warn({ err }, 'database conflict answered as retryable');
+        if (fromDb.status >= 500) log().warn({ err }, 'database conflict answered as retryable');
         send(res, { status: fromDb.status, body: errorBody(fromDb.status, fromDb.message), headers: fromDb.headers }, head);
         return;
       }
-      log.error({ err }, 'unhandled error');
+      log().error({ err }, 'unhandled error');
       send(res, { status: 500, body: errorBody(500, `Internal server error (request ${requestId})`) }, head);
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.observeHttp(routeLabel, method, res.statusCode, seconds);
-      log.info({ method, path, route: routeLabel, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      if (app.log.isLevelEnabled('info')) {
+        log().info({ method, path, route: routeLabel, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      }
     }
   }
 
