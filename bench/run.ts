@@ -19,7 +19,10 @@
 //                                       start latency p50/p99, one job at a time on idle workers
 //                                       (accepted: the service call returned, i.e. after the insert
 //                                       and the enqueue, or queue.add returned; start: the processor
-//                                       began, as it reports with a high-resolution clock).
+//                                       began, as it reports with a high-resolution clock). For
+//                                       reference, the floor of the real path: the bare Worker
+//                                       running only the runner's two writes per job (claim,
+//                                       durable finish) on pre-inserted operation rows.
 //  4. openapi.process jobs/s            a backlog of N small inline-text specs drained by the real
 //                                       workers (startWorkers, queue 'openapi') until every operation
 //                                       row is `succeeded`, vs a backlog of N no-op BullMQ jobs
@@ -51,7 +54,7 @@
 // samples per side and round (100),
 // BENCH_PG_ADMIN_URL, BENCH_REDIS_URL; PG_POOL_MAX, WORKER_CONCURRENCY and CHROMIUM_PATH are passed
 // to the app. The content, merge and pdf sections have knobs of their own (see their files).
-import { Queue, Worker } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Db } from '../src/db/pool.js';
 import { createPool } from '../src/db/pool.js';
 import { sha256Hex } from '../src/util/ids.js';
@@ -62,6 +65,8 @@ import { authenticate } from '../src/services/identity.js';
 import { createSpec } from '../src/services/openapi.js';
 import { startWorkers } from '../workers/start.js';
 import { pingWorkers } from '../src/services/workers.js';
+import { createOperation } from '../src/services/operations.js';
+import { claimOperation, finishOperation } from '../src/db/repos/operations.js';
 import { createRedis, redisConnection } from '../src/queue/client.js';
 import { benchContent } from './content.js';
 import { benchMerge } from './merge.js';
@@ -462,7 +467,12 @@ async function pingLatency(env: BenchEnv, cleanup: Cleanup, monitor: Db, n: numb
 }
 
 /** A bare BullMQ queue and Worker (same connection options, concurrency, lock and stall settings as startWorkers) with a no-op processor. */
-function bareNoop(env: BenchEnv, cleanup: Cleanup, queueName: string) {
+function bareNoop(
+  env: BenchEnv,
+  cleanup: Cleanup,
+  queueName: string,
+  processor: (job: Job<{ operationId: string }>) => Promise<unknown> = async () => ({ startedAt: preciseNow() }),
+) {
   const { config } = env;
   const w = config.workers;
   const redis = createRedis(config.redisUrl);
@@ -480,7 +490,7 @@ function bareNoop(env: BenchEnv, cleanup: Cleanup, queueName: string) {
     removeOnFail: { count: w.keepFailed },
   };
   const start = () =>
-    (worker = new Worker(queueName, async () => ({ startedAt: preciseNow() }), {
+    (worker = new Worker(queueName, processor, {
       connection: redisConnection(config.redisUrl),
       prefix: config.queuePrefix,
       concurrency: w.concurrency,
@@ -504,6 +514,41 @@ async function noopJobsPerSecond(env: BenchEnv, cleanup: Cleanup, queueName: str
         data: { operationId: `${tag}-${i}` },
         opts: { jobId: `${tag}-${i}`, ...bare.opts },
       })),
+    );
+    const started = performance.now();
+    const worker = bare.start();
+    const { mainMs } = await withCpu(() => completions([worker], n));
+    return jobRate(n, started, mainMs);
+  } finally {
+    await bare.close();
+  }
+}
+
+/**
+ * The floor of the real path, for reference: the bare Worker's processor makes the runner's two
+ * writes and nothing else (claimOperation, whose commit does not wait for the WAL flush, and the
+ * durable finishOperation) on operation rows inserted beforehand; timed like the baseline.
+ */
+async function floorJobsPerSecond(env: BenchEnv, cleanup: Cleanup, queueName: string, n: number, tag: string): Promise<JobRate> {
+  const db = env.app.db;
+  const lease = env.config.workers.lockDurationMs;
+  const bare = bareNoop(env, cleanup, queueName, async (job) => {
+    const owner = `floor:${job.id}`;
+    const c = await claimOperation(db, job.data.operationId, owner, lease);
+    if (c.state !== 'claimed') throw new Error(`floor: operation ${job.data.operationId} is ${c.state}`);
+    await finishOperation(db, job.data.operationId, 'succeeded', { result: null }, owner);
+    return null;
+  });
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i += 8) {
+      const ops = await Promise.all(
+        Array.from({ length: Math.min(8, n - i) }, () => createOperation(db, 'workers.ping', { organizationId: null, payload: {} })),
+      );
+      ids.push(...ops.map((o) => o.id));
+    }
+    await bare.queue.addBulk(
+      ids.map((id, i) => ({ name: 'noop', data: { operationId: id }, opts: { jobId: `${tag}-${i}`, ...bare.opts } })),
     );
     const started = performance.now();
     const worker = bare.start();
@@ -553,9 +598,11 @@ async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
   const monitor = createPool(env.databaseUrl, 1);
   cleanup.add('close the monitor pool', () => monitor.end());
   const noopQueue = 'bench-noop';
+  const floorQueue = 'bench-floor';
 
   // Warm-up (JIT, connections, the parser's first use), not measured.
   await noopJobsPerSecond(env, cleanup, noopQueue, JOB_WARMUP, 'warm');
+  await floorJobsPerSecond(env, cleanup, floorQueue, JOB_WARMUP, 'warm-floor');
   await pingJobsPerSecond(env, cleanup, monitor, JOB_WARMUP);
   await noopLatency(env, cleanup, noopQueue, JOB_WARMUP, 'warm-lat');
   await pingLatency(env, cleanup, monitor, JOB_WARMUP);
@@ -565,12 +612,15 @@ async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
   const noop: Pair<JobRate[]> = { ours: [], baseline: [] };
   const latency: Pair<number[]> = { ours: [], baseline: [] };
   const openapi: Pair<JobRate[]> = { ours: [], baseline: [] };
+  const floor: Pair<JobRate[]> = { ours: [], baseline: [] };
   for (let i = 1; i <= JOB_ROUNDS; i++) {
     const round = `jobs round ${i}/${JOB_ROUNDS}`;
     const b = await noopJobsPerSecond(env, cleanup, noopQueue, NOOP_JOBS, `run${i}`);
     log(`${round} bare BullMQ no-op       ${rateLine(b, NOOP_JOBS)}`);
     const p = await pingJobsPerSecond(env, cleanup, monitor, NOOP_JOBS);
     log(`${round} no-op job, real path   ${rateLine(p, NOOP_JOBS)}`);
+    const f = await floorJobsPerSecond(env, cleanup, floorQueue, NOOP_JOBS, `floor${i}`);
+    log(`${round} SQL floor              ${rateLine(f, NOOP_JOBS)}`);
     const bl = await noopLatency(env, cleanup, noopQueue, LATENCY_JOBS, `lat${i}`);
     log(`${round} bare BullMQ accept -> start      ${latencyLine(bl)}`);
     const pl = await pingLatency(env, cleanup, monitor, LATENCY_JOBS);
@@ -579,6 +629,8 @@ async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
     log(`${round} openapi.process        ${rateLine(o, OPENAPI_JOBS)}`);
     noop.baseline.push(b);
     noop.ours.push(p);
+    floor.baseline.push(b);
+    floor.ours.push(f);
     latency.baseline.push(...bl);
     latency.ours.push(...pl);
     openapi.baseline.push(b);
@@ -588,6 +640,7 @@ async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
   const noopName = `no-op job, real path vs bare BullMQ (concurrency ${c})`;
   return [
     ...jobRows(noopName, noop),
+    ...jobRows(`  for reference: SQL floor (bare BullMQ + claim + durable finish) vs bare BullMQ`, floor),
     ...[50, 99].map((q) => ({
       benchmark: `no-op job accept -> start, idle workers`,
       metric: `p${q} (ms)`,
@@ -626,6 +679,7 @@ const SECTIONS: Section[] = [
       'Job baseline: a bare BullMQ Worker with a no-op processor at the same concurrency on the same Redis. No-op job, real path:',
       'workers.ping accepted by the service (durable operation row + enqueue) and run by the real workers (claim, durable final state).',
       'Accept -> start: from the accepting call returning to the processor beginning, one job at a time on idle workers (all samples).',
+      "SQL floor: the bare Worker's processor makes only the runner's two writes per job (claim without WAL flush wait, durable finish).",
     ],
   },
   {
