@@ -59,7 +59,7 @@ function clientAddress(req: IncomingMessage): string {
 
 /** Write a reply; for HEAD, the same status and headers (length included) without the body. */
 function send(res: ServerResponse, reply: Reply, head = false) {
-  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  if (reply.headers) for (const k in reply.headers) res.setHeader(k, reply.headers[k]);
   res.statusCode = reply.status;
   if (reply.stream) {
     if (head) {
@@ -90,6 +90,36 @@ function send(res: ServerResponse, reply: Reply, head = false) {
   }
   res.setHeader('content-length', Buffer.byteLength(payload));
   res.end(head ? undefined : payload);
+}
+
+/** A request's logger (its id bound), made on first use: at the default level only the final line uses it. */
+class RequestLog {
+  private made: Logger | undefined;
+  constructor(
+    private readonly base: Logger,
+    private readonly requestId: string,
+  ) {}
+  get(): Logger {
+    return (this.made ??= this.base.child({ reqId: this.requestId }));
+  }
+}
+
+/** What a route handler gets (src/http/route.ts); `log` is the request's logger. */
+class RequestContext {
+  constructor(
+    readonly app: AppContext,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly params: unknown,
+    readonly query: unknown,
+    readonly body: unknown,
+    readonly principal: Principal | undefined,
+    readonly requestId: string,
+    private readonly requestLog: RequestLog,
+  ) {}
+  get log(): Logger {
+    return this.requestLog.get();
+  }
 }
 
 export function createApiServer(app: AppContext): ApiServer {
@@ -145,9 +175,7 @@ export function createApiServer(app: AppContext): ApiServer {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('x-request-id', requestId);
-    // The request's logger is made on first use: at the default level only the final line uses it.
-    let reqLog: Logger | undefined;
-    const log = () => (reqLog ??= app.log.child({ reqId: requestId }));
+    const log = new RequestLog(app.log, requestId);
     const method = req.method ?? 'GET';
     const head = method === 'HEAD';
     let routeLabel = 'unmatched';
@@ -207,24 +235,11 @@ export function createApiServer(app: AppContext): ApiServer {
       } else if (!route.rawBody && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         await readJsonBody(req, app.config.bodyLimitBytes); // enforce the limit, ignore content
       }
-      const ctx = {
-        app,
-        req,
-        res,
-        params,
-        query,
-        body,
-        principal,
-        requestId,
-        get log() {
-          return log();
-        },
-      };
-      const reply = await route.handler(ctx as never);
+      const reply = await route.handler(new RequestContext(app, req, res, params, query, body, principal, requestId, log) as never);
       send(res, reply, head);
     } catch (err) {
       if (res.headersSent) {
-        log().error({ err }, 'error after response started');
+        log.get().error({ err }, 'error after response started');
         res.destroy();
         return;
       }
@@ -234,17 +249,17 @@ export function createApiServer(app: AppContext): ApiServer {
       }
       const fromDb = databaseErrorReply(err);
       if (fromDb) {
-        if (fromDb.status >= 500) log().warn({ err }, 'database conflict answered as retryable');
+        if (fromDb.status >= 500) log.get().warn({ err }, 'database conflict answered as retryable');
         send(res, { status: fromDb.status, body: errorBody(fromDb.status, fromDb.message), headers: fromDb.headers }, head);
         return;
       }
-      log().error({ err }, 'unhandled error');
+      log.get().error({ err }, 'unhandled error');
       send(res, { status: 500, body: errorBody(500, `Internal server error (request ${requestId})`) }, head);
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.observeHttp(routeLabel, method, res.statusCode, seconds);
       if (app.log.isLevelEnabled('info')) {
-        log().info({ method, path, route: routeLabel, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+        log.get().info({ method, path, route: routeLabel, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
       }
     }
   }
