@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { AppContext } from '../src/context.js';
 import * as ops from '../src/db/repos/operations.js';
-import type { OperationRow } from '../src/db/repos/operations.js';
+import type { ClaimedOperation } from '../src/db/repos/operations.js';
 import { isJobName, type JobData } from '../src/queue/registry.js';
 import { PROCESSORS } from '../jobs/index.js';
 import { JobSkipped, LeaseLost } from '../src/queue/errors.js';
@@ -46,7 +46,7 @@ const nextOwner = () => `${PROCESS}.${(++runs).toString(36)}`;
  * set until that lease would expire, without using an attempt, and looks again then. If the other
  * run finished, it completes at once; if it died, its lease has expired and this delivery takes over.
  */
-async function claim(app: AppContext, job: Job<JobData>, owner: string, token: string | undefined): Promise<OperationRow | null> {
+async function claim(app: AppContext, job: Job<JobData>, owner: string, token: string | undefined): Promise<ClaimedOperation | null> {
   const leaseMs = app.config.workers.lockDurationMs;
   for (;;) {
     const c = await ops.claimOperation(app.db, job.data.operationId, owner, leaseMs);

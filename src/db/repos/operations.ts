@@ -25,9 +25,16 @@ export interface OperationRow {
   lease_expires_at: Date | null;
 }
 
-/** Every column of OperationRow, for statements that must list them (prepared ones). */
-const OPERATION_COLUMNS = `id, organization_id, kind, queue, status, target_type, target_id, payload, progress, result, error, attempts,
-  created_by, created_at, updated_at, started_at, finished_at, lease_owner, lease_expires_at`;
+/**
+ * What a run gets of the operation it claimed: what identifies it and what it carries, not its
+ * timestamps, outcome or lease (the claim runs before every job; returning and parsing fewer
+ * columns is part of the time between a job's acceptance and its start).
+ */
+export type ClaimedOperation = Pick<
+  OperationRow,
+  'id' | 'organization_id' | 'kind' | 'queue' | 'status' | 'target_type' | 'target_id' | 'payload' | 'attempts' | 'created_by'
+>;
+const CLAIMED_COLUMNS = 'id, organization_id, kind, queue, status, target_type, target_id, payload, attempts, created_by';
 
 export interface NewOperation {
   id: string;
@@ -69,7 +76,7 @@ const interval = (ms: string) => `make_interval(secs => ${ms} / 1000.0)`;
 const NO_FLUSH_WAIT = `set_config('synchronous_commit', 'off', true) IS NOT NULL`;
 
 export type Claim =
-  | { state: 'claimed'; operation: OperationRow }
+  | { state: 'claimed'; operation: ClaimedOperation }
   /** Another run holds a fresh lease on it: it is running elsewhere; look again in `remainingMs`. */
   | { state: 'leased'; owner: string; remainingMs: number }
   | { state: 'finished' }
@@ -85,13 +92,13 @@ export async function claimOperation(db: Queryable, id: string, owner: string, l
   // row is `queued` again with no lease, which is what the crash left anyway. Named: prepared once
   // per connection (it runs before every job); its column list is explicit, as a prepared
   // statement's must be (see findTokenByHash).
-  const { rows } = await db.query<OperationRow>({
+  const { rows } = await db.query<ClaimedOperation>({
     name: 'operation_claim',
     text: `UPDATE operations SET status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, clock_timestamp()),
             updated_at = clock_timestamp(), lease_owner = $2, lease_expires_at = clock_timestamp() + ${interval('$3')}
       WHERE id = $1 AND status IN ('queued', 'running') AND (lease_expires_at IS NULL OR lease_expires_at <= clock_timestamp())
         AND ${NO_FLUSH_WAIT}
-      RETURNING ${OPERATION_COLUMNS}`,
+      RETURNING ${CLAIMED_COLUMNS}`,
     values: [id, owner, leaseMs],
   });
   if (rows[0]) return { state: 'claimed', operation: rows[0] };
