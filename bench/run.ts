@@ -10,12 +10,25 @@
 //  2. GET /v1/orgs/{id}/members?limit=100 on an organization with 1,000 members: our API server vs a
 //                                       bare handler running the same queries: token lookup, the
 //                                       membership check (getOrgForUser) and listMembers (page + count).
-//  3. openapi.process jobs/s            a backlog of N small inline-text specs drained by the real
+//  3. no-op job (workers.ping)         the real path of a job that does nothing: operation row
+//                                       inserted (durable) and enqueued by the service
+//                                       (pingWorkers), run by the real workers (startWorkers: claim,
+//                                       lease, processor, durable final state) vs a bare BullMQ
+//                                       Worker with a no-op processor (same concurrency, job options,
+//                                       prefix and Redis): jobs/s of a backlog of N, and accept ->
+//                                       start latency p50/p99, one job at a time on idle workers
+//                                       (accepted: the service call returned, i.e. after the insert
+//                                       and the enqueue, or queue.add returned; start: the processor
+//                                       began, as it reports with a high-resolution clock). For
+//                                       reference, the floor of the real path: the bare Worker
+//                                       running only the runner's two writes per job (claim,
+//                                       durable finish) on pre-inserted operation rows.
+//  4. openapi.process jobs/s            a backlog of N small inline-text specs drained by the real
 //                                       workers (startWorkers, queue 'openapi') until every operation
 //                                       row is `succeeded`, vs a backlog of N no-op BullMQ jobs
 //                                       drained by a bare Worker with the same concurrency, job
 //                                       options, prefix and Redis.
-//  4. content (bench/content.ts)       a 10,000-page space: a revision changing one page (vs the same
+//  5. content (bench/content.ts)       a 10,000-page space: a revision changing one page (vs the same
 //                                       on a 100-page space, and vs a naive full copy of the tree),
 //                                       the search index update after it, reading the pages tree
 //                                       (first read ever, first read after a new revision, warm p50/max;
@@ -23,12 +36,12 @@
 //                                       reads on a space with 50 more revisions (vs the space without
 //                                       them, alternated), search p50/p99 (vs a bare handler running
 //                                       the ranked full-text SQL).
-//  5. merge (bench/merge.ts)            POST .../merge of a change request touching 10 pages of the
+//  6. merge (bench/merge.ts)            POST .../merge of a change request touching 10 pages of the
 //                                       10,000-page space after main moved on (three-way), vs the same
 //                                       on a 100-page space and vs a fast-forward merge.
-//  6. pdf (bench/pdf.ts)                PDF export pages/s of a 50-page change request vs bare puppeteer.
-//  7. git (bench/git.ts)                import and export jobs of a 2,000-page repository vs git clone/push.
-//  8. limits (bench/limits.ts)          /healthz p99 while clients read the most hostile page the
+//  7. pdf (bench/pdf.ts)                PDF export pages/s of a 50-page change request vs bare puppeteer.
+//  8. git (bench/git.ts)                import and export jobs of a 2,000-page repository vs git clone/push.
+//  9. limits (bench/limits.ts)          /healthz p99 while clients read the most hostile page the
 //                                       content limits allow, vs /healthz p99 idle.
 //
 // BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git, limits, site), in the
@@ -37,10 +50,11 @@
 // Knobs (environment): BENCH_CONNECTIONS (10), BENCH_DURATION seconds per measured run (3),
 // BENCH_WARMUP seconds (1), BENCH_ROUNDS alternating rounds per HTTP comparison (3),
 // BENCH_MEMBERS (1000), BENCH_JOBS openapi jobs (200), BENCH_NOOP_JOBS no-op jobs (2000),
-// BENCH_JOB_ROUNDS alternating rounds of the job comparison (2),
+// BENCH_JOB_ROUNDS alternating rounds of the job comparisons (2), BENCH_LATENCY_JOBS accept -> start
+// samples per side and round (100),
 // BENCH_PG_ADMIN_URL, BENCH_REDIS_URL; PG_POOL_MAX, WORKER_CONCURRENCY and CHROMIUM_PATH are passed
 // to the app. The content, merge and pdf sections have knobs of their own (see their files).
-import { Queue, Worker } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Db } from '../src/db/pool.js';
 import { createPool } from '../src/db/pool.js';
 import { sha256Hex } from '../src/util/ids.js';
@@ -50,6 +64,9 @@ import { listMembers } from '../src/db/repos/members.js';
 import { authenticate } from '../src/services/identity.js';
 import { createSpec } from '../src/services/openapi.js';
 import { startWorkers } from '../workers/start.js';
+import { pingWorkers } from '../src/services/workers.js';
+import { createOperation } from '../src/services/operations.js';
+import { claimOperation, finishOperation } from '../src/db/repos/operations.js';
 import { createRedis, redisConnection } from '../src/queue/client.js';
 import { benchContent } from './content.js';
 import { benchMerge } from './merge.js';
@@ -71,6 +88,7 @@ import {
   fmtOpt,
   log,
   median,
+  percentile,
   pollUntil,
   printTable,
   seedOrg,
@@ -83,6 +101,7 @@ import {
   type Pair,
   type Row,
 } from './lib.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 10);
 const DURATION = envInt('BENCH_DURATION', 3);
@@ -92,7 +111,10 @@ const MEMBERS = envInt('BENCH_MEMBERS', 1000);
 const OPENAPI_JOBS = envInt('BENCH_JOBS', 200);
 const NOOP_JOBS = envInt('BENCH_NOOP_JOBS', 2000);
 const JOB_ROUNDS = envInt('BENCH_JOB_ROUNDS', 2);
+const LATENCY_JOBS = envInt('BENCH_LATENCY_JOBS', 100);
 const JOB_WARMUP = 20;
+/** The queue the no-op jobs of our side run on (one with no job scheduler). */
+const PING_QUEUE = 'openapi';
 const PAGE = 100;
 
 // ---------------------------------------------------------------------------------------------
@@ -330,61 +352,245 @@ async function openapiJobsPerSecond(
   }
 }
 
+/** When a no-op processor began: epoch milliseconds with sub-millisecond precision (as workers.ping reports it). */
+const preciseNow = () => performance.timeOrigin + performance.now();
+
+/** Resolves with the next `completed` event's job result among `workers`; rejects on a failure. */
+function nextCompletion(workers: Worker[]): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const off = () => {
+      for (const w of workers) {
+        w.off('completed', done);
+        w.off('failed', failed);
+      }
+    };
+    const done = (_job: unknown, result: unknown) => {
+      off();
+      resolve(result);
+    };
+    const failed = (_job: unknown, err: Error) => {
+      off();
+      reject(err);
+    };
+    for (const w of workers) {
+      w.on('completed', done);
+      w.on('failed', failed);
+    }
+  });
+}
+
+/** Resolves once `workers` have completed `n` jobs; rejects on the first failure. */
+function completions(workers: Worker[], n: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let done = 0;
+    for (const w of workers) {
+      w.on('completed', () => {
+        if (++done === n) resolve();
+      });
+      w.on('failed', (_job, err) => reject(err));
+      w.on('error', reject);
+    }
+  });
+}
+
 /**
- * Baseline: `n` no-op jobs added with the same options JobClient.enqueue uses, then a bare BullMQ
- * Worker (same connection options, concurrency, lock and stall settings as startWorkers) whose
- * processor returns at once; timed until it has completed all `n`.
+ * Accept -> start, one job at a time on idle workers: `accept` returns when the job is accepted;
+ * the processor reports when it began (`startedAt`). A short pause between jobs lets the workers go
+ * back to their idle wait, so each sample is a wake-up from idle.
  */
-async function noopJobsPerSecond(env: BenchEnv, cleanup: Cleanup, queueName: string, n: number, tag: string): Promise<JobRate> {
+async function acceptToStart(workers: Worker[], n: number, accept: () => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const done = nextCompletion(workers);
+    await accept();
+    const accepted = preciseNow();
+    const result = await done;
+    if (typeof result?.startedAt !== 'number') throw new Error(`no-op job: no start time in its result ${JSON.stringify(result)}`);
+    out.push(result.startedAt - accepted);
+    await sleep(3);
+  }
+  return out;
+}
+
+/** Our side: no-op operations accepted as the API does (pingWorkers: durable row, then the enqueue). */
+async function acceptPings(env: BenchEnv, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  const BATCH = 8;
+  for (let i = 0; i < n; i += BATCH) {
+    const ops = await Promise.all(Array.from({ length: Math.min(BATCH, n - i) }, () => pingWorkers(env.app, PING_QUEUE)));
+    ids.push(...ops.map((o) => o.id));
+  }
+  return ids;
+}
+
+async function allSucceeded(monitor: Db, ids: string[]) {
+  const { rows } = await monitor.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM operations WHERE id = ANY($1) AND status = 'succeeded'",
+    [ids],
+  );
+  if (rows[0].n !== ids.length) throw new Error(`no-op operations: ${rows[0].n} of ${ids.length} succeeded`);
+}
+
+/**
+ * Ours: a backlog of `n` workers.ping operations (accepted before the clock starts), drained by the
+ * real workers started on PING_QUEUE; timed from startWorkers to the n-th completion (the runner
+ * completes a job after the operation's durable final state), then every row is checked `succeeded`.
+ */
+async function pingJobsPerSecond(env: BenchEnv, cleanup: Cleanup, monitor: Db, n: number): Promise<JobRate> {
+  const ids = await acceptPings(env, n);
+  const started = performance.now();
+  const pool = startWorkers(env.app, [PING_QUEUE]);
+  const stop = cleanup.add('stop the no-op job workers', () => pool.close(3000));
+  try {
+    const { mainMs } = await withCpu(() => completions(pool.workers as Worker[], n));
+    const rate = jobRate(n, started, mainMs);
+    await allSucceeded(monitor, ids);
+    return rate;
+  } finally {
+    await stop();
+  }
+}
+
+/** Ours: accept -> start of `n` workers.ping operations, one at a time, on idle real workers. */
+async function pingLatency(env: BenchEnv, cleanup: Cleanup, monitor: Db, n: number): Promise<number[]> {
+  const pool = startWorkers(env.app, [PING_QUEUE]);
+  const stop = cleanup.add('stop the no-op job workers', () => pool.close(3000));
+  try {
+    await sleep(100); // the workers are up and waiting
+    const ids: string[] = [];
+    const ms = await acceptToStart(pool.workers as Worker[], n, async () => ids.push((await pingWorkers(env.app, PING_QUEUE)).id));
+    await allSucceeded(monitor, ids);
+    return ms;
+  } finally {
+    await stop();
+  }
+}
+
+/** A bare BullMQ queue and Worker (same connection options, concurrency, lock and stall settings as startWorkers) with a no-op processor. */
+function bareNoop(
+  env: BenchEnv,
+  cleanup: Cleanup,
+  queueName: string,
+  processor: (job: Job<{ operationId: string }>) => Promise<unknown> = async () => ({ startedAt: preciseNow() }),
+) {
   const { config } = env;
   const w = config.workers;
   const redis = createRedis(config.redisUrl);
   const queue = new Queue(queueName, { connection: redis, prefix: config.queuePrefix });
   let worker: Worker | undefined;
-  const release = cleanup.add('close the no-op queue and worker', async () => {
+  const close = cleanup.add('close the no-op queue and worker', async () => {
     await worker?.close();
     await queue.close();
     await redis.quit().catch(() => redis.disconnect());
   });
-  try {
-    await queue.addBulk(
-      Array.from({ length: n }, (_, i) => ({
-        name: 'noop',
-        data: { operationId: `${tag}-${i}` },
-        opts: {
-          jobId: `${tag}-${i}`,
-          attempts: w.attempts,
-          backoff: { type: 'exponential', delay: w.backoffMs },
-          removeOnComplete: { count: w.keepCompleted },
-          removeOnFail: { count: w.keepFailed },
-        },
-      })),
-    );
-    const started = performance.now();
-    const bare = new Worker(queueName, async () => null, {
+  const opts = {
+    attempts: w.attempts,
+    backoff: { type: 'exponential', delay: w.backoffMs },
+    removeOnComplete: { count: w.keepCompleted },
+    removeOnFail: { count: w.keepFailed },
+  };
+  const start = () =>
+    (worker = new Worker(queueName, processor, {
       connection: redisConnection(config.redisUrl),
       prefix: config.queuePrefix,
       concurrency: w.concurrency,
       lockDuration: w.lockDurationMs,
       stalledInterval: w.stalledIntervalMs,
       maxStalledCount: 2,
-    });
-    worker = bare;
-    let done = 0;
-    const allCompleted = () =>
-      new Promise<void>((resolve, reject) => {
-        bare.on('completed', () => {
-          if (++done === n) resolve();
-        });
-        bare.on('failed', (_job, err) => reject(err));
-        bare.on('error', reject);
-      });
-    const { mainMs } = await withCpu(allCompleted);
+    }));
+  return { queue, opts, start, close };
+}
+
+/**
+ * Baseline: `n` no-op jobs added with the same options JobClient.enqueue uses, then a bare BullMQ
+ * Worker whose processor returns at once; timed until it has completed all `n`.
+ */
+async function noopJobsPerSecond(env: BenchEnv, cleanup: Cleanup, queueName: string, n: number, tag: string): Promise<JobRate> {
+  const bare = bareNoop(env, cleanup, queueName);
+  try {
+    await bare.queue.addBulk(
+      Array.from({ length: n }, (_, i) => ({
+        name: 'noop',
+        data: { operationId: `${tag}-${i}` },
+        opts: { jobId: `${tag}-${i}`, ...bare.opts },
+      })),
+    );
+    const started = performance.now();
+    const worker = bare.start();
+    const { mainMs } = await withCpu(() => completions([worker], n));
     return jobRate(n, started, mainMs);
   } finally {
-    await release();
+    await bare.close();
   }
 }
+
+/**
+ * The floor of the real path, for reference: the bare Worker's processor makes the runner's two
+ * writes and nothing else (claimOperation, whose commit does not wait for the WAL flush, and the
+ * durable finishOperation) on operation rows inserted beforehand; timed like the baseline.
+ */
+async function floorJobsPerSecond(env: BenchEnv, cleanup: Cleanup, queueName: string, n: number, tag: string): Promise<JobRate> {
+  const db = env.app.db;
+  const lease = env.config.workers.lockDurationMs;
+  const bare = bareNoop(env, cleanup, queueName, async (job) => {
+    const owner = `floor:${job.id}`;
+    const c = await claimOperation(db, job.data.operationId, owner, lease);
+    if (c.state !== 'claimed') throw new Error(`floor: operation ${job.data.operationId} is ${c.state}`);
+    await finishOperation(db, job.data.operationId, 'succeeded', { result: null }, owner);
+    return null;
+  });
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i += 8) {
+      const ops = await Promise.all(
+        Array.from({ length: Math.min(8, n - i) }, () => createOperation(db, 'workers.ping', { organizationId: null, payload: {} })),
+      );
+      ids.push(...ops.map((o) => o.id));
+    }
+    await bare.queue.addBulk(
+      ids.map((id, i) => ({ name: 'noop', data: { operationId: id }, opts: { jobId: `${tag}-${i}`, ...bare.opts } })),
+    );
+    const started = performance.now();
+    const worker = bare.start();
+    const { mainMs } = await withCpu(() => completions([worker], n));
+    return jobRate(n, started, mainMs);
+  } finally {
+    await bare.close();
+  }
+}
+
+/** Baseline: accept (queue.add returned) -> start of `n` no-op jobs, one at a time, on an idle bare Worker. */
+async function noopLatency(env: BenchEnv, cleanup: Cleanup, queueName: string, n: number, tag: string): Promise<number[]> {
+  const bare = bareNoop(env, cleanup, queueName);
+  try {
+    const worker = bare.start();
+    await sleep(100);
+    let i = 0;
+    return await acceptToStart([worker], n, () =>
+      bare.queue.add('noop', { operationId: `${tag}-${i}` }, { jobId: `${tag}-${i++}`, ...bare.opts }),
+    );
+  } finally {
+    await bare.close();
+  }
+}
+
+const rateOf = (xs: JobRate[]) => median(xs.map((x) => x.perSecond));
+const cpuOf = (xs: JobRate[]) => (xs.every((x) => x.cpuMs !== null) ? median(xs.map((x) => x.cpuMs!)) : null);
+
+function jobRows(name: string, runs: Pair<JobRate[]>): Row[] {
+  const rows: Row[] = [
+    { benchmark: name, metric: 'jobs/s', ours: rateOf(runs.ours), baseline: rateOf(runs.baseline), digits: 0, higherIsBetter: true },
+  ];
+  const cpuOurs = cpuOf(runs.ours);
+  const cpuBase = cpuOf(runs.baseline);
+  if (cpuOurs !== null && cpuBase !== null) {
+    rows.push({ benchmark: name, metric: 'node CPU/job (ms)', ours: cpuOurs, baseline: cpuBase, digits: 2, higherIsBetter: false });
+  }
+  return rows;
+}
+
+const rateLine = (r: JobRate, n: number) => `${fmt(r.perSecond, 0).padStart(6)} jobs/s  ${fmtOpt(r.cpuMs, 2)} ms CPU/job (${n} jobs)`;
+const latencyLine = (ms: number[]) => `p50 ${fmt(percentile(ms, 50), 3)} ms  p99 ${fmt(percentile(ms, 99), 3)} ms (${ms.length} jobs)`;
 
 async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
   const seeded = await seedOrg(env.app, 'Bench specs org');
@@ -392,44 +598,59 @@ async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
   const monitor = createPool(env.databaseUrl, 1);
   cleanup.add('close the monitor pool', () => monitor.end());
   const noopQueue = 'bench-noop';
+  const floorQueue = 'bench-floor';
 
   // Warm-up (JIT, connections, the parser's first use), not measured.
   await noopJobsPerSecond(env, cleanup, noopQueue, JOB_WARMUP, 'warm');
+  await floorJobsPerSecond(env, cleanup, floorQueue, JOB_WARMUP, 'warm-floor');
+  await pingJobsPerSecond(env, cleanup, monitor, JOB_WARMUP);
+  await noopLatency(env, cleanup, noopQueue, JOB_WARMUP, 'warm-lat');
+  await pingLatency(env, cleanup, monitor, JOB_WARMUP);
   await openapiJobsPerSecond(env, cleanup, monitor, seeded, JOB_WARMUP, 'warm');
 
-  // Alternate the two sides, as for HTTP, and keep the median of each.
-  const runs: Pair<JobRate[]> = { ours: [], baseline: [] };
+  // Alternate the two sides, as for HTTP, and keep the median of each (latency: all samples).
+  const noop: Pair<JobRate[]> = { ours: [], baseline: [] };
+  const latency: Pair<number[]> = { ours: [], baseline: [] };
+  const openapi: Pair<JobRate[]> = { ours: [], baseline: [] };
+  const floor: Pair<JobRate[]> = { ours: [], baseline: [] };
   for (let i = 1; i <= JOB_ROUNDS; i++) {
+    const round = `jobs round ${i}/${JOB_ROUNDS}`;
     const b = await noopJobsPerSecond(env, cleanup, noopQueue, NOOP_JOBS, `run${i}`);
-    log(
-      `jobs round ${i}/${JOB_ROUNDS} bare BullMQ no-op ${fmt(b.perSecond, 0).padStart(6)} jobs/s  ${fmtOpt(b.cpuMs, 2)} ms CPU/job (${NOOP_JOBS} jobs)`,
-    );
+    log(`${round} bare BullMQ no-op       ${rateLine(b, NOOP_JOBS)}`);
+    const p = await pingJobsPerSecond(env, cleanup, monitor, NOOP_JOBS);
+    log(`${round} no-op job, real path   ${rateLine(p, NOOP_JOBS)}`);
+    const f = await floorJobsPerSecond(env, cleanup, floorQueue, NOOP_JOBS, `floor${i}`);
+    log(`${round} SQL floor              ${rateLine(f, NOOP_JOBS)}`);
+    const bl = await noopLatency(env, cleanup, noopQueue, LATENCY_JOBS, `lat${i}`);
+    log(`${round} bare BullMQ accept -> start      ${latencyLine(bl)}`);
+    const pl = await pingLatency(env, cleanup, monitor, LATENCY_JOBS);
+    log(`${round} no-op job accept -> start       ${latencyLine(pl)}`);
     const o = await openapiJobsPerSecond(env, cleanup, monitor, seeded, OPENAPI_JOBS, `run${i}`);
-    log(
-      `jobs round ${i}/${JOB_ROUNDS} openapi.process   ${fmt(o.perSecond, 0).padStart(6)} jobs/s  ${fmtOpt(o.cpuMs, 2)} ms CPU/job (${OPENAPI_JOBS} jobs)`,
-    );
-    runs.baseline.push(b);
-    runs.ours.push(o);
+    log(`${round} openapi.process        ${rateLine(o, OPENAPI_JOBS)}`);
+    noop.baseline.push(b);
+    noop.ours.push(p);
+    floor.baseline.push(b);
+    floor.ours.push(f);
+    latency.baseline.push(...bl);
+    latency.ours.push(...pl);
+    openapi.baseline.push(b);
+    openapi.ours.push(o);
   }
-  const rate = (xs: JobRate[]) => median(xs.map((x) => x.perSecond));
-  const cpu = (xs: JobRate[]) => (xs.every((x) => x.cpuMs !== null) ? median(xs.map((x) => x.cpuMs!)) : null);
-  const ours = { perSecond: rate(runs.ours), cpuMs: cpu(runs.ours) };
-  const baseline = { perSecond: rate(runs.baseline), cpuMs: cpu(runs.baseline) };
-  const name = `jobs (concurrency ${env.config.workers.concurrency}): openapi.process vs no-op`;
-  const rows: Row[] = [
-    { benchmark: name, metric: 'jobs/s', ours: ours.perSecond, baseline: baseline.perSecond, digits: 0, higherIsBetter: true },
-  ];
-  if (ours.cpuMs !== null && baseline.cpuMs !== null) {
-    rows.push({
-      benchmark: name,
-      metric: 'node CPU/job (ms)',
-      ours: ours.cpuMs,
-      baseline: baseline.cpuMs,
-      digits: 2,
+  const c = env.config.workers.concurrency;
+  const noopName = `no-op job, real path vs bare BullMQ (concurrency ${c})`;
+  return [
+    ...jobRows(noopName, noop),
+    ...jobRows(`  for reference: SQL floor (bare BullMQ + claim + durable finish) vs bare BullMQ`, floor),
+    ...[50, 99].map((q) => ({
+      benchmark: `no-op job accept -> start, idle workers`,
+      metric: `p${q} (ms)`,
+      ours: percentile(latency.ours, q),
+      baseline: percentile(latency.baseline, q),
+      digits: 3,
       higherIsBetter: false,
-    });
-  }
-  return rows;
+    })),
+    ...jobRows(`jobs (concurrency ${c}): openapi.process vs no-op`, openapi),
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -454,7 +675,12 @@ const SECTIONS: Section[] = [
   {
     name: 'jobs',
     run: benchJobs,
-    notes: ['Job baseline: a bare BullMQ Worker with a no-op processor at the same concurrency on the same Redis.'],
+    notes: [
+      'Job baseline: a bare BullMQ Worker with a no-op processor at the same concurrency on the same Redis. No-op job, real path:',
+      'workers.ping accepted by the service (durable operation row + enqueue) and run by the real workers (claim, durable final state).',
+      'Accept -> start: from the accepting call returning to the processor beginning, one job at a time on idle workers (all samples).',
+      "SQL floor: the bare Worker's processor makes only the runner's two writes per job (claim without WAL flush wait, durable finish).",
+    ],
   },
   {
     name: 'content',

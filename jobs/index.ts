@@ -9,6 +9,7 @@ import { processGitExport } from './git-export.js';
 import { processWebsiteImport } from './import-website.js';
 import { processTranslationRun } from './translation-run.js';
 import { processSearchIndex } from './search-index.js';
+import { pingWorkers } from './workers-ping.js';
 
 /** Exactly one processor per job name: the mapped type makes a missing one a compile error. */
 export const PROCESSORS: { [K in JobName]: Processor<K> } = {
@@ -20,6 +21,7 @@ export const PROCESSORS: { [K in JobName]: Processor<K> } = {
   'import.website': processWebsiteImport,
   'translation.run': processTranslationRun,
   'search.index': processSearchIndex,
+  'workers.ping': pingWorkers,
 };
 
 /** Start-up check (also for plain JS callers): every registered job has exactly one processor. */

@@ -1,13 +1,13 @@
 import type { Job } from 'bullmq';
 import type { AppContext } from '../src/context.js';
 import type { Queryable } from '../src/db/pool.js';
-import type { OperationRow } from '../src/db/repos/operations.js';
+import type { ClaimedOperation } from '../src/db/repos/operations.js';
 import type { Logger } from '../src/log.js';
 import type { JobData, JobName, JobPayloads } from '../src/queue/registry.js';
 
 export interface JobContext {
   app: AppContext;
-  operation: OperationRow;
+  operation: ClaimedOperation;
   job: Job<JobData>;
   log: Logger;
   /** Report progress in [0, 1]; written to the operation row and the BullMQ job. */

@@ -8,6 +8,10 @@ import { sharedSecret } from './db/repos/settings.js';
 import { addMember, createOrganization, createToken, createUser } from './services/identity.js';
 import { findUserByEmail } from './db/repos/users.js';
 import { ROLES } from './core/roles.js';
+import { ALL_QUEUES, type QueueName } from './config.js';
+import { JobClient } from './queue/client.js';
+import { createLogger } from './log.js';
+import { pingWorkers, waitForOperation } from './services/workers.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -17,6 +21,9 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   member add --org <orgId> --email <email> --role <admin|create|review|edit|comment|read|guest>
   token create --email <email> [--label <label>]   issue an API token (printed once)
   migrate                                          apply pending database migrations (and seal credentials stored in clear)
+  workers ping [--queue <queue>] [--timeout <seconds>]
+                                                   run a job that does nothing on a worker pool (default: maintenance)
+                                                   and wait for it: exits 0 once a worker ran it, 1 otherwise
 `;
 
 const { positionals, values } = parseArgs({
@@ -30,6 +37,8 @@ const { positionals, values } = parseArgs({
     org: { type: 'string' },
     role: { type: 'string' },
     label: { type: 'string' },
+    queue: { type: 'string' },
+    timeout: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -71,6 +80,31 @@ try {
   } else if (cmd === 'token create') {
     const user = await userByEmail(need('email'));
     process.stdout.write(`${await createToken(db, user.id, values.label)}\n`);
+  } else if (cmd === 'workers ping') {
+    const queue = values.queue ?? 'maintenance';
+    if (!(ALL_QUEUES as readonly string[]).includes(queue)) fail(`Unknown queue ${queue} (known: ${ALL_QUEUES.join(', ')})`);
+    const timeoutS = Number(values.timeout ?? 30);
+    if (!(timeoutS > 0)) fail('--timeout must be a positive number of seconds');
+    const jobs = new JobClient(config);
+    try {
+      const log = createLogger('warn', 'cli');
+      const op = await pingWorkers({ db, jobs, log }, queue as QueueName);
+      const acceptedAt = performance.timeOrigin + performance.now();
+      const done = await waitForOperation({ db }, op.id, timeoutS * 1000);
+      if (!done) {
+        process.stderr.write(`no worker of queue ${queue} ran operation ${op.id} within ${timeoutS} s\n`);
+        process.exitCode = 1;
+      } else if (done.status !== 'succeeded') {
+        process.stderr.write(`operation ${op.id} ${done.status}: ${done.error ?? ''}\n`);
+        process.exitCode = 1;
+      } else {
+        const r = done.result as { worker?: string; startedAt?: number };
+        const wait = typeof r?.startedAt === 'number' ? ` after ${(r.startedAt - acceptedAt).toFixed(1)} ms in the queue` : '';
+        process.stdout.write(`ok: ${r?.worker ?? 'a worker'} of queue ${queue} ran it${wait}\n`);
+      }
+    } finally {
+      await jobs.close();
+    }
   } else {
     fail(`Unknown command "${cmd}"`);
   }

@@ -23,6 +23,7 @@ import { databaseErrorReply } from './http/db-errors.js';
 import { drainable } from './http/shutdown.js';
 import type { Principal } from './auth/principal.js';
 import { hostedSite, serveHosted } from './site/routes.js';
+import type { Logger } from './log.js';
 
 export interface ApiServer {
   server: http.Server;
@@ -58,7 +59,7 @@ function clientAddress(req: IncomingMessage): string {
 
 /** Write a reply; for HEAD, the same status and headers (length included) without the body. */
 function send(res: ServerResponse, reply: Reply, head = false) {
-  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  if (reply.headers) for (const k in reply.headers) res.setHeader(k, reply.headers[k]);
   res.statusCode = reply.status;
   if (reply.stream) {
     if (head) {
@@ -89,6 +90,36 @@ function send(res: ServerResponse, reply: Reply, head = false) {
   }
   res.setHeader('content-length', Buffer.byteLength(payload));
   res.end(head ? undefined : payload);
+}
+
+/** A request's logger (its id bound), made on first use: at the default level only the final line uses it. */
+class RequestLog {
+  private made: Logger | undefined;
+  constructor(
+    private readonly base: Logger,
+    private readonly requestId: string,
+  ) {}
+  get(): Logger {
+    return (this.made ??= this.base.child({ reqId: this.requestId }));
+  }
+}
+
+/** What a route handler gets (src/http/route.ts); `log` is the request's logger. */
+class RequestContext {
+  constructor(
+    readonly app: AppContext,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly params: unknown,
+    readonly query: unknown,
+    readonly body: unknown,
+    readonly principal: Principal | undefined,
+    readonly requestId: string,
+    private readonly requestLog: RequestLog,
+  ) {}
+  get log(): Logger {
+    return this.requestLog.get();
+  }
 }
 
 export function createApiServer(app: AppContext): ApiServer {
@@ -144,7 +175,7 @@ export function createApiServer(app: AppContext): ApiServer {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('x-request-id', requestId);
-    const log = app.log.child({ reqId: requestId });
+    const log = new RequestLog(app.log, requestId);
     const method = req.method ?? 'GET';
     const head = method === 'HEAD';
     let routeLabel = 'unmatched';
@@ -195,7 +226,7 @@ export function createApiServer(app: AppContext): ApiServer {
       }
       const s = compiled(route);
       const params = validate(s.params, m.params, 'path');
-      const query = validate(s.query, queryObject(target.searchParams), 'query');
+      const query = validate(s.query, target.search ? queryObject(target.searchParams) : {}, 'query');
       let body: unknown;
       if (route.body) {
         const raw = await readJsonBody(req, app.config.bodyLimitBytes);
@@ -204,11 +235,11 @@ export function createApiServer(app: AppContext): ApiServer {
       } else if (!route.rawBody && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         await readJsonBody(req, app.config.bodyLimitBytes); // enforce the limit, ignore content
       }
-      const reply = await route.handler({ app, req, res, params, query, body, principal, log, requestId } as never);
+      const reply = await route.handler(new RequestContext(app, req, res, params, query, body, principal, requestId, log) as never);
       send(res, reply, head);
     } catch (err) {
       if (res.headersSent) {
-        log.error({ err }, 'error after response started');
+        log.get().error({ err }, 'error after response started');
         res.destroy();
         return;
       }
@@ -218,16 +249,18 @@ export function createApiServer(app: AppContext): ApiServer {
       }
       const fromDb = databaseErrorReply(err);
       if (fromDb) {
-        if (fromDb.status >= 500) log.warn({ err }, 'database conflict answered as retryable');
+        if (fromDb.status >= 500) log.get().warn({ err }, 'database conflict answered as retryable');
         send(res, { status: fromDb.status, body: errorBody(fromDb.status, fromDb.message), headers: fromDb.headers }, head);
         return;
       }
-      log.error({ err }, 'unhandled error');
+      log.get().error({ err }, 'unhandled error');
       send(res, { status: 500, body: errorBody(500, `Internal server error (request ${requestId})`) }, head);
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.observeHttp(routeLabel, method, res.statusCode, seconds);
-      log.info({ method, path, route: routeLabel, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      if (app.log.isLevelEnabled('info')) {
+        log.get().info({ method, path, route: routeLabel, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      }
     }
   }
 

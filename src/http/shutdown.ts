@@ -90,6 +90,11 @@ export function drainable(
     if (draining) closeWhenIdle(socket, conn);
   });
 
+  const handlerDone = () => {
+    handlers--;
+    maybeDone();
+  };
+
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const conn = conns.get(req.socket);
     if (conn) {
@@ -105,12 +110,8 @@ export function drainable(
     }
     if (draining) res.setHeader('connection', 'close');
     handlers++;
-    handle(req, res)
-      .catch(() => {}) // the handler answers its own errors; a rejection here must not crash the process
-      .finally(() => {
-        handlers--;
-        maybeDone();
-      });
+    // The handler answers its own errors; a rejection here must not crash the process.
+    handle(req, res).then(handlerDone, handlerDone);
   });
 
   return {

@@ -80,11 +80,22 @@ export function createMetrics(app: AppContext) {
   };
   registry.registerMetric(jobDuration as unknown as client.Metric);
 
+  // The labelled series of each (route, method[, status]), looked up once: prom-client would
+  // otherwise hash the label object on every request. Routes are the router's patterns, so these
+  // maps stay as small as the metric's own series.
+  const counters = new Map<string, ReturnType<typeof httpRequests.labels>>();
+  const durations = new Map<string, ReturnType<typeof httpDuration.labels>>();
   return {
     registry,
     observeHttp(route: string, method: string, status: number, seconds: number) {
-      httpRequests.inc({ route, method, status: String(status) });
-      httpDuration.observe({ route, method }, seconds);
+      const key = `${method} ${route}`;
+      const ckey = `${status} ${key}`;
+      let c = counters.get(ckey);
+      if (!c) counters.set(ckey, (c = httpRequests.labels({ route, method, status: String(status) })));
+      c.inc();
+      let d = durations.get(key);
+      if (!d) durations.set(key, (d = httpDuration.labels({ route, method })));
+      d.observe(seconds);
     },
   };
 }

@@ -2,7 +2,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Config, QueueName } from '../config.js';
 import { ALL_QUEUES } from '../config.js';
-import { JOBS, type JobData, type JobName } from './registry.js';
+import { JOBS, queueFor, type JobData, type JobName } from './registry.js';
 
 /** BullMQ connection options parsed from REDIS_URL (workers need their own blocking connection). */
 export function redisConnection(url: string): ConnectionOptions {
@@ -47,12 +47,15 @@ export class JobClient {
     return ALL_QUEUES.map((q) => this.queue(q));
   }
 
-  /** Add the job for an operation; the job id is the operation id, so adding twice is a no-op. */
-  async enqueue(op: { id: string; kind: string }): Promise<void> {
+  /**
+   * Add the job for an operation; the job id is the operation id, so adding twice is a no-op. The
+   * queue is the registry's, or the operation's own for a job that lets its caller choose (`anyQueue`).
+   */
+  async enqueue(op: { id: string; kind: string; queue?: string }): Promise<void> {
     const spec = JOBS[op.kind as JobName];
     if (!spec) throw new Error(`Unknown job kind "${op.kind}"`);
     const w = this.config.workers;
-    await this.queue(spec.queue).add(
+    await this.queue(queueFor(op.kind as JobName, op.queue)).add(
       op.kind,
       { operationId: op.id },
       {

@@ -2,7 +2,7 @@
 // the queue it runs on, the payload it carries and its default options. Redis only ever holds
 // `{ operationId }`: the payload lives in the operation's PostgreSQL row, so a flushed Redis loses
 // nothing and no secret (a git credential, say) sits in Redis.
-import type { QueueName } from '../config.js';
+import { ALL_QUEUES, type QueueName } from '../config.js';
 
 export interface JobPayloads {
   /** Fetch (or read inline), parse, validate and store one version of an OpenAPI spec. */
@@ -29,6 +29,11 @@ export interface JobPayloads {
    * import wrote many pages at once: the import is readable when it commits, search follows here.
    */
   'search.index': { spaceId: string };
+   * Does nothing: an operator's health check of a worker pool (`npm run cli -- workers ping`). It
+   * goes through everything a real job does (durable operation row, queue, runner, final state), so
+   * its round trip says whether the pool named by the operation's queue takes and finishes jobs.
+   */
+  'workers.ping': Record<string, never>;
 }
 
 export interface ImportWebsitePayload {
@@ -62,7 +67,10 @@ export interface GitJobPayload {
 export type JobName = keyof JobPayloads;
 
 interface JobSpec {
+  /** The queue its jobs run on (for a job with `anyQueue`, the default one). */
   queue: QueueName;
+  /** The caller names the queue (a health check of each pool); the operation row keeps it. */
+  anyQueue?: boolean;
   /** Attempts override; defaults to config.workers.attempts. */
   attempts?: number;
   /** Human description for the dashboard and README. */
@@ -81,7 +89,14 @@ export const JOBS: { readonly [K in JobName]: JobSpec } = {
   'import.website': { queue: 'import', description: 'Import a website into a space or a change request' },
   'translation.run': { queue: 'translation', description: "Translate a space's changed pages into its translation's result space" },
   'search.index': { queue: 'search', description: "Bring a space's search index up to its current revision after an import" },
+  'workers.ping': { queue: 'maintenance', anyQueue: true, description: 'Health check of a worker pool: a job that does nothing' },
 };
+
+/** The queue an operation of `kind` runs on: `requested` when the job lets its caller choose, else the registry's. */
+export function queueFor(kind: JobName, requested?: string | null): QueueName {
+  const spec = JOBS[kind];
+  return spec.anyQueue && requested && (ALL_QUEUES as readonly string[]).includes(requested) ? (requested as QueueName) : spec.queue;
+}
 
 export const JOB_NAMES = Object.keys(JOBS) as JobName[];
 

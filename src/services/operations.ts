@@ -3,7 +3,8 @@ import type { Principal } from '../auth/principal.js';
 import type { Queryable } from '../db/pool.js';
 import * as ops from '../db/repos/operations.js';
 import type { OperationRow } from '../db/repos/operations.js';
-import { JOBS, type JobName, type JobPayloads } from '../queue/registry.js';
+import { queueFor, type JobName, type JobPayloads } from '../queue/registry.js';
+import type { QueueName } from '../config.js';
 import { newId } from '../util/ids.js';
 import { notFound } from '../core/errors.js';
 import { canSeeOperation } from '../core/access/operations.js';
@@ -16,12 +17,20 @@ import { toOperation } from '../presenters/operations.js';
 export async function createOperation<K extends JobName>(
   c: Queryable,
   kind: K,
-  o: { organizationId: string | null; payload: JobPayloads[K]; targetType?: string; targetId?: string; createdBy?: string },
+  o: {
+    organizationId: string | null;
+    payload: JobPayloads[K];
+    targetType?: string;
+    targetId?: string;
+    createdBy?: string;
+    /** Only for a job whose registry entry lets the caller choose (`anyQueue`); ignored otherwise. */
+    queue?: QueueName;
+  },
 ): Promise<OperationRow> {
   return ops.insertOperation(c, {
     id: newId(),
     kind,
-    queue: JOBS[kind].queue,
+    queue: queueFor(kind, o.queue),
     organizationId: o.organizationId,
     payload: o.payload as Record<string, unknown>,
     targetType: o.targetType,
@@ -31,7 +40,7 @@ export async function createOperation<K extends JobName>(
 }
 
 /** Enqueue after commit. A Redis failure is logged, not thrown: the operation row is the truth. */
-export async function enqueue(app: AppContext, op: OperationRow): Promise<void> {
+export async function enqueue(app: Pick<AppContext, 'jobs' | 'log'>, op: OperationRow): Promise<void> {
   try {
     await app.jobs.enqueue(op);
   } catch (err) {

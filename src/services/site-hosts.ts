@@ -20,6 +20,14 @@ export interface HostedSite {
 
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
+const publicHostnames = new WeakMap<AppContext, string>();
+/** The API's own host name (PUBLIC_URL's), parsed once per context: this runs on every request. */
+function publicHostname(app: AppContext): string {
+  let h = publicHostnames.get(app);
+  if (h === undefined) publicHostnames.set(app, (h = new URL(app.config.publicUrl).hostname.toLowerCase()));
+  return h;
+}
+
 /**
  * The site host named by a Host header: lowercase, port and trailing dot dropped. Null when it
  * cannot name a site: missing, the API's own host (PUBLIC_URL), an IP literal, a name without a dot.
@@ -29,7 +37,7 @@ export function siteHostName(app: AppContext, header: string | undefined): strin
   if (header.startsWith('[')) return null; // IPv6 literal
   const host = header.replace(/:\d*$/, '').replace(/\.$/, '').toLowerCase();
   if (!host.includes('.') || IPV4.test(host) || !/^[a-z0-9.-]+$/.test(host)) return null;
-  if (host === new URL(app.config.publicUrl).hostname.toLowerCase()) return null;
+  if (host === publicHostname(app)) return null;
   return host;
 }
 

@@ -277,7 +277,7 @@ export const readerSiteRoutes = [
  * The site a request's Host names (its custom hostname, or its organization's host and basename),
  * or null when the host names none: then the request is the API's. `path` is as sent (not decoded).
  */
-export async function hostedSite(app: AppContext, hostHeader: string | undefined, path: string): Promise<HostedSite | null> {
+export function hostedSite(app: AppContext, hostHeader: string | undefined, path: string): Promise<HostedSite | null> | null {
   const host = siteHostName(app, hostHeader);
   return host ? siteAtHost(app, host, decodeOrKeep(path)) : null;
 }

@@ -160,6 +160,23 @@ describe('operators', () => {
     expect(m.text).toMatch(/queue_jobs\{queue="openapi",state="waiting"\} 0/);
   });
 
+  it('counts every request in its route, method and status series, and times it', async () => {
+    const series = async () => {
+      const text = (await t.api('GET', '/metrics')).text;
+      const num = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
+      return {
+        ok: num(/http_requests_total\{route="\/healthz",method="GET",status="200"\} (\d+)/),
+        timed: num(/http_request_duration_seconds_count\{route="\/healthz",method="GET"\} (\d+)/),
+        unmatched: num(/http_requests_total\{route="unmatched",method="GET",status="404"\} (\d+)/),
+      };
+    };
+    const before = await series();
+    for (let i = 0; i < 3; i++) expect((await t.api('GET', '/healthz')).status).toBe(200);
+    expect((await t.api('GET', '/no-such-route')).status).toBe(404);
+    const after = await series();
+    expect(after).toEqual({ ok: before.ok + 3, timed: before.timed + 3, unmatched: before.unmatched + 1 });
+  });
+
   it('shows the job dashboard to operators only', async () => {
     const anonymous = await t.api('GET', '/admin/queues');
     expect(anonymous.status).toBe(401);
