@@ -29,6 +29,7 @@ export interface JobPayloads {
    * import wrote many pages at once: the import is readable when it commits, search follows here.
    */
   'search.index': { spaceId: string };
+  /**
    * Does nothing: an operator's health check of a worker pool (`npm run cli -- workers ping`). It
    * goes through everything a real job does (durable operation row, queue, runner, final state), so
    * its round trip says whether the pool named by the operation's queue takes and finishes jobs.
