@@ -99,7 +99,8 @@ try {
         process.exitCode = 1;
       } else {
         const r = done.result as { worker?: string; startedAt?: number };
-        const wait = typeof r?.startedAt === 'number' ? ` after ${(r.startedAt - acceptedAt).toFixed(1)} ms in the queue` : '';
+        // Two processes' clocks: a negative difference is skew, shown as 0.
+        const wait = typeof r?.startedAt === 'number' ? ` after ${Math.max(0, r.startedAt - acceptedAt).toFixed(1)} ms in the queue` : '';
         process.stdout.write(`ok: ${r?.worker ?? 'a worker'} of queue ${queue} ran it${wait}\n`);
       }
     } finally {
