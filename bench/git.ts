@@ -169,8 +169,9 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
     ...timeRows(name, times),
     {
       benchmark: `Search catch-up after the git import, ${name}`,
-      metric: 'seconds after the import succeeded until search follows (baseline: the import job)',
-      ours: median(catchUp),
+      // The first round parses every page; later ones find the same bodies in the Markdown pool's cache.
+      metric: 'seconds after the import succeeded until search follows, slowest round (baseline: the import job)',
+      ours: Math.max(...catchUp),
       baseline: median(times.importOurs),
       digits: 2,
       higherIsBetter: false,

@@ -37,6 +37,8 @@ const MAX_WARNINGS = 200;
 const BLOB_WRITES = 4;
 /** Files an import stores at once (their bytes in memory together, each up to GIT_MAX_FILE_BYTES). */
 const FILE_STORES = 4;
+/** Markdown files an import or export reads from the pack at once. */
+const TEXT_READS = 8;
 
 function remoteFor(app: AppContext, p: GitJobPayload) {
   return {
@@ -66,6 +68,7 @@ async function projectFiles(app: AppContext, repo: Repository, commit: string, p
   const contents = new Map<string, Buffer>();
   const deferred = new Set<string>();
   const empty = Buffer.alloc(0);
+  const text: [string, string, string][] = [];
   for (const [p, e] of all) {
     if (!p.startsWith(prefix) || !isContent(e)) continue;
     const rel = p.slice(prefix.length);
@@ -75,10 +78,20 @@ async function projectFiles(app: AppContext, repo: Repository, commit: string, p
       deferred.add(rel);
       continue;
     }
-    const bytes = await repo.readBlob(e.oid);
+    contents.set(rel, empty); // read below, in this order
+    text.push([p, rel, e.oid]);
+  }
+  // Several reads at once (positioned reads of the pack); all settle before the first failure is thrown.
+  const limit = pLimit(TEXT_READS);
+  const read = await Promise.allSettled(text.map(([, , oid]) => limit(() => repo.readBlob(oid))));
+  for (const [i, [p, rel]] of text.entries()) {
+    const r = read[i];
+    if (r.status === 'rejected') throw r.reason;
+    const bytes = r.value;
     if (bytes.length > app.config.git.maxFileBytes) {
       if (opts.skipOversize) {
         entries.delete(rel);
+        contents.delete(rel);
         continue; // kept in the tree by its oid
       }
       throw new GitSyncError(`${p} is ${bytes.length} bytes, over the limit of ${app.config.git.maxFileBytes} bytes`);
