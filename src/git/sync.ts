@@ -10,7 +10,7 @@ import { getRevision, type RevisionRow } from '../db/repos/revisions.js';
 import { getGitSyncState, recordGitSync, setSpaceGitSync } from '../db/repos/git-sync.js';
 import type { PageFields } from '../content/draft.js';
 import { editMainContent, revisionSnapshot, WriteTargetGoneError } from '../content/commit.js';
-import { storeFileBytes } from '../content/files.js';
+import { storeFilesBytes, type StoredBytes } from '../content/files.js';
 import { canonicalJson } from '../content/objects.js';
 import { dumpYaml } from './format/yaml.js';
 import { loadBodies, type TreePage } from '../content/snapshot.js';
@@ -35,8 +35,9 @@ export { GitSyncError };
 const MAX_WARNINGS = 200;
 /** Blobs an export writes at once (their bytes in memory together: stored files are up to GIT_MAX_FILE_BYTES). */
 const BLOB_WRITES = 4;
-/** Files an import stores at once (their bytes in memory together, each up to GIT_MAX_FILE_BYTES). */
-const FILE_STORES = 4;
+/** Files an import stores per batch, and the most bytes a batch holds (one file may exceed it alone). */
+const FILE_BATCH = 64;
+const FILE_BATCH_BYTES = 32 * 1024 * 1024;
 /** Markdown files an import or export reads from the pack at once. */
 const TEXT_READS = 8;
 
@@ -287,27 +288,24 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
 
           const filesByPath = new Map(current.files.filter((f) => f.git?.path).map((f) => [f.git!.path, f]));
           const fileIds = new Map<string, string>();
-          // Bytes are read and stored a few files at a time; the files enter the revision in order.
-          // All of them settle before the transaction goes on (or rolls back): none may run after it.
-          const limit = pLimit(FILE_STORES);
-          let failed = false;
-          const settled = await Promise.allSettled(
-            parsed.files.map((f) =>
-              limit(async () => {
-                if (failed) throw new Error('not stored: another file failed');
-                const rel = path.join(parsed.config.root || '.', f.path).replace(/^\.\//, '');
-                try {
-                  return await storeFileBytes(app, c, p.spaceId, await fileBytes(app, repo, files, rel, f.content), f.contentType);
-                } catch (err) {
-                  failed = true;
-                  throw err;
-                }
-              }),
-            ),
-          );
-          const firstFailure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-          if (firstFailure) throw firstFailure.reason;
-          const stored = settled.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof storeFileBytes>>>).value);
+          // Bytes are stored in batches (one set of statements per batch, BlobStore calls in
+          // parallel), at most FILE_BATCH_BYTES of them in memory; files enter the revision in order.
+          const stored: StoredBytes[] = [];
+          let batch: { bytes: Buffer; contentType: string }[] = [];
+          let batchBytes = 0;
+          const flush = async () => {
+            stored.push(...(await storeFilesBytes(app, c, p.spaceId, batch)));
+            batch = [];
+            batchBytes = 0;
+          };
+          for (const f of parsed.files) {
+            const rel = path.join(parsed.config.root || '.', f.path).replace(/^\.\//, '');
+            const bytes = await fileBytes(app, repo, files, rel, f.content);
+            if (batch.length && (batch.length >= FILE_BATCH || batchBytes + bytes.length > FILE_BATCH_BYTES)) await flush();
+            batch.push({ bytes, contentType: f.contentType });
+            batchBytes += bytes.length;
+          }
+          await flush();
           for (const [i, f] of parsed.files.entries()) {
             const gitPath = repoPath(projectDir, parsed.config, f.path);
             const entry = entries.get(path.join(parsed.config.root || '.', f.path).replace(/^\.\//, ''));

@@ -5,7 +5,8 @@ import { waitFor } from '../../helpers/http.js';
 import { addFile, editContent, PNG_2x1 } from '../../helpers/content.js';
 import { purgeSpaces, type PurgeResult } from '../../../jobs/purge-spaces.js';
 import type { JobContext } from '../../../jobs/types.js';
-import { blobKeyFor } from '../../../src/content/files.js';
+import { blobKeyFor, storeFileBytes, storeFilesBytes } from '../../../src/content/files.js';
+import { withTx } from '../../../src/db/pool.js';
 
 let t: TestApp;
 let org: Awaited<ReturnType<TestApp['seedOrg']>>;
@@ -203,6 +204,43 @@ describe('purge of deleted spaces', () => {
 
   it('refuses a payload whose "before" is not a date', async () => {
     await expect(runPurge({ before: 'yesterday-ish' })).rejects.toThrow(/payload.before/);
+  });
+});
+
+describe('storing bytes in batches (imports)', () => {
+  it('stores each distinct content once, references it, restores bytes lost from storage, and answers like storeFileBytes', async () => {
+    const spaceId = await createSpace('Batch store');
+    const a = Buffer.from(`batch a ${Date.now()}`);
+    const b = Buffer.from(`batch b ${Date.now()}`);
+    const lost = Buffer.from(`batch lost ${Date.now()}`);
+    // Recorded earlier (another space), then its bytes vanished from storage.
+    const other = await createSpace('Batch store, other');
+    await withTx(t.app.db, (c) => storeFileBytes(t.app, c, other, lost, 'text/plain'));
+    await t.app.blobs.delete(blobKeyFor(createHash('sha256').update(lost).digest('hex')));
+
+    const files = [
+      { bytes: a, contentType: 'text/plain' },
+      { bytes: PNG_2x1, contentType: 'image/png' },
+      { bytes: a, contentType: 'text/plain' },
+      { bytes: lost, contentType: 'text/plain' },
+      { bytes: b, contentType: 'text/plain' },
+    ];
+    const batch = await withTx(t.app.db, (c) => storeFilesBytes(t.app, c, spaceId, files));
+    const one = await withTx(t.app.db, async (c) =>
+      Promise.all(files.map((f) => storeFileBytes(t.app, c, spaceId, f.bytes, f.contentType))),
+    );
+    expect(batch).toEqual(one);
+    expect(batch[1].dimensions).toEqual({ width: 2, height: 1 });
+    expect(batch[0].blobKey).toBe(batch[2].blobKey);
+    for (const [i, f] of files.entries()) expect((await t.app.blobs.get(batch[i].blobKey))?.equals(f.bytes)).toBe(true);
+    const keys = [...new Set(batch.map((x) => x.blobKey))];
+    const refs = await t.app.db.query('SELECT blob_key FROM space_blobs WHERE space_id = $1 AND blob_key = ANY($2) ORDER BY 1', [
+      spaceId,
+      keys,
+    ]);
+    expect(refs.rows.map((r) => r.blob_key)).toEqual([...keys].sort());
+    const recorded = await t.app.db.query('SELECT key, size FROM blobs WHERE key = ANY($1)', [keys]);
+    expect(recorded.rows).toHaveLength(4);
   });
 });
 
