@@ -40,6 +40,9 @@ function plainSafe(c: number, prev: number | null, inFlow: boolean): boolean {
 /** True when the plain scalar would read back as something else (a boolean, number, null, date...). */
 function ambiguous(s: string): boolean {
   if (s === '<<') return true;
+  // Every plain scalar that reads as something else and starts with a letter is one word (null,
+  // true, yes, off...): a sentence (most titles and descriptions) needs no parse to know.
+  if (/^[A-Za-z]/.test(s) && /\s/.test(s)) return false;
   for (const schema of ['core', 'yaml-1.1'] as const) {
     try {
       if (parse(s, { schema }) !== s) return true;
