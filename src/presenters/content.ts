@@ -1,4 +1,5 @@
 // API shapes of content (Revision, pages, File) from stored objects, per the public description.
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.js';
 import type { RevisionRow } from '../db/repos/revisions.js';
 import type { Snapshot, TreePage } from '../content/snapshot.js';
@@ -28,8 +29,14 @@ const LAYOUT_DEFAULTS = {
   anchors: true,
 };
 
-/** A page of a tree listing (no body: `documentId` names it). */
-export function toTreePage(app: AppContext, spaceId: string, tp: TreePage, o: ReadOptions): Record<string, unknown> {
+/** A page of a tree listing (no body: `documentId` names it); `kids` shapes its subpages. */
+export function toTreePage(
+  app: AppContext,
+  spaceId: string,
+  tp: TreePage,
+  o: ReadOptions,
+  kids: () => unknown[] = () => tp.children.map((c) => toTreePage(app, spaceId, c, o)),
+): Record<string, unknown> {
   const n = tp.node;
   const base: Record<string, unknown> = { id: n.id, title: n.title };
   if (n.linkTitle) base.linkTitle = n.linkTitle;
@@ -37,7 +44,6 @@ export function toTreePage(app: AppContext, spaceId: string, tp: TreePage, o: Re
   if (n.icon) base.icon = n.icon;
   base.createdAt = n.createdAt;
   base.updatedAt = n.updatedAt;
-  const kids = () => tp.children.map((c) => toTreePage(app, spaceId, c, o));
   if (n.type === 'group') {
     return { ...base, kind: 'group', type: 'group', slug: n.slug, path: tp.path, ...(n.hidden ? { hidden: true } : {}), pages: kids() };
   }
@@ -80,6 +86,36 @@ export function toTreePage(app: AppContext, spaceId: string, tp: TreePage, o: Re
   }
   return page;
 }
+
+// The JSON of a page with its subtree depends only on the space, the server's public URL, the
+// options, the page's path (its subpages' paths follow from it) and its hash (its node, body and
+// subpages' hashes): cached under those, so that the tree of a new revision is serialized anew only
+// along the paths that changed, the rest being spliced from the previous revisions' subtrees.
+// Bounded by size (characters).
+const subtreeJson = new LRUCache<string, string>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (json, key) => json.length + key.length });
+
+/** The JSON text of `JSON.stringify(pages.map((p) => toTreePage(app, spaceId, p, o)))`, from cached subtrees. */
+export function treePagesJson(app: AppContext, spaceId: string, pages: TreePage[], o: ReadOptions): string {
+  const prefix = `${app.config.publicUrl}\n${spaceId}\n${o.metadata ? 1 : 0}${o.computed ? 1 : 0}\n`;
+  const one = (tp: TreePage): string => {
+    const key = `${prefix}${tp.path}\n${tp.hash}`;
+    let json = subtreeJson.get(key);
+    if (json === undefined) {
+      json = JSON.stringify(toTreePage(app, spaceId, tp, o, () => []));
+      // Every value before `pages` is a string (quotes escaped) or an object of strings, so the
+      // first `"pages":[]` is the key itself.
+      const at = json.indexOf(EMPTY_PAGES);
+      if (at >= 0 && tp.children.length) {
+        const cut = at + EMPTY_PAGES.length - 1;
+        json = `${json.slice(0, cut)}${tp.children.map(one).join(',')}${json.slice(cut)}`;
+      }
+      subtreeJson.set(key, json);
+    }
+    return json;
+  };
+  return `[${pages.map(one).join(',')}]`;
+}
+const EMPTY_PAGES = '"pages":[]';
 
 export function toFile(app: AppContext, f: FileNode, o: ReadOptions) {
   return {

@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { pageInMemory } from '../core/pagination.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
-import { toFile, toRevision, toTreePage, type ReadOptions } from '../presenters/content.js';
+import { toFile, toRevision, toTreePage, treePagesJson, type ReadOptions } from '../presenters/content.js';
 import { evaluateComputedPage } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
 import { requireSpace } from '../core/access/spaces.js';
@@ -32,30 +32,31 @@ export async function readRevision(app: AppContext, t: ContentTarget, o: ReadOpt
   return toRevision(app, t.spaceId, revision, snapshot, o);
 }
 
-export async function readPages(app: AppContext, t: ContentTarget, o: ReadOptions) {
+/** The pages tree of a revision as JSON text (`{"pages": [...]}`), made from cached subtrees. */
+export async function readPagesText(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
   const { snapshot } = await targetSnapshot(app.db, t);
-  return { pages: snapshot.pages.map((p) => toTreePage(app, t.spaceId, p, o)) };
+  return `{"pages":${treePagesJson(app, t.spaceId, snapshot.pages, o)}}`;
 }
 
 // A revision never changes, so its serialized tree (the costly part of a read of a large space)
 // is cached by revision and flags, bounded by size.
 const serialized = new LRUCache<string, string>({ maxSize: 128 * 1024 * 1024, sizeCalculation: (s) => s.length || 1 });
 
-async function cachedJson(key: string, build: () => Promise<unknown>): Promise<string> {
+async function cachedJson(key: string, build: () => Promise<string>): Promise<string> {
   let json = serialized.get(key);
   if (json === undefined) {
-    json = JSON.stringify(await build());
+    json = await build();
     serialized.set(key, json);
   }
   return json;
 }
 
 export function readRevisionJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
-  return cachedJson(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readRevision(app, t, o));
+  return cachedJson(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, async () => JSON.stringify(await readRevision(app, t, o)));
 }
 
 export function readPagesJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
-  return cachedJson(`pages:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readPages(app, t, o));
+  return cachedJson(`pages:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readPagesText(app, t, o));
 }
 
 /** Files ordered by (name, id); the cursor is that key, so it survives files added in between. */
