@@ -311,9 +311,11 @@ export class Draft {
       out.set(h, o);
       return h;
     };
+    // A page keeps its hash only while nothing in its subtree changed (`dirty` clears the hashes of
+    // a changed page's ancestors): only the changed paths are walked.
     const finalize = (m: MPage): Hash => {
-      const childHashes = m.children.map(finalize);
       if (m.hash) return m.hash;
+      const childHashes = m.children.map(finalize);
       if (m.markdown !== undefined) {
         if (m.markdown === '') delete (m.node as Partial<PageNode>).body;
         else m.node.body = add({ kind: 'body', markdown: m.markdown } satisfies BodyNode);
