@@ -90,7 +90,7 @@ export async function buildSnapshot(db: Queryable, spaceId: string, rootHash: Ha
   // nearest the top wins), and every page in tree order.
   const byId = new Map<string, TreePage>();
   const byPath = new Map<string, TreePage>();
-  for (let lvl = top; lvl.length; ) {
+  for (let lvl = top; lvl.length;) {
     const below: TreePage[] = [];
     for (const page of lvl) {
       byId.set(page.node.id, page);

@@ -52,7 +52,9 @@ async function cachedJson(key: string, build: () => Promise<string>): Promise<st
 }
 
 export function readRevisionJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
-  return cachedJson(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, async () => JSON.stringify(await readRevision(app, t, o)));
+  return cachedJson(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, async () =>
+    JSON.stringify(await readRevision(app, t, o)),
+  );
 }
 
 export function readPagesJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {

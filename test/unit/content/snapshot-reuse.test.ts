@@ -39,7 +39,9 @@ async function expectFresh(store: MemoryObjects, s: Snapshot) {
   const fresh = await buildSnapshot(store.db, store.spaceId, s.rootHash);
   expect(view(s)).toEqual(view(fresh));
   for (const o of options) {
-    expect(treePagesJson(app, store.spaceId, s.pages, o)).toBe(JSON.stringify(fresh.pages.map((p) => toTreePage(app, store.spaceId, p, o))));
+    expect(treePagesJson(app, store.spaceId, s.pages, o)).toBe(
+      JSON.stringify(fresh.pages.map((p) => toTreePage(app, store.spaceId, p, o))),
+    );
   }
 }
 
