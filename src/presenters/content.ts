@@ -145,3 +145,11 @@ export function toRevision(app: AppContext, spaceId: string, rev: RevisionRow, s
     urls: { app: `${app.config.publicUrl}/app/s/${spaceId}/revisions/${rev.id}` },
   };
 }
+
+/** The JSON text of `toRevision` (its `pages` spliced from cached subtrees: see treePagesJson). */
+export function toRevisionJson(app: AppContext, spaceId: string, rev: RevisionRow, snap: Snapshot, o: ReadOptions): string {
+  const json = JSON.stringify(toRevision(app, spaceId, rev, snap, o, []));
+  // `pages` follows object, id, type and parents (strings): the first `"pages":[]` is it.
+  const at = json.indexOf(EMPTY_PAGES);
+  return `${json.slice(0, at)}"pages":${treePagesJson(app, spaceId, snap.pages, o)}${json.slice(at + EMPTY_PAGES.length)}`;
+}

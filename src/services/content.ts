@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { pageInMemory } from '../core/pagination.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
-import { toFile, toRevision, toTreePage, treePagesJson, type ReadOptions } from '../presenters/content.js';
+import { toFile, toRevisionJson, toTreePage, treePagesJson, type ReadOptions } from '../presenters/content.js';
 import { evaluateComputedPage } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
 import { requireSpace } from '../core/access/spaces.js';
@@ -27,9 +27,10 @@ export async function targetSnapshot(db: Queryable, t: ContentTarget) {
   return revisionSnapshot(db, t.spaceId, t.revisionId);
 }
 
-export async function readRevision(app: AppContext, t: ContentTarget, o: ReadOptions) {
+/** A revision as JSON text, its pages tree made from cached subtrees. */
+export async function readRevisionText(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
   const { revision, snapshot } = await targetSnapshot(app.db, t);
-  return toRevision(app, t.spaceId, revision, snapshot, o);
+  return toRevisionJson(app, t.spaceId, revision, snapshot, o);
 }
 
 /** The pages tree of a revision as JSON text (`{"pages": [...]}`), made from cached subtrees. */
@@ -52,9 +53,7 @@ async function cachedJson(key: string, build: () => Promise<string>): Promise<st
 }
 
 export function readRevisionJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
-  return cachedJson(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, async () =>
-    JSON.stringify(await readRevision(app, t, o)),
-  );
+  return cachedJson(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readRevisionText(app, t, o));
 }
 
 export function readPagesJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {

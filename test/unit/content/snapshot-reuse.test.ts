@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { AppContext } from '../../../src/context.js';
 import { Draft } from '../../../src/content/draft.js';
 import { buildSnapshot, type Snapshot, type TreePage } from '../../../src/content/snapshot.js';
-import { toTreePage, treePagesJson } from '../../../src/presenters/content.js';
+import type { RevisionRow } from '../../../src/db/repos/revisions.js';
+import { toRevision, toRevisionJson, toTreePage, treePagesJson } from '../../../src/presenters/content.js';
 import { memoryObjects, type MemoryObjects } from '../../helpers/memory-objects.js';
 
 // A new revision's snapshot shares the previous snapshot's unchanged subtrees, and its tree JSON
@@ -38,10 +39,22 @@ function view(s: Snapshot) {
 async function expectFresh(store: MemoryObjects, s: Snapshot) {
   const fresh = await buildSnapshot(store.db, store.spaceId, s.rootHash);
   expect(view(s)).toEqual(view(fresh));
+  const rev: RevisionRow = {
+    id: 'rev1',
+    space_id: store.spaceId,
+    root_hash: s.rootHash,
+    parents: ['rev0'],
+    type: 'edits',
+    git: { oid: 'abc' },
+    change_request_id: null,
+    created_by: null,
+    created_at: new Date(0),
+  };
   for (const o of options) {
     expect(treePagesJson(app, store.spaceId, s.pages, o)).toBe(
       JSON.stringify(fresh.pages.map((p) => toTreePage(app, store.spaceId, p, o))),
     );
+    expect(toRevisionJson(app, store.spaceId, rev, s, o)).toBe(JSON.stringify(toRevision(app, store.spaceId, rev, fresh, o)));
   }
 }
 
