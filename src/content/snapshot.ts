@@ -56,16 +56,19 @@ export async function loadSnapshot(db: Queryable, spaceId: string, rootHash: Has
 /** Build the snapshot of a revision root (no snapshot cache), sharing the unchanged subtrees of `previous`. */
 export async function buildSnapshot(db: Queryable, spaceId: string, rootHash: Hash, previous?: Snapshot): Promise<Snapshot> {
   const root = await getObject<RootNode>(db, spaceId, rootHash);
-  const reusable = previous && previous.spaceId === spaceId ? reuseFrom(previous) : () => undefined;
+  const siblings = new SiblingLookup();
 
-  // Fetch level by level, reusing what the previous snapshot has in the same place.
+  // Fetch level by level, reusing what the previous snapshot has in the same place: `was` is the
+  // list of the previous snapshot at that place (the children of the previous version of the parent).
   const top: TreePage[] = [];
-  let level: { hash: Hash; parent: TreePage | null; list: TreePage[] }[] = root.pages.map((hash) => ({ hash, parent: null, list: top }));
+  type Entry = { hash: Hash; parent: TreePage | null; list: TreePage[]; was: TreePage[] | undefined };
+  const was = previous && previous.spaceId === spaceId ? previous.pages : undefined;
+  let level: Entry[] = root.pages.map((hash) => ({ hash, parent: null, list: top, was }));
   while (level.length) {
-    const reused = level.map((l) => reusable(l.hash, l.parent));
+    const reused = level.map((l) => (l.was ? reusable(siblings.byHash(l.was).get(l.hash), l.parent) : undefined));
     const missing = level.filter((_, i) => !reused[i]).map((l) => l.hash);
     const objs = missing.length ? await getObjects(db, spaceId, missing) : new Map();
-    const next: typeof level = [];
+    const next: Entry[] = [];
     level.forEach((l, i) => {
       const shared = reused[i];
       if (shared) {
@@ -82,70 +85,114 @@ export async function buildSnapshot(db: Queryable, spaceId: string, rootHash: Ha
         children: [],
       };
       l.list.push(page);
-      for (const c of node.children) next.push({ hash: c, parent: page, list: page.children });
+      // The previous version of this page, where it was (a moved page is built anew).
+      const before = l.was ? siblings.byId(l.was).get(node.id)?.children : undefined;
+      for (const c of node.children) next.push({ hash: c, parent: page, list: page.children, was: before });
     });
     level = next;
   }
-  // The indexes, in the order a level-by-level walk meets the pages (on equal paths, the page
-  // nearest the top wins), and every page in tree order.
-  const byId = new Map<string, TreePage>();
-  const byPath = new Map<string, TreePage>();
-  for (let lvl = top; lvl.length;) {
-    const below: TreePage[] = [];
-    for (const page of lvl) {
-      byId.set(page.node.id, page);
-      if (page.node.type !== 'group' && !byPath.has(page.path)) byPath.set(page.path, page);
-      for (const c of page.children) below.push(c);
-    }
-    lvl = below;
-  }
   const fileObjs = root.files.length ? await getObjects(db, spaceId, root.files) : new Map();
   const files = root.files.map((h) => ({ ...(fileObjs.get(h) as FileNode), hash: h }));
-  const ordered: TreePage[] = [];
-  const walk = (list: TreePage[]) => {
-    for (const p of list) {
-      ordered.push(p);
-      walk(p.children);
-    }
-  };
-  walk(top);
-  return {
-    spaceId,
-    rootHash,
-    root,
-    pages: top,
-    byId,
-    byPath,
-    ordered,
-    files,
-    filesById: new Map(files.map((f) => [f.id, f])),
-  };
+  return new TreeSnapshot(spaceId, rootHash, root, top, files);
 }
 
 /**
- * The previous snapshot's TreePage that can stand for the page of hash `hash` under `parent` (null:
- * top level) in a new snapshot, if any: one of the children of the previous version of that
- * parent (a moved page is built anew) with the same hash (node, body and children), parent, path
- * and ancestors' titles, so that everything it and its subtree hold is what a fresh build gives.
+ * A snapshot whose indexes are made on first use: a tree read after a new revision only needs
+ * the tree, a merge or an edit only some of them.
  */
-function reuseFrom(previous: Snapshot): (hash: Hash, parent: TreePage | null) => TreePage | undefined {
-  const byParent = new Map<TreePage[], Map<Hash, TreePage>>();
-  return (hash, parent) => {
-    const siblings = parent ? previous.byId.get(parent.node.id)?.children : previous.pages;
-    if (!siblings?.length) return undefined;
-    let byHash = byParent.get(siblings);
-    if (!byHash) {
-      byHash = new Map(siblings.map((p) => [p.hash, p]));
-      byParent.set(siblings, byHash);
+class TreeSnapshot implements Snapshot {
+  readonly filesById: Map<string, FileNode & { hash: Hash }>;
+  private indexes?: { byId: Map<string, TreePage>; byPath: Map<string, TreePage> };
+  private inOrder?: TreePage[];
+
+  constructor(
+    readonly spaceId: string,
+    readonly rootHash: Hash,
+    readonly root: RootNode,
+    readonly pages: TreePage[],
+    readonly files: (FileNode & { hash: Hash })[],
+  ) {
+    this.filesById = new Map(files.map((f) => [f.id, f]));
+  }
+
+  get byId(): Map<string, TreePage> {
+    return this.index().byId;
+  }
+
+  get byPath(): Map<string, TreePage> {
+    return this.index().byPath;
+  }
+
+  /** Every page in tree order (depth first). */
+  get ordered(): TreePage[] {
+    if (!this.inOrder) {
+      const ordered: TreePage[] = [];
+      const walk = (list: TreePage[]) => {
+        for (const p of list) {
+          ordered.push(p);
+          walk(p.children);
+        }
+      };
+      walk(this.pages);
+      this.inOrder = ordered;
     }
-    const p = byHash.get(hash);
-    if (!p || p.parentId !== (parent?.node.id ?? null) || p.path !== joinPath(childBase(parent), p.node.slug)) return undefined;
-    const ancestors = parent ? parent.ancestors.length + 1 : 0;
-    if (p.ancestors.length !== ancestors) return undefined;
-    for (let i = 0; i < ancestors - 1; i++) if (p.ancestors[i] !== parent!.ancestors[i]) return undefined;
-    if (parent && p.ancestors[ancestors - 1] !== parent.node.title) return undefined;
-    return p;
-  };
+    return this.inOrder;
+  }
+
+  /**
+   * The indexes, filled in the order a level-by-level walk meets the pages (on equal paths, the
+   * page nearest the top wins).
+   */
+  private index() {
+    if (!this.indexes) {
+      const byId = new Map<string, TreePage>();
+      const byPath = new Map<string, TreePage>();
+      for (let lvl = this.pages; lvl.length;) {
+        const below: TreePage[] = [];
+        for (const page of lvl) {
+          byId.set(page.node.id, page);
+          if (page.node.type !== 'group' && !byPath.has(page.path)) byPath.set(page.path, page);
+          for (const c of page.children) below.push(c);
+        }
+        lvl = below;
+      }
+      this.indexes = { byId, byPath };
+    }
+    return this.indexes;
+  }
+}
+
+/** Pages of sibling lists by hash and by id, made once per list for one build. */
+class SiblingLookup {
+  private readonly hashes = new Map<TreePage[], Map<Hash, TreePage>>();
+  private readonly ids = new Map<TreePage[], Map<string, TreePage>>();
+
+  byHash(list: TreePage[]): Map<Hash, TreePage> {
+    let m = this.hashes.get(list);
+    if (!m) this.hashes.set(list, (m = new Map(list.map((p) => [p.hash, p]))));
+    return m;
+  }
+
+  byId(list: TreePage[]): Map<string, TreePage> {
+    let m = this.ids.get(list);
+    if (!m) this.ids.set(list, (m = new Map(list.map((p) => [p.node.id, p]))));
+    return m;
+  }
+}
+
+/**
+ * Whether a page of the previous snapshot, found with the same hash (node, body and children) in
+ * the same list, can stand for the page under `parent` (null: top level) in a new snapshot: same
+ * parent, path and ancestors' titles, so that everything it and its subtree hold is what a fresh
+ * build gives.
+ */
+function reusable(p: TreePage | undefined, parent: TreePage | null): TreePage | undefined {
+  if (!p || p.parentId !== (parent?.node.id ?? null) || p.path !== joinPath(childBase(parent), p.node.slug)) return undefined;
+  const depth = parent ? parent.ancestors.length + 1 : 0;
+  if (p.ancestors.length !== depth) return undefined;
+  for (let i = 0; i < depth - 1; i++) if (p.ancestors[i] !== parent!.ancestors[i]) return undefined;
+  if (parent && p.ancestors[depth - 1] !== parent.node.title) return undefined;
+  return p;
 }
 
 /** Where the children of a page (null: the top level) have their paths. */
