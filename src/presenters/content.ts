@@ -91,42 +91,59 @@ export function toTreePage(
 // options, the page's path (its subpages' paths follow from it) and its hash (its node, body and
 // subpages' hashes): cached under those, so that the tree of a new revision is serialized anew only
 // along the paths that changed, the rest being spliced from the previous revisions' subtrees.
-// Bounded by size (characters).
+// Subpages are cached as text (their parent's text joins them); the pages of the top level as
+// UTF-8 bytes, what a response is made of (outside the JavaScript heap). Both bounded by size.
 const subtreeJson = new LRUCache<string, string>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (json, key) => json.length + key.length });
+const topBytes = new LRUCache<string, Buffer>({ maxSize: 128 * 1024 * 1024, sizeCalculation: (bytes, key) => bytes.length + key.length });
 
-/** The JSON text of `JSON.stringify(pages.map((p) => toTreePage(app, spaceId, p, o)))`, from cached subtrees. */
-export function treePagesJson(app: AppContext, spaceId: string, pages: TreePage[], o: ReadOptions): string {
+function subtreeKey(app: AppContext, spaceId: string, o: ReadOptions): (tp: TreePage) => string {
   const prefix = `${app.config.publicUrl}\n${spaceId}\n${o.metadata ? 1 : 0}${o.computed ? 1 : 0}\n`;
-  const one = (tp: TreePage): string => {
-    const key = `${prefix}${tp.path}\n${tp.hash}`;
-    let json = subtreeJson.get(key);
-    if (json === undefined) {
-      json = JSON.stringify(toTreePage(app, spaceId, tp, o, () => []));
-      // Every value before `pages` is a string (quotes escaped) or an object of strings, so the
-      // first `"pages":[]` is the key itself.
-      const at = json.indexOf(EMPTY_PAGES);
-      if (at >= 0 && tp.children.length) {
-        const close = at + EMPTY_PAGES.length - 1;
-        json = `${json.slice(0, close)}${tp.children.map(one).join(',')}${json.slice(close)}`;
-      }
-      subtreeJson.set(key, json);
+  return (tp) => `${prefix}${tp.path}\n${tp.hash}`;
+}
+
+/** The JSON text of `toTreePage(app, spaceId, tp, o)`, its subpages from the cache; cached itself when `keep`. */
+function subtreeText(app: AppContext, spaceId: string, tp: TreePage, o: ReadOptions, key: (tp: TreePage) => string, keep: boolean): string {
+  const k = key(tp);
+  let json = subtreeJson.get(k);
+  if (json === undefined) {
+    json = JSON.stringify(toTreePage(app, spaceId, tp, o, () => []));
+    // Every value before `pages` is a string (quotes escaped) or an object of strings, so the
+    // first `"pages":[]` is the key itself.
+    const at = json.indexOf(EMPTY_PAGES);
+    if (at >= 0 && tp.children.length) {
+      const close = at + EMPTY_PAGES.length - 1;
+      const kids = tp.children.map((c) => subtreeText(app, spaceId, c, o, key, true));
+      json = `${json.slice(0, close)}${kids.join(',')}${json.slice(close)}`;
     }
-    return json;
-  };
-  return listJson('[', pages.map(one));
+    if (keep) subtreeJson.set(k, json);
+  }
+  return json;
 }
 const EMPTY_PAGES = '"pages":[]';
 
-/**
- * `head` + the items comma-separated + `]`, by concatenation rather than join: for the top level
- * of a tree (megabytes), the engine links the cached subtrees instead of copying them, and copies
- * once when the text is written out. (Subtrees join their pages: a text of many small linked
- * pieces is slower to write out than it is to copy.)
- */
-function listJson(head: string, items: string[]): string {
-  let out = head;
-  for (let i = 0; i < items.length; i++) out = i ? out + ',' + items[i] : out + items[i];
-  return out + ']';
+/** The JSON text of `JSON.stringify(pages.map((p) => toTreePage(app, spaceId, p, o)))`, from cached subtrees. */
+export function treePagesJson(app: AppContext, spaceId: string, pages: TreePage[], o: ReadOptions): string {
+  const key = subtreeKey(app, spaceId, o);
+  return `[${pages.map((tp) => subtreeText(app, spaceId, tp, o, key, true)).join(',')}]`;
+}
+
+/** The same as UTF-8 bytes, between `head` and `tail`: a copy of the cached pages of the top level. */
+export function treePagesBytes(app: AppContext, spaceId: string, pages: TreePage[], o: ReadOptions, head: string, tail: string): Buffer {
+  const key = subtreeKey(app, spaceId, o);
+  const comma = Buffer.from(',');
+  const parts: Buffer[] = [Buffer.from(`${head}[`)];
+  pages.forEach((tp, i) => {
+    const k = key(tp);
+    let bytes = topBytes.get(k);
+    if (!bytes) {
+      bytes = Buffer.from(subtreeText(app, spaceId, tp, o, key, false));
+      topBytes.set(k, bytes);
+    }
+    if (i) parts.push(comma);
+    parts.push(bytes);
+  });
+  parts.push(Buffer.from(`]${tail}`));
+  return Buffer.concat(parts);
 }
 
 export function toFile(app: AppContext, f: FileNode, o: ReadOptions) {

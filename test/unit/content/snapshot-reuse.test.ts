@@ -3,7 +3,7 @@ import type { AppContext } from '../../../src/context.js';
 import { Draft } from '../../../src/content/draft.js';
 import { buildSnapshot, type Snapshot, type TreePage } from '../../../src/content/snapshot.js';
 import type { RevisionRow } from '../../../src/db/repos/revisions.js';
-import { toRevision, toRevisionJson, toTreePage, treePagesJson } from '../../../src/presenters/content.js';
+import { toRevision, toRevisionJson, toTreePage, treePagesBytes, treePagesJson } from '../../../src/presenters/content.js';
 import { memoryObjects, type MemoryObjects } from '../../helpers/memory-objects.js';
 
 // A new revision's snapshot shares the previous snapshot's unchanged subtrees, and its tree JSON
@@ -54,6 +54,9 @@ async function expectFresh(store: MemoryObjects, s: Snapshot) {
     expect(treePagesJson(app, store.spaceId, s.pages, o)).toBe(
       JSON.stringify(fresh.pages.map((p) => toTreePage(app, store.spaceId, p, o))),
     );
+    expect(treePagesBytes(app, store.spaceId, s.pages, o, '{"pages":', '}').toString('utf8')).toBe(
+      JSON.stringify({ pages: fresh.pages.map((p) => toTreePage(app, store.spaceId, p, o)) }),
+    );
     expect(toRevisionJson(app, store.spaceId, rev, s, o)).toBe(JSON.stringify(toRevision(app, store.spaceId, rev, fresh, o)));
   }
 }
@@ -71,7 +74,7 @@ function seed(d: Draft) {
     ['api', 'ref', 'Reference'],
     ['ref', 'get', 'GET'],
     ['ref', 'post', 'POST'],
-    [null, 'faq', 'FAQ'],
+    [null, 'faq', 'FAQ — Ünïcødé 文档'],
   ] as const) {
     d.insertPage(parent, { id, title, markdown: `${title} text.\n` });
   }
