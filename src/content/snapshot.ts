@@ -102,7 +102,8 @@ export async function buildSnapshot(db: Queryable, spaceId: string, rootHash: Ha
  */
 class TreeSnapshot implements Snapshot {
   readonly filesById: Map<string, FileNode & { hash: Hash }>;
-  private indexes?: { byId: Map<string, TreePage>; byPath: Map<string, TreePage> };
+  private ids?: Map<string, TreePage>;
+  private paths?: Map<string, TreePage>;
   private inOrder?: TreePage[];
 
   constructor(
@@ -116,11 +117,24 @@ class TreeSnapshot implements Snapshot {
   }
 
   get byId(): Map<string, TreePage> {
-    return this.index().byId;
+    if (!this.ids) {
+      const byId = new Map<string, TreePage>();
+      this.levels((page) => byId.set(page.node.id, page));
+      this.ids = byId;
+    }
+    return this.ids;
   }
 
+  /** On equal paths, the page nearest the top wins. */
   get byPath(): Map<string, TreePage> {
-    return this.index().byPath;
+    if (!this.paths) {
+      const byPath = new Map<string, TreePage>();
+      this.levels((page) => {
+        if (page.node.type !== 'group' && !byPath.has(page.path)) byPath.set(page.path, page);
+      });
+      this.paths = byPath;
+    }
+    return this.paths;
   }
 
   /** Every page in tree order (depth first). */
@@ -139,26 +153,16 @@ class TreeSnapshot implements Snapshot {
     return this.inOrder;
   }
 
-  /**
-   * The indexes, filled in the order a level-by-level walk meets the pages (on equal paths, the
-   * page nearest the top wins).
-   */
-  private index() {
-    if (!this.indexes) {
-      const byId = new Map<string, TreePage>();
-      const byPath = new Map<string, TreePage>();
-      for (let lvl = this.pages; lvl.length;) {
-        const below: TreePage[] = [];
-        for (const page of lvl) {
-          byId.set(page.node.id, page);
-          if (page.node.type !== 'group' && !byPath.has(page.path)) byPath.set(page.path, page);
-          for (const c of page.children) below.push(c);
-        }
-        lvl = below;
+  /** Every page in the order a level-by-level walk meets them (the order the indexes are filled in). */
+  private levels(visit: (page: TreePage) => void) {
+    for (let lvl = this.pages; lvl.length;) {
+      const below: TreePage[] = [];
+      for (const page of lvl) {
+        visit(page);
+        for (const c of page.children) below.push(c);
       }
-      this.indexes = { byId, byPath };
+      lvl = below;
     }
-    return this.indexes;
   }
 }
 
