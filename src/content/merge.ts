@@ -34,9 +34,27 @@ type Place = { parent: string | null; after: string | null };
  */
 const siblingIndex = new WeakMap<TreePage[], Map<TreePage, number>>();
 
-/** Where a page of a snapshot sits: its parent and the sibling before it. */
-function place(s: Snapshot, p: TreePage): Place {
-  const list = p.parentId === null ? s.pages : s.byId.get(p.parentId)!.children;
+/** Pages of a sibling list by id, computed once per list (lists never change, as above). */
+const listIds = new WeakMap<TreePage[], Map<string, TreePage>>();
+
+/**
+ * The page of `id` in `s` and the list it sits in. `near` is the list of `s` where the page sits
+ * unless it moved or is not there (the other side's counterpart of the list being walked): looked
+ * up first, since ids are unique in a snapshot, sparing an index of every page of a large one.
+ */
+function locate(s: Snapshot, id: string, near: TreePage[] | undefined): { page: TreePage; list: TreePage[] } | undefined {
+  if (near) {
+    let ids = listIds.get(near);
+    if (!ids) listIds.set(near, (ids = new Map(near.map((p) => [p.node.id, p]))));
+    const page = ids.get(id);
+    if (page) return { page, list: near };
+  }
+  const page = s.byId.get(id);
+  return page && { page, list: page.parentId === null ? s.pages : s.byId.get(page.parentId)!.children };
+}
+
+/** Where a page sits: its parent and the sibling before it in `list`, its list. */
+function place(list: TreePage[], p: TreePage): Place {
   let index = siblingIndex.get(list);
   if (!index) {
     index = new Map(list.map((x, i) => [x, i]));
@@ -79,12 +97,13 @@ export async function mergeInto(
   //    a sibling before the one placed after it). A page with the same hash in the same place as in
   //    base has the same subtree (children are part of the hash): nothing below it to apply either,
   //    so only the paths that changed are walked.
-  const apply = async (list: TreePage[], parent: string | null) => {
+  const apply = async (list: TreePage[], parent: string | null, baseNear?: TreePage[], oursNear?: TreePage[]) => {
     for (let i = 0; i < list.length; i++) {
       const t = list[i];
       const id = t.node.id;
-      const b = base.byId.get(id);
-      const o = ours.byId.get(id);
+      const inBase = locate(base, id, baseNear);
+      const inOurs = locate(ours, id, oursNear);
+      const [b, o] = [inBase?.page, inOurs?.page];
       const tPlace: Place = { parent, after: i > 0 ? list[i - 1].node.id : null };
       if (!b) {
         if (o) {
@@ -98,10 +117,11 @@ export async function mergeInto(
             anchorIndex(draft, tPlace),
           );
         }
-        await apply(t.children, id);
+        await apply(t.children, id, undefined, o?.children);
         continue;
       }
-      const theirsMoved = !samePlace(place(base, b), tPlace);
+      const basePlace = place(inBase!.list, b);
+      const theirsMoved = !samePlace(basePlace, tPlace);
       // Same node hash in the same place: same fields, body and subtree; nothing of theirs to apply.
       if (b.hash === t.hash && !theirsMoved) continue;
       const theirsChanged = !sameContent(b.node, t.node);
@@ -114,8 +134,8 @@ export async function mergeInto(
           else if (merged) draft.updatePage(id, merged);
         }
         if (theirsMoved) {
-          const ourPlace = place(ours, o);
-          const oursMoved = !samePlace(place(base, b), ourPlace);
+          const ourPlace = place(inOurs!.list, o);
+          const oursMoved = !samePlace(basePlace, ourPlace);
           if (!oursMoved) {
             if (tPlace.parent && !draft.has(tPlace.parent)) conflict(t.node, 'moved under a page that was deleted on the other side');
             else draft.movePage(id, tPlace.parent, anchorIndex(draft, tPlace, id));
@@ -124,32 +144,32 @@ export async function mergeInto(
           }
         }
       }
-      await apply(t.children, id);
+      await apply(t.children, id, b.children, o?.children);
     }
   };
-  await apply(theirs.pages, null);
+  await apply(theirs.pages, null, base.pages, ours.pages);
 
   // 2. Deletions: a page they deleted goes, unless we changed it (or added pages under it). A page
   //    theirs has with the same hash has its whole subtree there too: nothing below it was deleted.
-  const remove = (list: TreePage[]) => {
+  const remove = (list: TreePage[], theirsNear?: TreePage[], oursNear?: TreePage[]) => {
     for (const b of list) {
       const id = b.node.id;
-      const t = theirs.byId.get(id);
+      const t = locate(theirs, id, theirsNear)?.page;
+      const o = locate(ours, id, oursNear)?.page;
       if (t) {
-        if (t.hash !== b.hash) remove(b.children);
+        if (t.hash !== b.hash) remove(b.children, t.children, o?.children);
         continue;
       }
-      if (ours.byId.has(id) && draft.has(id)) {
-        const o = ours.byId.get(id)!;
+      if (o && draft.has(id)) {
         if (!sameContent(b.node, o.node)) conflict(o.node, 'deleted on one side and changed on the other');
         else if (descendants(o).some((d) => !base.byId.has(d.node.id)))
           conflict(o.node, 'deleted on one side while pages were added under it on the other');
         else draft.deletePage(id);
       }
-      remove(b.children);
+      remove(b.children, undefined, o?.children);
     }
   };
-  remove(base.pages);
+  remove(base.pages, theirs.pages, ours.pages);
 
   // 3. Files by id.
   for (const f of theirs.files) {
