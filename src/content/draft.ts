@@ -54,7 +54,10 @@ interface MPage {
   node: Omit<PageNode, 'children'>;
   /** New body text not yet hashed. */
   markdown?: string;
-  children: MPage[];
+  /** Subpages; null until first needed, then made from `tree`'s (see `kids`). */
+  children: MPage[] | null;
+  /** The page of the source revision this one was made from. */
+  tree?: TreePage;
   parent: MPage | null;
   /** Hash of the unchanged stored node; undefined once the page or its subtree changed. */
   hash?: Hash;
@@ -72,10 +75,15 @@ export class DraftError extends Error {
 /**
  * A mutable view of a revision. Edits mark the page and its ancestors dirty; `commit` hashes only
  * those, so a change to one page of a large space writes a handful of objects and shares the rest.
+ * The editable tree is made lazily from the source revision: the top level, then a page's
+ * subpages when something reaches them, so an edit of a large space costs what it touches.
  */
 export class Draft {
   private top: MPage[] = [];
+  /** The pages made so far (a page of the source not here, nor in `gone`, is where the source has it). */
   private readonly byId = new Map<string, MPage>();
+  /** Pages of the source deleted by this draft. */
+  private readonly gone = new Set<string>();
   private files: (FileNode & { hash?: Hash })[] = [];
   private reusableContents: ReusableContent[] = [];
   private variables: Record<string, string> = {};
@@ -104,18 +112,39 @@ export class Draft {
     if (this.built) return;
     this.built = true;
     const from = this.source;
-    const build = (p: TreePage, parent: MPage | null): MPage => {
-      const { children: _c, ...node } = p.node;
-      const m: MPage = { node, children: [], parent, hash: p.hash };
-      m.children = p.children.map((c) => build(c, m));
-      this.byId.set(node.id, m);
-      return m;
-    };
-    this.top = from ? from.pages.map((p) => build(p, null)) : [];
+    this.top = from ? from.pages.map((p) => this.make(p, null)) : [];
     this.files = from ? from.files.map((f) => ({ ...f })) : [];
     this.reusableContents = from ? [...from.root.reusableContents] : [];
     this.variables = from ? { ...from.root.variables } : {};
     this.redirects = from ? { ...(from.root.redirects ?? {}) } : {};
+  }
+
+  /** The editable page of a source page (its subpages are made when needed). */
+  private make(p: TreePage, parent: MPage | null): MPage {
+    const { children: _c, ...node } = p.node;
+    const m: MPage = { node, children: null, tree: p, parent, hash: p.hash };
+    this.byId.set(node.id, m);
+    return m;
+  }
+
+  /** The subpages of a page, made from its source page on first use. */
+  private kids(m: MPage): MPage[] {
+    if (!m.children) m.children = m.tree ? m.tree.children.map((c) => this.make(c, m)) : [];
+    return m.children;
+  }
+
+  /** A page of the draft by id: made, with the lists on its way down, when not made yet. */
+  private find(pageId: string): MPage | undefined {
+    this.ensureBuilt();
+    const m = this.byId.get(pageId);
+    if (m || this.gone.has(pageId)) return m;
+    const p = this.source?.byId.get(pageId);
+    // Not made yet, so not moved: it is under its source parent (the top level is made at once).
+    if (!p || p.parentId === null) return undefined;
+    const parent = this.find(p.parentId);
+    if (!parent || parent.children) return undefined;
+    this.kids(parent);
+    return this.byId.get(pageId);
   }
 
   /**
@@ -124,28 +153,29 @@ export class Draft {
    * rebuilds the whole tree). The new revision's parent stays `baseRevisionId`.
    */
   reset(to: Snapshot | null): void {
-    for (const id of this.built ? this.byId.keys() : (this.source?.byId.keys() ?? [])) this.touched.add(id);
+    // Every page the draft had: those made (inserted ones among them) and the source's (the
+    // deleted ones are touched already).
+    for (const id of this.byId.keys()) this.touched.add(id);
+    for (const id of this.source?.byId.keys() ?? []) this.touched.add(id);
     for (const id of to?.byId.keys() ?? []) this.touched.add(id);
     this.source = to;
     this.built = false;
     this.byId.clear();
+    this.gone.clear();
     this.rootDirty = false;
   }
 
   has(pageId: string): boolean {
-    this.ensureBuilt();
-    return this.byId.has(pageId);
+    return !!this.find(pageId);
   }
 
   page(pageId: string): Readonly<Omit<PageNode, 'children'>> | undefined {
-    this.ensureBuilt();
-    return this.byId.get(pageId)?.node;
+    return this.find(pageId)?.node;
   }
 
   /** The parent of a page (null at the top level), undefined when the page does not exist. */
   parentOf(pageId: string): string | null | undefined {
-    this.ensureBuilt();
-    const m = this.byId.get(pageId);
+    const m = this.find(pageId);
     return m ? (m.parent?.node.id ?? null) : undefined;
   }
 
@@ -156,9 +186,9 @@ export class Draft {
   private siblings(parentId: string | null): MPage[] {
     this.ensureBuilt();
     if (parentId === null) return this.top;
-    const parent = this.byId.get(parentId);
+    const parent = this.find(parentId);
     if (!parent) throw new DraftError(`Parent page "${parentId}" does not exist`, 404);
-    return parent.children;
+    return this.kids(parent);
   }
 
   private dirty(p: MPage | null) {
@@ -177,9 +207,9 @@ export class Draft {
   insertPage(parentId: string | null, fields: PageFields & { id?: string; title: string }, index?: number): string {
     this.ensureBuilt();
     const list = this.siblings(parentId);
-    const parent = parentId === null ? null : this.byId.get(parentId)!;
+    const parent = parentId === null ? null : this.find(parentId)!;
     const id = fields.id ?? newId();
-    if (this.byId.has(id)) throw new DraftError(`Page "${id}" already exists`, 409);
+    if (this.find(id)) throw new DraftError(`Page "${id}" already exists`, 409);
     const m: MPage = {
       node: { kind: 'page', id, type: fields.type ?? 'document', title: fields.title, slug: '', createdAt: this.now, updatedAt: this.now },
       children: [],
@@ -189,18 +219,18 @@ export class Draft {
     m.node.slug = this.uniqueSlug(list, fields.slug ?? slugify(fields.title));
     list.splice(index === undefined ? list.length : clamp(index, 0, list.length), 0, m);
     this.byId.set(id, m);
+    this.gone.delete(id);
     this.touched.add(id);
     this.dirty(m);
     return id;
   }
 
   updatePage(pageId: string, fields: PageFields): void {
-    this.ensureBuilt();
-    const m = this.byId.get(pageId);
+    const m = this.find(pageId);
     if (!m) throw new DraftError(`Page "${pageId}" does not exist`, 404);
     this.assign(m, fields);
     // A page keeps its slug when renamed (links and URLs stay valid) unless a slug is given.
-    if (fields.slug !== undefined) m.node.slug = this.uniqueSlug(m.parent ? m.parent.children : this.top, fields.slug, m);
+    if (fields.slug !== undefined) m.node.slug = this.uniqueSlug(m.parent ? this.kids(m.parent) : this.top, fields.slug, m);
     m.node.updatedAt = this.now;
     this.touched.add(pageId);
     this.dirty(m);
@@ -222,18 +252,17 @@ export class Draft {
 
   /** Move a page (with its subtree) under another parent, at `index` among its new siblings. */
   movePage(pageId: string, parentId: string | null, index?: number): void {
-    this.ensureBuilt();
-    const m = this.byId.get(pageId);
+    const m = this.find(pageId);
     if (!m) throw new DraftError(`Page "${pageId}" does not exist`, 404);
-    for (let p = parentId === null ? null : this.byId.get(parentId); p; p = p.parent) {
+    for (let p = parentId === null ? null : this.find(parentId); p; p = p.parent) {
       if (p === m) throw new DraftError('A page cannot be moved inside itself', 400);
     }
     // The destination first: a missing parent throws before anything changed.
     const to = this.siblings(parentId);
-    const from = m.parent ? m.parent.children : this.top;
+    const from = m.parent ? this.kids(m.parent) : this.top;
     this.dirty(m.parent);
     from.splice(from.indexOf(m), 1);
-    m.parent = parentId === null ? null : this.byId.get(parentId)!;
+    m.parent = parentId === null ? null : this.find(parentId)!;
     m.node.slug = this.uniqueSlug(to, m.node.slug, m);
     to.splice(index === undefined ? to.length : clamp(index, 0, to.length), 0, m);
     this.touched.add(pageId);
@@ -242,10 +271,9 @@ export class Draft {
 
   /** Delete a page and its subtree; returns the ids removed. */
   deletePage(pageId: string): string[] {
-    this.ensureBuilt();
-    const m = this.byId.get(pageId);
+    const m = this.find(pageId);
     if (!m) throw new DraftError(`Page "${pageId}" does not exist`, 404);
-    const list = m.parent ? m.parent.children : this.top;
+    const list = m.parent ? this.kids(m.parent) : this.top;
     list.splice(list.indexOf(m), 1);
     this.dirty(m.parent);
     this.rootDirty = true;
@@ -253,8 +281,9 @@ export class Draft {
     const drop = (p: MPage) => {
       removed.push(p.node.id);
       this.byId.delete(p.node.id);
+      this.gone.add(p.node.id);
       this.touched.add(p.node.id);
-      p.children.forEach(drop);
+      this.kids(p).forEach(drop);
     };
     drop(m);
     return removed;
@@ -311,9 +340,12 @@ export class Draft {
       out.set(h, o);
       return h;
     };
+    // A page keeps its hash only while nothing in its subtree changed (`dirty` clears the hashes of
+    // a changed page's ancestors): only the changed paths are walked.
     const finalize = (m: MPage): Hash => {
-      const childHashes = m.children.map(finalize);
       if (m.hash) return m.hash;
+      // Subpages never made are as in the source.
+      const childHashes = m.children ? m.children.map(finalize) : m.tree!.node.children;
       if (m.markdown !== undefined) {
         if (m.markdown === '') delete (m.node as Partial<PageNode>).body;
         else m.node.body = add({ kind: 'body', markdown: m.markdown } satisfies BodyNode);

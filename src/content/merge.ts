@@ -25,26 +25,45 @@ type Field = (typeof FIELDS)[number];
 const fieldValue = (n: PageNode, f: Field) => canonicalJson(n[f] ?? null);
 const sameContent = (a: PageNode, b: PageNode) => a.body === b.body && FIELDS.every((f) => fieldValue(a, f) === fieldValue(b, f));
 
-/** Where each page of a snapshot sits: its parent and the sibling before it (computed once per snapshot). */
-const places = new WeakMap<Snapshot, Map<string, { parent: string | null; after: string | null }>>();
+type Place = { parent: string | null; after: string | null };
 
-function place(s: Snapshot, p: TreePage): { parent: string | null; after: string | null } {
-  let map = places.get(s);
-  if (!map) {
-    map = new Map();
-    const walk = (list: TreePage[], parent: string | null) => {
-      list.forEach((x, i) => {
-        map!.set(x.node.id, { parent, after: i > 0 ? list[i - 1].node.id : null });
-        walk(x.children, x.node.id);
-      });
-    };
-    walk(s.pages, null);
-    places.set(s, map);
+/**
+ * Index of each page among its siblings, per sibling list. A list is never modified once its
+ * snapshot is built (snapshots share unchanged subtrees, lists included), so the index of a list
+ * is computed once, and only for the lists a merge looks at.
+ */
+const siblingIndex = new WeakMap<TreePage[], Map<TreePage, number>>();
+
+/** Pages of a sibling list by id, computed once per list (lists never change, as above). */
+const listIds = new WeakMap<TreePage[], Map<string, TreePage>>();
+
+/**
+ * The page of `id` in `s` and the list it sits in. `near` is the list of `s` where the page sits
+ * unless it moved or is not there (the other side's counterpart of the list being walked): looked
+ * up first, since ids are unique in a snapshot, sparing an index of every page of a large one.
+ */
+function locate(s: Snapshot, id: string, near: TreePage[] | undefined): { page: TreePage; list: TreePage[] } | undefined {
+  if (near) {
+    let ids = listIds.get(near);
+    if (!ids) listIds.set(near, (ids = new Map(near.map((p) => [p.node.id, p]))));
+    const page = ids.get(id);
+    if (page) return { page, list: near };
   }
-  return map.get(p.node.id)!;
+  const page = s.byId.get(id);
+  return page && { page, list: page.parentId === null ? s.pages : s.byId.get(page.parentId)!.children };
 }
-const samePlace = (a: { parent: string | null; after: string | null }, b: { parent: string | null; after: string | null }) =>
-  a.parent === b.parent && a.after === b.after;
+
+/** Where a page sits: its parent and the sibling before it in `list`, its list. */
+function place(list: TreePage[], p: TreePage): Place {
+  let index = siblingIndex.get(list);
+  if (!index) {
+    index = new Map(list.map((x, i) => [x, i]));
+    siblingIndex.set(list, index);
+  }
+  const i = index.get(p)!;
+  return { parent: p.parentId, after: i > 0 ? list[i - 1].node.id : null };
+}
+const samePlace = (a: Place, b: Place) => a.parent === b.parent && a.after === b.after;
 
 function fieldsOf(n: PageNode): PageFields {
   const out: Record<string, unknown> = {};
@@ -75,66 +94,82 @@ export async function mergeInto(
   const conflict = (p: PageNode, reason: string) => conflicts.push({ pageId: p.id, title: p.title, reason });
 
   // 1. Insertions, moves and content changes, in their tree order (a parent before its children,
-  //    a sibling before the one placed after it).
-  for (const t of theirs.ordered) {
-    const id = t.node.id;
-    const b = base.byId.get(id);
-    const o = ours.byId.get(id);
-    const tPlace = place(theirs, t);
-    if (!b) {
-      if (o) {
-        if (!sameContent(o.node, t.node)) conflict(t.node, 'added on both sides with different content');
+  //    a sibling before the one placed after it). A page with the same hash in the same place as in
+  //    base has the same subtree (children are part of the hash): nothing below it to apply either,
+  //    so only the paths that changed are walked.
+  const apply = async (list: TreePage[], parent: string | null, baseNear?: TreePage[], oursNear?: TreePage[]) => {
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i];
+      const id = t.node.id;
+      const inBase = locate(base, id, baseNear);
+      const inOurs = locate(ours, id, oursNear);
+      const [b, o] = [inBase?.page, inOurs?.page];
+      const tPlace: Place = { parent, after: i > 0 ? list[i - 1].node.id : null };
+      if (!b) {
+        if (o) {
+          if (!sameContent(o.node, t.node)) conflict(t.node, 'added on both sides with different content');
+        } else if (tPlace.parent && !draft.has(tPlace.parent)) {
+          conflict(t.node, 'added under a page that was deleted on the other side');
+        } else {
+          draft.insertPage(
+            tPlace.parent,
+            { ...fieldsOf(t.node), id, title: t.node.title, markdown: await loadBody(db, spaceId, t.node) },
+            anchorIndex(draft, tPlace),
+          );
+        }
+        await apply(t.children, id, undefined, o?.children);
         continue;
       }
-      if (tPlace.parent && !draft.has(tPlace.parent)) {
-        conflict(t.node, 'added under a page that was deleted on the other side');
-        continue;
+      const basePlace = place(inBase!.list, b);
+      const theirsMoved = !samePlace(basePlace, tPlace);
+      // Same node hash in the same place: same fields, body and subtree; nothing of theirs to apply.
+      if (b.hash === t.hash && !theirsMoved) continue;
+      const theirsChanged = !sameContent(b.node, t.node);
+      if (!o) {
+        if (theirsChanged) conflict(t.node, 'deleted on one side and changed on the other');
+      } else {
+        if (theirsChanged) {
+          const merged = await mergePage(db, spaceId, b.node, o.node, t.node, mergeText);
+          if (typeof merged === 'string') conflict(t.node, merged);
+          else if (merged) draft.updatePage(id, merged);
+        }
+        if (theirsMoved) {
+          const ourPlace = place(inOurs!.list, o);
+          const oursMoved = !samePlace(basePlace, ourPlace);
+          if (!oursMoved) {
+            if (tPlace.parent && !draft.has(tPlace.parent)) conflict(t.node, 'moved under a page that was deleted on the other side');
+            else draft.movePage(id, tPlace.parent, anchorIndex(draft, tPlace, id));
+          } else if (ourPlace.parent !== tPlace.parent) {
+            conflict(t.node, 'moved to different places on both sides');
+          }
+        }
       }
-      draft.insertPage(
-        tPlace.parent,
-        { ...fieldsOf(t.node), id, title: t.node.title, markdown: await loadBody(db, spaceId, t.node) },
-        anchorIndex(draft, tPlace),
-      );
-      continue;
+      await apply(t.children, id, b.children, o?.children);
     }
-    const theirsMoved = !samePlace(place(base, b), tPlace);
-    // Same node hash: same fields, body and children; nothing of theirs to apply for this page.
-    if (b.hash === t.hash && !theirsMoved) continue;
-    const theirsChanged = !sameContent(b.node, t.node);
-    if (!o) {
-      if (theirsChanged) conflict(t.node, 'deleted on one side and changed on the other');
-      continue;
-    }
-    if (theirsChanged) {
-      const merged = await mergePage(db, spaceId, b.node, o.node, t.node, mergeText);
-      if (typeof merged === 'string') conflict(t.node, merged);
-      else if (merged) draft.updatePage(id, merged);
-    }
-    if (theirsMoved) {
-      const ourPlace = place(ours, o);
-      const oursMoved = !samePlace(place(base, b), ourPlace);
-      if (!oursMoved) {
-        if (tPlace.parent && !draft.has(tPlace.parent)) conflict(t.node, 'moved under a page that was deleted on the other side');
-        else draft.movePage(id, tPlace.parent, anchorIndex(draft, tPlace, id));
-      } else if (ourPlace.parent !== tPlace.parent) {
-        conflict(t.node, 'moved to different places on both sides');
-      }
-    }
-  }
+  };
+  await apply(theirs.pages, null, base.pages, ours.pages);
 
-  // 2. Deletions: a page they deleted goes, unless we changed it (or added pages under it).
-  for (const b of base.ordered) {
-    const id = b.node.id;
-    if (theirs.byId.has(id) || !ours.byId.has(id) || !draft.has(id)) continue;
-    const o = ours.byId.get(id)!;
-    if (!sameContent(b.node, o.node)) {
-      conflict(o.node, 'deleted on one side and changed on the other');
-      continue;
+  // 2. Deletions: a page they deleted goes, unless we changed it (or added pages under it). A page
+  //    theirs has with the same hash has its whole subtree there too: nothing below it was deleted.
+  const remove = (list: TreePage[], theirsNear?: TreePage[], oursNear?: TreePage[]) => {
+    for (const b of list) {
+      const id = b.node.id;
+      const t = locate(theirs, id, theirsNear)?.page;
+      const o = locate(ours, id, oursNear)?.page;
+      if (t) {
+        if (t.hash !== b.hash) remove(b.children, t.children, o?.children);
+        continue;
+      }
+      if (o && draft.has(id)) {
+        if (!sameContent(b.node, o.node)) conflict(o.node, 'deleted on one side and changed on the other');
+        else if (descendants(o).some((d) => !base.byId.has(d.node.id)))
+          conflict(o.node, 'deleted on one side while pages were added under it on the other');
+        else draft.deletePage(id);
+      }
+      remove(b.children, undefined, o?.children);
     }
-    const addedBelow = descendants(o).some((d) => !base.byId.has(d.node.id));
-    if (addedBelow) conflict(o.node, 'deleted on one side while pages were added under it on the other');
-    else draft.deletePage(id);
-  }
+  };
+  remove(base.pages, theirs.pages, ours.pages);
 
   // 3. Files by id.
   for (const f of theirs.files) {

@@ -1,4 +1,5 @@
 // API shapes of content (Revision, pages, File) from stored objects, per the public description.
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.js';
 import type { RevisionRow } from '../db/repos/revisions.js';
 import type { Snapshot, TreePage } from '../content/snapshot.js';
@@ -28,8 +29,14 @@ const LAYOUT_DEFAULTS = {
   anchors: true,
 };
 
-/** A page of a tree listing (no body: `documentId` names it). */
-export function toTreePage(app: AppContext, spaceId: string, tp: TreePage, o: ReadOptions): Record<string, unknown> {
+/** A page of a tree listing (no body: `documentId` names it); `kids` shapes its subpages. */
+export function toTreePage(
+  app: AppContext,
+  spaceId: string,
+  tp: TreePage,
+  o: ReadOptions,
+  kids: () => unknown[] = () => tp.children.map((c) => toTreePage(app, spaceId, c, o)),
+): Record<string, unknown> {
   const n = tp.node;
   const base: Record<string, unknown> = { id: n.id, title: n.title };
   if (n.linkTitle) base.linkTitle = n.linkTitle;
@@ -37,7 +44,6 @@ export function toTreePage(app: AppContext, spaceId: string, tp: TreePage, o: Re
   if (n.icon) base.icon = n.icon;
   base.createdAt = n.createdAt;
   base.updatedAt = n.updatedAt;
-  const kids = () => tp.children.map((c) => toTreePage(app, spaceId, c, o));
   if (n.type === 'group') {
     return { ...base, kind: 'group', type: 'group', slug: n.slug, path: tp.path, ...(n.hidden ? { hidden: true } : {}), pages: kids() };
   }
@@ -81,6 +87,65 @@ export function toTreePage(app: AppContext, spaceId: string, tp: TreePage, o: Re
   return page;
 }
 
+// The JSON of a page with its subtree depends only on the space, the server's public URL, the
+// options, the page's path (its subpages' paths follow from it) and its hash (its node, body and
+// subpages' hashes): cached under those, so that the tree of a new revision is serialized anew only
+// along the paths that changed, the rest being spliced from the previous revisions' subtrees.
+// Subpages are cached as text (their parent's text joins them); the pages of the top level as
+// UTF-8 bytes, what a response is made of (outside the JavaScript heap). Both bounded by size.
+const subtreeJson = new LRUCache<string, string>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (json, key) => json.length + key.length });
+const topBytes = new LRUCache<string, Buffer>({ maxSize: 128 * 1024 * 1024, sizeCalculation: (bytes, key) => bytes.length + key.length });
+
+function subtreeKey(app: AppContext, spaceId: string, o: ReadOptions): (tp: TreePage) => string {
+  const prefix = `${app.config.publicUrl}\n${spaceId}\n${o.metadata ? 1 : 0}${o.computed ? 1 : 0}\n`;
+  return (tp) => `${prefix}${tp.path}\n${tp.hash}`;
+}
+
+/** The JSON text of `toTreePage(app, spaceId, tp, o)`, its subpages from the cache; cached itself when `keep`. */
+function subtreeText(app: AppContext, spaceId: string, tp: TreePage, o: ReadOptions, key: (tp: TreePage) => string, keep: boolean): string {
+  const k = key(tp);
+  let json = subtreeJson.get(k);
+  if (json === undefined) {
+    json = JSON.stringify(toTreePage(app, spaceId, tp, o, () => []));
+    // Every value before `pages` is a string (quotes escaped) or an object of strings, so the
+    // first `"pages":[]` is the key itself.
+    const at = json.indexOf(EMPTY_PAGES);
+    if (at >= 0 && tp.children.length) {
+      const close = at + EMPTY_PAGES.length - 1;
+      const kids = tp.children.map((c) => subtreeText(app, spaceId, c, o, key, true));
+      json = `${json.slice(0, close)}${kids.join(',')}${json.slice(close)}`;
+    }
+    if (keep) subtreeJson.set(k, json);
+  }
+  return json;
+}
+const EMPTY_PAGES = '"pages":[]';
+
+/** The JSON text of `JSON.stringify(pages.map((p) => toTreePage(app, spaceId, p, o)))`, from cached subtrees. */
+export function treePagesJson(app: AppContext, spaceId: string, pages: TreePage[], o: ReadOptions): string {
+  const key = subtreeKey(app, spaceId, o);
+  return `[${pages.map((tp) => subtreeText(app, spaceId, tp, o, key, true)).join(',')}]`;
+}
+
+/** The same as UTF-8 bytes, between `head` and `tail`: a copy of the cached pages of the top level. */
+export function treePagesBytes(app: AppContext, spaceId: string, pages: TreePage[], o: ReadOptions, head: string, tail: string): Buffer {
+  const key = subtreeKey(app, spaceId, o);
+  const comma = Buffer.from(',');
+  const parts: Buffer[] = [Buffer.from(`${head}[`)];
+  pages.forEach((tp, i) => {
+    const k = key(tp);
+    let bytes = topBytes.get(k);
+    if (!bytes) {
+      bytes = Buffer.from(subtreeText(app, spaceId, tp, o, key, false));
+      topBytes.set(k, bytes);
+    }
+    if (i) parts.push(comma);
+    parts.push(bytes);
+  });
+  parts.push(Buffer.from(`]${tail}`));
+  return Buffer.concat(parts);
+}
+
 export function toFile(app: AppContext, f: FileNode, o: ReadOptions) {
   return {
     id: f.id,
@@ -108,4 +173,12 @@ export function toRevision(app: AppContext, spaceId: string, rev: RevisionRow, s
     ...(o.metadata && rev.git ? { git: rev.git } : {}),
     urls: { app: `${app.config.publicUrl}/app/s/${spaceId}/revisions/${rev.id}` },
   };
+}
+
+/** The JSON text of `toRevision` (its `pages` spliced from cached subtrees: see treePagesJson). */
+export function toRevisionJson(app: AppContext, spaceId: string, rev: RevisionRow, snap: Snapshot, o: ReadOptions): string {
+  const json = JSON.stringify(toRevision(app, spaceId, rev, snap, o, []));
+  // `pages` follows object, id, type and parents (strings): the first `"pages":[]` is it.
+  const at = json.indexOf(EMPTY_PAGES);
+  return `${json.slice(0, at)}"pages":${treePagesJson(app, spaceId, snap.pages, o)}${json.slice(at + EMPTY_PAGES.length)}`;
 }

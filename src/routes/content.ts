@@ -6,6 +6,13 @@ import { openSignedFile } from '../services/files.js';
 import { proxiedImage } from '../services/image-proxy.js';
 
 const spaceParams = { spaceId: entityId };
+/** A 200 whose body is JSON already encoded (a cached pages tree): sent as it is. */
+export const okJsonBytes = (bytes: Buffer): Reply => ({
+  status: 200,
+  body: bytes,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+});
+
 export const readFlags = { metadata: qBool(true), computed: qBool(true) };
 export const pageFlags = {
   ...readFlags,
@@ -28,7 +35,7 @@ export const contentRoutes = [
     params: spaceParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      okJson(await content.readPagesJson(app, await content.mainTarget(app, principal, params.spaceId), query)),
+      okJsonBytes(await content.readPagesJson(app, await content.mainTarget(app, principal, params.spaceId), query)),
   }),
   route({
     method: 'GET',

@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { pageInMemory } from '../core/pagination.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
-import { toFile, toRevision, toTreePage, type ReadOptions } from '../presenters/content.js';
+import { toFile, toRevisionJson, toTreePage, treePagesBytes, type ReadOptions } from '../presenters/content.js';
 import { evaluateComputedPage } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
 import { requireSpace } from '../core/access/spaces.js';
@@ -27,35 +27,38 @@ export async function targetSnapshot(db: Queryable, t: ContentTarget) {
   return revisionSnapshot(db, t.spaceId, t.revisionId);
 }
 
-export async function readRevision(app: AppContext, t: ContentTarget, o: ReadOptions) {
+/** A revision as JSON text, its pages tree made from cached subtrees. */
+export async function readRevisionText(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
   const { revision, snapshot } = await targetSnapshot(app.db, t);
-  return toRevision(app, t.spaceId, revision, snapshot, o);
+  return toRevisionJson(app, t.spaceId, revision, snapshot, o);
 }
 
-export async function readPages(app: AppContext, t: ContentTarget, o: ReadOptions) {
+/** The pages tree of a revision as JSON (`{"pages": [...]}`, UTF-8), made from cached subtrees. */
+export async function readPagesBytes(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<Buffer> {
   const { snapshot } = await targetSnapshot(app.db, t);
-  return { pages: snapshot.pages.map((p) => toTreePage(app, t.spaceId, p, o)) };
+  return treePagesBytes(app, t.spaceId, snapshot.pages, o, '{"pages":', '}');
 }
 
 // A revision never changes, so its serialized tree (the costly part of a read of a large space)
 // is cached by revision and flags, bounded by size.
-const serialized = new LRUCache<string, string>({ maxSize: 128 * 1024 * 1024, sizeCalculation: (s) => s.length || 1 });
+const serialized = new LRUCache<string, string | Buffer>({ maxSize: 128 * 1024 * 1024, sizeCalculation: (s) => s.length || 1 });
 
-async function cachedJson(key: string, build: () => Promise<unknown>): Promise<string> {
-  let json = serialized.get(key);
+async function cached<T extends string | Buffer>(key: string, build: () => Promise<T>): Promise<T> {
+  let json = serialized.get(key) as T | undefined;
   if (json === undefined) {
-    json = JSON.stringify(await build());
+    json = await build();
     serialized.set(key, json);
   }
   return json;
 }
 
 export function readRevisionJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
-  return cachedJson(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readRevision(app, t, o));
+  return cached(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readRevisionText(app, t, o));
 }
 
-export function readPagesJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
-  return cachedJson(`pages:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readPages(app, t, o));
+/** The pages tree as JSON bytes (what the response sends as it is). */
+export function readPagesJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<Buffer> {
+  return cached(`pages:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readPagesBytes(app, t, o));
 }
 
 /** Files ordered by (name, id); the cursor is that key, so it survives files added in between. */

@@ -34,7 +34,12 @@ export function memoryObjects(): MemoryObjects {
     const text = typeof textOrConfig === 'string' ? textOrConfig : textOrConfig.text;
     const values = (typeof textOrConfig === 'string' ? maybeValues : textOrConfig.values) ?? [];
     const sql = text.replace(/\s+/g, ' ').trim();
-    if (/^SELECT hash, data FROM content_objects\b/i.test(sql) && values.length === 2) {
+    if (
+      /^SELECT wanted\.hash, o\.data FROM unnest\(\$2::text\[\]\) AS wanted \(hash\) CROSS JOIN LATERAL \(SELECT c\.data FROM content_objects c\b/i.test(
+        sql,
+      ) &&
+      values.length === 2
+    ) {
       const [space, hashes] = values as [string, string[]];
       const found = hashes.filter((h) => rows.has(`${space}:${h}`));
       return { rows: found.map((hash) => ({ hash, data: structuredClone(rows.get(`${space}:${hash}`)) })), rowCount: found.length };
