@@ -26,7 +26,8 @@ export interface SectionRow {
   pageTitle: string;
   description: string;
   sectionTitle: string;
-  bodyText: string;
+  /** null when it is `body` as it is (most bodies: no CJK, nothing NFKC changes), which is then not sent twice. */
+  bodyText: string | null;
   /** tsvector literal of the CJK bigrams. */
   cjk: string;
 }
@@ -140,7 +141,7 @@ export async function insertSections(db: Queryable, spaceId: string, config: str
             setweight(to_tsvector($2::regconfig, u.page_title), 'A')
             || setweight(to_tsvector($2::regconfig, u.section_title), 'B')
             || setweight(to_tsvector($2::regconfig, u.description), 'C')
-            || to_tsvector($2::regconfig, u.body_text)
+            || to_tsvector($2::regconfig, coalesce(u.body_text, u.body))
             || u.cjk::tsvector
        FROM unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
          AS u(page_id, ord, section_id, title, body, page_title, section_title, description, body_text, cjk)`,
