@@ -75,24 +75,50 @@ function rankedSql(groups: QueryGroup[], params: unknown[]): string {
      )`;
 }
 
-/** Matching pages in rank order: `limit` of them after `offset`, with how many match in all. */
+/**
+ * Matching pages in rank order: `limit` of them after `offset`, with how many match in all. The
+ * same order as rankedSql's `rank`, without numbering every match: pages are grouped and counted
+ * once, only their paths are read to order them (the tie-break), and the rest of a page row only
+ * for the listed ones.
+ */
 export async function rankedPages(
   db: Queryable,
   groups: QueryGroup[],
   offset: number,
   limit: number,
 ): Promise<{ total: number; pages: RankedPageRow[] }> {
-  const params: unknown[] = [];
-  const ranked = rankedSql(groups, params);
+  const params: unknown[] = [groups.flatMap((g) => g.spaceIds)];
+  const matches = groups
+    .map((g) => {
+      params.push(g.spaceIds, g.tsquery);
+      const spaces = `$${params.length - 1}::text[]`;
+      const tsq = `$${params.length}::tsquery`;
+      return `SELECT sec.space_id, sec.page_id, ts_rank(sec.tsv, ${tsq}) AS r
+                FROM search_sections sec
+               WHERE sec.space_id = ANY(${spaces}) AND sec.space_id = ANY(ARRAY(SELECT id FROM live)) AND sec.tsv @@ ${tsq}`;
+    })
+    .join('\n UNION ALL ');
   params.push(offset, limit);
-  const { rows } = await db.query<RankedPageRow & { total: number }>(
-    `${ranked}
-     SELECT t.total, r.* FROM (SELECT count(*) AS total FROM rk) t
-       LEFT JOIN LATERAL (SELECT * FROM rk ORDER BY rank OFFSET $${params.length - 1} LIMIT $${params.length}) r ON true
-      ORDER BY r.rank`,
+  const n = params.length;
+  const { rows } = await db.query<Omit<RankedPageRow, 'rank'> & { total: number }>(
+    `WITH live AS (SELECT id, title FROM spaces WHERE id = ANY($1::text[]) AND deleted_at IS NULL),
+     m AS (${matches}),
+     p AS (SELECT space_id, page_id, max(r) AS score FROM m GROUP BY space_id, page_id),
+     o AS (SELECT p.space_id, p.page_id, p.score, sp.path
+             FROM p JOIN search_pages sp ON sp.space_id = p.space_id AND sp.page_id = p.page_id
+            ORDER BY p.score DESC, p.space_id, sp.path, p.page_id
+           OFFSET $${n - 1} LIMIT $${n})
+     SELECT t.total, x.*
+       FROM (SELECT count(*) AS total FROM p) t
+       LEFT JOIN (SELECT o.space_id, live.title AS space_title, o.page_id, o.score, sp.title, sp.description, o.path, sp.ancestors
+                    FROM o
+                    JOIN search_pages sp ON sp.space_id = o.space_id AND sp.page_id = o.page_id
+                    JOIN live ON live.id = o.space_id) x ON true
+      ORDER BY x.score DESC, x.space_id, x.path, x.page_id`,
     params,
   );
-  return { total: rows[0]?.total ?? 0, pages: rows.filter((r) => r.page_id !== null) };
+  const pages = rows.filter((r) => r.page_id !== null).map(({ total: _, ...r }, i) => ({ ...r, rank: offset + i + 1 }));
+  return { total: rows[0]?.total ?? 0, pages };
 }
 
 /**
