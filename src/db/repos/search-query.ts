@@ -154,18 +154,19 @@ export async function rankedSpaces(
 /**
  * Sections of the given pages (of one group) that match its query, at most `perPage` per page,
  * those matching through their own title or body first, then by rank; `highlighted` is the
- * ts_headline of the body (with `headlineOptions`) for those.
+ * ts_headline of the body (with `headlineOptions`) for those whose body is longer than
+ * `headlineAbove` bytes (null for the others).
  */
 export async function matchingSections(
   db: Queryable,
   g: QueryGroup,
   pages: { space_id: string; page_id: string }[],
-  opts: { perPage: number; headlineOptions: string },
+  opts: { perPage: number; headlineOptions: string; headlineAbove: number },
 ): Promise<SectionHitRow[]> {
   const perPage = Math.max(1, Math.trunc(opts.perPage)); // a whole number, inlined in the SQL
   const { rows } = await db.query<SectionHitRow>(
     `SELECT x.space_id, x.page_id, x.section_id, x.title, x.body, x.r, x.own,
-            CASE WHEN x.own > 0 THEN ts_headline($5::regconfig, left(x.body, ${HEADLINE_CHARS}), $4::tsquery, $6) END AS highlighted
+            CASE WHEN x.own > 0 AND octet_length(x.body) > $7 THEN ts_headline($5::regconfig, left(x.body, ${HEADLINE_CHARS}), $4::tsquery, $6) END AS highlighted
        FROM (
          SELECT sec.space_id, sec.page_id, sec.ord, sec.section_id, sec.title, sec.body, h.r, h.own,
                 row_number() OVER (PARTITION BY sec.space_id, sec.page_id ORDER BY h.own > 0 DESC, h.r DESC, sec.ord) AS n
@@ -176,7 +177,7 @@ export async function matchingSections(
        ) x
       WHERE x.n <= ${perPage}
       ORDER BY x.space_id, x.page_id, x.n`,
-    [pages.map((p) => p.space_id), pages.map((p) => p.page_id), g.tsquery, g.latin, g.config, opts.headlineOptions],
+    [pages.map((p) => p.space_id), pages.map((p) => p.page_id), g.tsquery, g.latin, g.config, opts.headlineOptions, opts.headlineAbove],
   );
   return rows;
 }

@@ -162,8 +162,13 @@ export async function insertSections(db: Queryable, spaceId: string, config: str
   );
 }
 
-/** Live spaces among `spaceIds` with what decides whether their index is current. */
-export async function freshness(db: Queryable, spaceIds: string[]) {
+/**
+ * Live spaces among `spaceIds` with what decides whether their index is current and, with `latin`,
+ * `q`: websearch_to_tsquery of it under the configuration the index was built with (text form;
+ * null when there is none, or no such configuration any more), so that a search of current
+ * indexes needs no other round trip to compile its query.
+ */
+export async function freshness(db: Queryable, spaceIds: string[], latin = '') {
   if (!spaceIds.length) return [];
   const { rows } = await db.query<{
     id: string;
@@ -171,11 +176,14 @@ export async function freshness(db: Queryable, spaceIds: string[]) {
     language: string | null;
     indexed_revision: string | null;
     config: string | null;
+    q: string | null;
   }>(
-    `SELECT s.id, s.revision_id, s.language, ss.revision_id AS indexed_revision, ss.config
+    `SELECT s.id, s.revision_id, s.language, ss.revision_id AS indexed_revision, ss.config,
+            CASE WHEN $2 <> '' THEN (SELECT websearch_to_tsquery(c.oid::regconfig, $2)::text
+                                       FROM pg_ts_config c WHERE c.oid::regconfig::text = ss.config) END AS q
        FROM spaces s LEFT JOIN search_spaces ss ON ss.space_id = s.id
       WHERE s.id = ANY($1::text[]) AND s.deleted_at IS NULL`,
-    [spaceIds],
+    [spaceIds, latin],
   );
   return rows;
 }
