@@ -135,6 +135,7 @@ function sectionRows(tp: TreePage, parsed: readonly Section[]): repo.SectionRow[
     const body = splitCjk(indexed);
     return {
       pageId: tp.node.id,
+      path: tp.path,
       ord,
       sectionId: s.id,
       title: s.title,

@@ -78,8 +78,8 @@ function rankedSql(groups: QueryGroup[], params: unknown[]): string {
 /**
  * Matching pages in rank order: `limit` of them after `offset`, with how many match in all. The
  * same order as rankedSql's `rank`, without numbering every match: pages are grouped and counted
- * once, only their paths are read to order them (the tie-break), and the rest of a page row only
- * for the listed ones.
+ * once, ordered with the path their sections carry (the tie-break), and their rows read only for
+ * the listed ones.
  */
 export async function rankedPages(
   db: Queryable,
@@ -93,7 +93,7 @@ export async function rankedPages(
       params.push(g.spaceIds, g.tsquery);
       const spaces = `$${params.length - 1}::text[]`;
       const tsq = `$${params.length}::tsquery`;
-      return `SELECT sec.space_id, sec.page_id, ts_rank(sec.tsv, ${tsq}) AS r
+      return `SELECT sec.space_id, sec.page_id, sec.path, ts_rank(sec.tsv, ${tsq}) AS r
                 FROM search_sections sec
                WHERE sec.space_id = ANY(${spaces}) AND sec.space_id = ANY(ARRAY(SELECT id FROM live)) AND sec.tsv @@ ${tsq}`;
     })
@@ -103,10 +103,8 @@ export async function rankedPages(
   const { rows } = await db.query<Omit<RankedPageRow, 'rank'> & { total: number }>(
     `WITH live AS (SELECT id, title FROM spaces WHERE id = ANY($1::text[]) AND deleted_at IS NULL),
      m AS (${matches}),
-     p AS (SELECT space_id, page_id, max(r) AS score FROM m GROUP BY space_id, page_id),
-     o AS (SELECT p.space_id, p.page_id, p.score, sp.path
-             FROM p JOIN search_pages sp ON sp.space_id = p.space_id AND sp.page_id = p.page_id
-            ORDER BY p.score DESC, p.space_id, sp.path, p.page_id
+     p AS (SELECT space_id, page_id, max(path) AS path, max(r) AS score FROM m GROUP BY space_id, page_id),
+     o AS (SELECT * FROM p ORDER BY score DESC, space_id, path, page_id
            OFFSET $${n - 1} LIMIT $${n})
      SELECT t.total, x.*
        FROM (SELECT count(*) AS total FROM p) t
