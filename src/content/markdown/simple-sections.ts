@@ -24,6 +24,21 @@ import type { Section } from './text.js';
 /** Larger bodies are parsed (so the parsed tree's size limits cannot matter here). */
 export const SIMPLE_MAX_CHARS = 100_000;
 
+/**
+ * A simple body this short without `*_~[]\` (in code spans, the only place they may be) is within
+ * every limit scanMarkdown checks, so the scan can be skipped: at most 2 nodes a line, one level of
+ * nesting, no emphasis or link markers, no lazy lines, and its parse-work estimate (lists ending,
+ * at most one per 8 characters, times at most 4 events a line) stays under L²/2 = 18M < 20M.
+ * test/unit/content/simple-sections.test.ts checks the worst case against the scan.
+ */
+export const UNSCANNED_MAX_CHARS = 6_000;
+const MARKERS = /[*_~[\]\\]/;
+
+/** Whether a body simpleSections accepted must still go through scanMarkdown (see UNSCANNED_MAX_CHARS). */
+export function needsScan(md: string): boolean {
+  return md.length > UNSCANNED_MAX_CHARS || MARKERS.test(md);
+}
+
 const LINE_TEXT = /^(?:[\p{L}\p{N} .,;:'"()?%/=+!\u0080-\u{10FFFF}-]|`[^`\\{}<>|$\r\t\n]+`(?!`))*$/u;
 const LEADING = /^[\p{L}`]/u;
 const HEADING = /^(#{1,6}) (.+)$/;

@@ -2,7 +2,8 @@
 // exactly what splitSections gives after the full parse, and leave every other body to the parser.
 import { describe, expect, it } from 'vitest';
 import { splitSections } from '../../../src/content/markdown.js';
-import { simpleSections } from '../../../src/content/markdown/simple-sections.js';
+import { UNSCANNED_MAX_CHARS, needsScan, simpleSections } from '../../../src/content/markdown/simple-sections.js';
+import { scanMarkdown } from '../../../src/content/limits.js';
 import { runTask } from '../../../src/render/tasks.js';
 
 /** A small deterministic generator (mulberry32). */
@@ -138,8 +139,21 @@ describe('simpleSections', () => {
       if (simple === null) continue;
       accepted++;
       expect(simple, JSON.stringify(md)).toEqual(splitSections(md));
+      if (!needsScan(md)) expect(scanMarkdown(md)).toBeNull();
     }
     expect(accepted).toBeGreaterThan(400);
+  });
+
+  it('skips the limits scan only where the scan cannot refuse', () => {
+    // The costliest shapes for the scan's parse-work estimate: lists ending as often as possible.
+    for (const unit of ['- a\n# b\n', '- a\n\nb\n\n', '- a\n- b\n\nc\n\n']) {
+      const md = unit.repeat(Math.floor(UNSCANNED_MAX_CHARS / unit.length));
+      expect(simpleSections(md)).not.toBeNull();
+      expect(needsScan(md)).toBe(false);
+      expect(scanMarkdown(md)).toBeNull();
+    }
+    expect(needsScan('a `b*c` d')).toBe(true);
+    expect(needsScan('a'.repeat(UNSCANNED_MAX_CHARS + 1))).toBe(true);
   });
 
   it('is what the sections task answers, limits included', () => {
