@@ -25,14 +25,16 @@ import type { Section } from './text.js';
 export const SIMPLE_MAX_CHARS = 100_000;
 
 /**
- * A simple body this short without `*_~[]\` (in code spans, the only place they may be) is within
- * every limit scanMarkdown checks, so the scan can be skipped: at most 2 nodes a line, one level of
- * nesting, no emphasis or link markers, no lazy lines, and its parse-work estimate (lists ending,
- * at most one per 8 characters, times at most 4 events a line) stays under L²/2 = 18M < 20M.
- * test/unit/content/simple-sections.test.ts checks the worst case against the scan.
+ * A simple body this short, whose code spans (the only place they may be) hold no `~[]\\` and no
+ * `**` or `__`, is within every limit scanMarkdown checks, so the scan can be skipped: at most 2
+ * nodes a line, one level of nesting, no lazy lines, emphasis runs of one character (at most one
+ * per 2 characters: under 3,000 markers, their work under 3,000²/50), and its parse-work estimate
+ * of lists ending (at most one per 8 characters, times at most 4 events a line) under L²/2 = 18M,
+ * together under the 20M limit. test/unit/content/simple-sections.test.ts checks the worst cases
+ * against the scan.
  */
 export const UNSCANNED_MAX_CHARS = 6_000;
-const MARKERS = /[*_~[\]\\]/;
+const MARKERS = /[~[\]\\]|\*\*|__/;
 
 /** Whether a body simpleSections accepted must still go through scanMarkdown (see UNSCANNED_MAX_CHARS). */
 export function needsScan(md: string): boolean {

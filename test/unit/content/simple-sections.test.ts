@@ -152,7 +152,12 @@ describe('simpleSections', () => {
       expect(needsScan(md)).toBe(false);
       expect(scanMarkdown(md)).toBeNull();
     }
-    expect(needsScan('a `b*c` d')).toBe(true);
+    const markers = `x \`${'_ '.repeat(Math.floor((UNSCANNED_MAX_CHARS - 8) / 2))}_\` y`;
+    expect(simpleSections(markers)).not.toBeNull();
+    expect(needsScan(markers)).toBe(false);
+    expect(scanMarkdown(markers)).toBeNull();
+    expect(needsScan('a `b**c` d')).toBe(true);
+    expect(needsScan('a `b[c` d')).toBe(true);
     expect(needsScan('a'.repeat(UNSCANNED_MAX_CHARS + 1))).toBe(true);
   });
 
