@@ -96,6 +96,11 @@ export async function loadSnapshot(db: Queryable, spaceId: string, rootHash: Has
   return snap;
 }
 
+/** The snapshot of a revision root when this process has it at hand (nothing is read). */
+export function cachedSnapshot(spaceId: string, rootHash: Hash): Snapshot | undefined {
+  return snapshots.get(`${spaceId}:${rootHash}`);
+}
+
 /** Children of a group sit at the group's parent's path. */
 function groupBase(group: TreePage): string {
   const cut = group.path.lastIndexOf('/');

@@ -3,7 +3,7 @@ import type { Queryable } from '../db/pool.js';
 import { withTx } from '../db/pool.js';
 import type { Section } from '../content/markdown.js';
 import type { MarkdownPool } from '../render/pool.js';
-import { loadBodies, loadSnapshot, type TreePage } from '../content/snapshot.js';
+import { cachedSnapshot, loadBodies, loadSnapshot, type TreePage } from '../content/snapshot.js';
 import { runsTsvector, splitCjk } from './cjk.js';
 import * as repo from '../db/repos/search.js';
 import { spaceTextConfig } from './text-config.js';
@@ -41,9 +41,34 @@ export async function reindexSpace(app: AppContext, spaceId: string): Promise<vo
     }
     const full = state.indexedConfig !== config;
     if (full) await repo.deleteAllPages(c, spaceId);
-    await syncPages(c, app.markdown, spaceId, state.rootHash, config, full ? new Map() : await repo.indexedPages(c, spaceId));
+    const indexed = full ? new Map() : (indexedFromSnapshot(spaceId, state.indexedRoot) ?? (await repo.indexedPages(c, spaceId)));
+    await syncPages(c, app.markdown, spaceId, state.rootHash, config, indexed);
     await repo.setIndexState(c, spaceId, target);
   });
+}
+
+/**
+ * What the index holds, from the snapshot of the root it was built from when this process has it
+ * at hand (after a change, the previous indexing loaded it): the index of a root is exactly the
+ * indexable pages of that root's tree (written in the transaction that records the root), so a
+ * revision's reindex need not read the rows of every page back. Null when not at hand.
+ */
+function indexedFromSnapshot(spaceId: string, indexedRoot: string | null): Map<string, repo.IndexedPage> | null {
+  const snapshot = indexedRoot ? cachedSnapshot(spaceId, indexedRoot) : undefined;
+  if (!snapshot) return null;
+  const out = new Map<string, repo.IndexedPage>();
+  for (const tp of snapshot.ordered) {
+    if (!isIndexable(tp)) continue;
+    out.set(tp.node.id, {
+      page_id: tp.node.id,
+      body_hash: tp.node.body ?? '',
+      title: tp.node.title,
+      description: tp.node.description ?? '',
+      path: tp.path,
+      ancestors: tp.ancestors,
+    });
+  }
+  return out;
 }
 
 async function syncPages(
