@@ -46,10 +46,35 @@ const MARKUP = [
   '#x',
   'a_b_c',
 ];
-const STARTS = ['', '', '', '', '# ', '## ', '### ', '###### ', '####### ', '- ', '- ', '* ', '+ ', '1. ', '> ', '    ', ' ', '#', '-', '```', '~~~', '=== ', '--- ', '| '];
+const STARTS = [
+  '',
+  '',
+  '',
+  '',
+  '# ',
+  '## ',
+  '### ',
+  '###### ',
+  '####### ',
+  '- ',
+  '- ',
+  '* ',
+  '+ ',
+  '1. ',
+  '> ',
+  '    ',
+  ' ',
+  '#',
+  '-',
+  '```',
+  '~~~',
+  '=== ',
+  '--- ',
+  '| ',
+];
 
 function line(rnd: () => number): string {
-  const pick = <T,>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
+  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
   if (rnd() < 0.12) return '';
   let s = pick(STARTS);
   const n = 1 + Math.floor(rnd() * 6);
