@@ -100,8 +100,10 @@ export async function rankedPages(
     .join('\n UNION ALL ');
   params.push(offset, limit);
   const n = params.length;
-  const { rows } = await db.query<Omit<RankedPageRow, 'rank'> & { total: number }>(
-    `WITH live AS (SELECT id, title FROM spaces WHERE id = ANY($1::text[]) AND deleted_at IS NULL),
+  // Named (prepared once per connection): its text depends only on the number of groups.
+  const { rows } = await db.query<Omit<RankedPageRow, 'rank'> & { total: number }>({
+    name: `search_ranked_pages_${groups.length}`,
+    text: `WITH live AS (SELECT id, title FROM spaces WHERE id = ANY($1::text[]) AND deleted_at IS NULL),
      m AS (${matches}),
      p AS (SELECT space_id, page_id, max(path) AS path, max(r) AS score FROM m GROUP BY space_id, page_id),
      o AS (SELECT * FROM p ORDER BY score DESC, space_id, path, page_id
@@ -113,8 +115,8 @@ export async function rankedPages(
                     JOIN search_pages sp ON sp.space_id = o.space_id AND sp.page_id = o.page_id
                     JOIN live ON live.id = o.space_id) x ON true
       ORDER BY x.score DESC, x.space_id, x.path, x.page_id`,
-    params,
-  );
+    values: params,
+  });
   const pages = rows.filter((r) => r.page_id !== null).map(({ total: _, ...r }, i) => ({ ...r, rank: offset + i + 1 }));
   return { total: rows[0]?.total ?? 0, pages };
 }
@@ -162,8 +164,9 @@ export async function matchingSections(
   opts: { perPage: number; headlineOptions: string; headlineAbove: number },
 ): Promise<SectionHitRow[]> {
   const perPage = Math.max(1, Math.trunc(opts.perPage)); // a whole number, inlined in the SQL
-  const { rows } = await db.query<SectionHitRow>(
-    `SELECT x.space_id, x.page_id, x.section_id, x.title, x.body, x.r, x.own,
+  const { rows } = await db.query<SectionHitRow>({
+    name: `search_matching_sections_${perPage}`,
+    text: `SELECT x.space_id, x.page_id, x.section_id, x.title, x.body, x.r, x.own,
             CASE WHEN x.own > 0 AND octet_length(x.body) > $7 THEN ts_headline($5::regconfig, left(x.body, ${HEADLINE_CHARS}), $4::tsquery, $6) END AS highlighted
        FROM (
          SELECT sec.space_id, sec.page_id, sec.ord, sec.section_id, sec.title, sec.body, h.r, h.own,
@@ -175,8 +178,8 @@ export async function matchingSections(
        ) x
       WHERE x.n <= ${perPage}
       ORDER BY x.space_id, x.page_id, x.n`,
-    [pages.map((p) => p.space_id), pages.map((p) => p.page_id), g.tsquery, g.latin, g.config, opts.headlineOptions, opts.headlineAbove],
-  );
+    values: [pages.map((p) => p.space_id), pages.map((p) => p.page_id), g.tsquery, g.latin, g.config, opts.headlineOptions, opts.headlineAbove],
+  });
   return rows;
 }
 

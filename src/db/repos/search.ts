@@ -183,14 +183,15 @@ export async function freshness(db: Queryable, spaceIds: string[], latin = '') {
     indexed_revision: string | null;
     config: string | null;
     q: string | null;
-  }>(
-    `SELECT s.id, s.revision_id, s.language, ss.revision_id AS indexed_revision, ss.config,
+  }>({
+    name: 'search_freshness',
+    text: `SELECT s.id, s.revision_id, s.language, ss.revision_id AS indexed_revision, ss.config,
             CASE WHEN $2 <> '' THEN (SELECT websearch_to_tsquery(c.oid::regconfig, $2)::text
                                        FROM pg_ts_config c WHERE c.oid::regconfig::text = ss.config) END AS q
        FROM spaces s LEFT JOIN search_spaces ss ON ss.space_id = s.id
       WHERE s.id = ANY($1::text[]) AND s.deleted_at IS NULL`,
-    [spaceIds, latin],
-  );
+    values: [spaceIds, latin],
+  });
   return rows;
 }
 
