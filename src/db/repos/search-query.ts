@@ -178,7 +178,15 @@ export async function matchingSections(
        ) x
       WHERE x.n <= ${perPage}
       ORDER BY x.space_id, x.page_id, x.n`,
-    values: [pages.map((p) => p.space_id), pages.map((p) => p.page_id), g.tsquery, g.latin, g.config, opts.headlineOptions, opts.headlineAbove],
+    values: [
+      pages.map((p) => p.space_id),
+      pages.map((p) => p.page_id),
+      g.tsquery,
+      g.latin,
+      g.config,
+      opts.headlineOptions,
+      opts.headlineAbove,
+    ],
   });
   return rows;
 }
