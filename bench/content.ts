@@ -30,6 +30,8 @@
 //     requests, a word every page contains. Baseline: a bare handler doing the token lookup and
 //     the bare SQL: websearch_to_tsquery over that space's search_sections with ts_rank ORDER BY
 //     ... LIMIT 50 (no per-page grouping, no total count, no snippets, no freshness check).
+//     And the index of the large space built from scratch (reindexSpace when the spaces are built,
+//     one sample), beside the same for the small space.
 //  4. History: a second space built like the large one is given BENCH_HISTORY_REVISIONS (50) more
 //     revisions than the large space has; then the tree reads of 2 (first read after a new
 //     revision, warm p50) through our API alternate between the two spaces: ours = the long
@@ -414,6 +416,14 @@ export async function benchContent(env: BenchEnv, cleanup: Cleanup): Promise<Row
       ours: percentile(laterWarm.ours, 50),
       baseline: percentile(laterWarm.baseline, 50),
       digits: 1,
+      higherIsBetter: false,
+    },
+    {
+      benchmark: `search index of the ${SPACE_PAGES}-page space from scratch (reindexSpace)`,
+      metric: `ms, 1 sample (baseline: same, ${SMALL_SPACE_PAGES}-page space)`,
+      ours: fixture.timings.indexLarge,
+      baseline: fixture.timings.indexSmall,
+      digits: 0,
       higherIsBetter: false,
     },
     ...latencyRows(`GET .../search?query=<word in ~3% of ${SPACE_PAGES} pages>`, rare, 2),

@@ -204,6 +204,11 @@ function childBase(parent: TreePage | null): string {
   return parent ? (parent.node.type === 'group' ? groupBase(parent) : parent.path) : '';
 }
 
+/** The snapshot of a revision root when this process has it at hand (nothing is read). */
+export function cachedSnapshot(spaceId: string, rootHash: Hash): Snapshot | undefined {
+  return snapshots.get(`${spaceId}:${rootHash}`);
+}
+
 /** Children of a group sit at the group's parent's path. */
 function groupBase(group: TreePage): string {
   const cut = group.path.lastIndexOf('/');

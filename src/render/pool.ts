@@ -20,6 +20,7 @@ import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/ma
 import type { RenderPlan } from './html.js';
 import type { ReferenceOptions } from '../content/openapi-render.js';
 import { RepoFormatError, type ParsedRepository } from '../git/format.js';
+import { needsScan, simpleSections } from '../content/markdown/simple-sections.js';
 import {
   plainValue,
   runTask,
@@ -105,9 +106,27 @@ export class MarkdownPool {
     return out.value;
   }
 
-  /** Search sections of many bodies (one array per body, in order). */
-  sections(mds: readonly string[]): Promise<Section[][]> {
-    return this.many('sections', mds);
+  /**
+   * Search sections of many bodies (one array per body, in order). The plainest bodies that need no
+   * limits scan (src/content/markdown/simple-sections.ts: at most 6,000 characters, split in linear
+   * time without the parser) are split here, without a thread hop; the others go to the threads.
+   */
+  async sections(mds: readonly string[]): Promise<Section[][]> {
+    const out: Section[][] = new Array(mds.length);
+    const rest: number[] = [];
+    mds.forEach((md, i) => {
+      const simple = needsScan(md) ? null : simpleSections(md);
+      if (simple) out[i] = simple;
+      else rest.push(i);
+    });
+    if (rest.length) {
+      const parsed = await this.many(
+        'sections',
+        rest.map((i) => mds[i]),
+      );
+      rest.forEach((i, k) => (out[i] = parsed[k]));
+    }
+    return out;
   }
 
   /** Links of many bodies. */

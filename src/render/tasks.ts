@@ -9,6 +9,7 @@ import { LIMITS, checkDocument, checkTree, scanMarkdown, type LimitViolation } f
 import { documentToMarkdown, headings, markdownToDocument, pageLinks, splitSections } from '../content/markdown.js';
 import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/markdown.js';
 import { parseExtended } from '../content/markdown/parse.js';
+import { needsScan, simpleSections } from '../content/markdown/simple-sections.js';
 import { diff3Merge } from 'node-diff3';
 import YAML from 'yaml';
 import { parseRepository, RepoFormatError, type ParsedRepository } from '../git/format.js';
@@ -186,6 +187,12 @@ export function plainValue(task: Extract<MarkdownTask, { op: BodyOp }>, reason: 
 
 function runBody(task: Extract<MarkdownTask, { op: BodyOp }>): BodyOutput {
   let reason = task.plain;
+  if (task.op === 'sections' && !reason) {
+    // The plainest bodies (most pages of most spaces) are split without the parser; what they
+    // give is what the parse would (src/content/markdown/simple-sections.ts), within the same limits.
+    const simple = simpleSections(task.md);
+    if (simple && (!needsScan(task.md) || !scanMarkdown(task.md, LIMITS.pageChars))) return { value: simple };
+  }
   if (!reason && task.md.trim() !== '') {
     try {
       reason = refusal(task.md);

@@ -3,7 +3,7 @@ import type { Queryable } from '../db/pool.js';
 import { withTx } from '../db/pool.js';
 import type { Section } from '../content/markdown.js';
 import type { MarkdownPool } from '../render/pool.js';
-import { loadBodies, loadSnapshot, type TreePage } from '../content/snapshot.js';
+import { cachedSnapshot, loadBodies, loadSnapshot, type TreePage } from '../content/snapshot.js';
 import { runsTsvector, splitCjk } from './cjk.js';
 import * as repo from '../db/repos/search.js';
 import { spaceTextConfig } from './text-config.js';
@@ -41,9 +41,34 @@ export async function reindexSpace(app: AppContext, spaceId: string): Promise<vo
     }
     const full = state.indexedConfig !== config;
     if (full) await repo.deleteAllPages(c, spaceId);
-    await syncPages(c, app.markdown, spaceId, state.rootHash, config, full ? new Map() : await repo.indexedPages(c, spaceId));
+    const indexed = full ? new Map() : (indexedFromSnapshot(spaceId, state.indexedRoot) ?? (await repo.indexedPages(c, spaceId)));
+    await syncPages(c, app.markdown, spaceId, state.rootHash, config, indexed);
     await repo.setIndexState(c, spaceId, target);
   });
+}
+
+/**
+ * What the index holds, from the snapshot of the root it was built from when this process has it
+ * at hand (after a change, the previous indexing loaded it): the index of a root is exactly the
+ * indexable pages of that root's tree (written in the transaction that records the root), so a
+ * revision's reindex need not read the rows of every page back. Null when not at hand.
+ */
+function indexedFromSnapshot(spaceId: string, indexedRoot: string | null): Map<string, repo.IndexedPage> | null {
+  const snapshot = indexedRoot ? cachedSnapshot(spaceId, indexedRoot) : undefined;
+  if (!snapshot) return null;
+  const out = new Map<string, repo.IndexedPage>();
+  for (const tp of snapshot.ordered) {
+    if (!isIndexable(tp)) continue;
+    out.set(tp.node.id, {
+      page_id: tp.node.id,
+      body_hash: tp.node.body ?? '',
+      title: tp.node.title,
+      description: tp.node.description ?? '',
+      path: tp.path,
+      ancestors: tp.ancestors,
+    });
+  }
+  return out;
 }
 
 async function syncPages(
@@ -71,8 +96,9 @@ async function syncPages(
   await repo.deletePages(c, spaceId, [...stale, ...toParse.map((tp) => tp.node.id).filter((id) => indexed.has(id))]);
   await repo.movePages(c, spaceId, toMove);
 
-  for (let i = 0; i < toParse.length; i += BATCH_PAGES) {
-    const batch = toParse.slice(i, i + BATCH_PAGES);
+  // Batches are pipelined: the next batch's bodies are read (queued on the connection ahead of
+  // this batch's inserts) and parsed on the Markdown pool while PostgreSQL writes this one.
+  const prepare = async (batch: TreePage[]) => {
     const bodies = await loadBodies(
       c,
       spaceId,
@@ -80,34 +106,47 @@ async function syncPages(
     );
     // Parsed on the Markdown pool (off the event loop); a body beyond the content limits is indexed
     // as its plain text.
-    const sections = await markdown.sections(batch.map((tp) => bodies.get(tp.node.id) ?? ''));
-    await repo.insertPages(
-      c,
-      spaceId,
-      batch.map((tp) => ({
-        page_id: tp.node.id,
-        body_hash: tp.node.body ?? '',
-        title: tp.node.title,
-        description: tp.node.description ?? '',
-        path: tp.path,
-        ancestors: tp.ancestors,
-      })),
-    );
-    let rows: repo.SectionRow[] = [];
-    let chars = 0;
-    for (const [k, tp] of batch.entries()) {
-      for (const row of sectionRows(tp, sections[k])) {
-        rows.push(row);
-        chars += row.body.length;
-      }
-      if (chars >= BATCH_CHARS) {
-        await repo.insertSections(c, spaceId, config, rows);
-        rows = [];
-        chars = 0;
-      }
+    return { batch, sections: await markdown.sections(batch.map((tp) => bodies.get(tp.node.id) ?? '')) };
+  };
+  let next = toParse.length ? prepare(toParse.slice(0, BATCH_PAGES)) : null;
+  try {
+    for (let i = 0; next; i += BATCH_PAGES) {
+      const { batch, sections } = await next;
+      next = i + BATCH_PAGES < toParse.length ? prepare(toParse.slice(i + BATCH_PAGES, i + 2 * BATCH_PAGES)) : null;
+      await insertBatch(c, spaceId, config, batch, sections);
     }
-    await repo.insertSections(c, spaceId, config, rows);
+  } finally {
+    next?.catch(() => {}); // the transaction failed: nothing waits for the batch being prepared
   }
+}
+
+async function insertBatch(c: Queryable, spaceId: string, config: string, batch: TreePage[], sections: Section[][]) {
+  await repo.insertPages(
+    c,
+    spaceId,
+    batch.map((tp) => ({
+      page_id: tp.node.id,
+      body_hash: tp.node.body ?? '',
+      title: tp.node.title,
+      description: tp.node.description ?? '',
+      path: tp.path,
+      ancestors: tp.ancestors,
+    })),
+  );
+  let rows: repo.SectionRow[] = [];
+  let chars = 0;
+  for (const [k, tp] of batch.entries()) {
+    for (const row of sectionRows(tp, sections[k])) {
+      rows.push(row);
+      chars += row.body.length;
+    }
+    if (chars >= BATCH_CHARS) {
+      await repo.insertSections(c, spaceId, config, rows);
+      rows = [];
+      chars = 0;
+    }
+  }
+  await repo.insertSections(c, spaceId, config, rows);
 }
 
 /** The index rows of one page: one per section, or a single empty one so the page is found by its title. */
@@ -117,9 +156,11 @@ function sectionRows(tp: TreePage, parsed: readonly Section[]): repo.SectionRow[
   const description = splitCjk(tp.node.description ?? '');
   return sections.map((s, ord) => {
     const sectionTitle = splitCjk(s.title);
-    const body = splitCjk(s.body.length > MAX_INDEXED_CHARS ? s.body.slice(0, MAX_INDEXED_CHARS) : s.body);
+    const indexed = s.body.length > MAX_INDEXED_CHARS ? s.body.slice(0, MAX_INDEXED_CHARS) : s.body;
+    const body = splitCjk(indexed);
     return {
       pageId: tp.node.id,
+      path: tp.path,
       ord,
       sectionId: s.id,
       title: s.title,
@@ -127,7 +168,7 @@ function sectionRows(tp: TreePage, parsed: readonly Section[]): repo.SectionRow[
       pageTitle: title.latin,
       description: description.latin,
       sectionTitle: sectionTitle.latin,
-      bodyText: body.latin,
+      bodyText: body.latin === s.body ? null : body.latin,
       cjk: runsTsvector([
         { runs: title.runs, weight: 'A' },
         { runs: sectionTitle.runs, weight: 'B' },

@@ -4,7 +4,7 @@ import { reindexSpace } from './indexer.js';
 import * as repo from '../db/repos/search.js';
 import * as query from '../db/repos/search-query.js';
 import type { QueryGroup, RankedPageRow } from '../db/repos/search-query.js';
-import { MATCH_START, MATCH_STOP, snippet } from './snippet.js';
+import { MATCH_START, MATCH_STOP, SNIPPET_MAX, snippet } from './snippet.js';
 import { spaceTextConfig } from './text-config.js';
 
 // Searching the index (see indexer.ts). A query is websearch syntax ("quoted phrases", or, -not)
@@ -89,7 +89,7 @@ export async function searchSpaces(
  */
 async function queryGroups(app: AppContext, spaceIds: string[], prepared: PreparedQuery): Promise<QueryGroup[]> {
   if (!prepared.latin && !prepared.cjk) return [];
-  let rows = await repo.freshness(app.db, spaceIds);
+  let rows = await repo.freshness(app.db, spaceIds, prepared.latin);
   let refreshed = false;
   for (const r of rows) {
     if (r.indexed_revision === r.revision_id && r.config === (await spaceTextConfig(app, r.language))) continue;
@@ -100,17 +100,21 @@ async function queryGroups(app: AppContext, spaceIds: string[], prepared: Prepar
     }
     refreshed = true;
   }
-  if (refreshed) rows = await repo.freshness(app.db, spaceIds);
+  if (refreshed) rows = await repo.freshness(app.db, spaceIds, prepared.latin);
   const byConfig = new Map<string, string[]>();
+  const compiled = new Map<string, string>();
   for (const r of rows) {
     if (!r.config) continue; // never indexed
     const list = byConfig.get(r.config) ?? [];
     list.push(r.id);
     byConfig.set(r.config, list);
+    if (r.q !== null) compiled.set(r.config, r.q);
   }
   if (!byConfig.size) return [];
   const configs = [...byConfig.keys()];
-  const compiled = prepared.latin ? await query.compileQueries(app.db, prepared.latin, configs) : new Map<string, string>();
+  // Compiled with the freshness check; a configuration PostgreSQL no longer has fails here, as it would when searching.
+  const missing = prepared.latin ? configs.filter((c) => !compiled.has(c)) : [];
+  if (missing.length) for (const [c, q] of await query.compileQueries(app.db, prepared.latin, missing)) compiled.set(c, q);
   const groups: QueryGroup[] = [];
   for (const config of configs) {
     const latin = compiled.get(config) || null; // '' when only stop words
@@ -134,7 +138,14 @@ async function withSections(app: AppContext, groups: QueryGroup[], pages: Ranked
       groups.map((g) => {
         const inGroup = pages.filter((p) => g.spaceIds.includes(p.space_id));
         return inGroup.length
-          ? query.matchingSections(app.db, g, inGroup, { perPage: MAX_SECTIONS_PER_PAGE, headlineOptions: HEADLINE_OPTIONS })
+          ? query.matchingSections(app.db, g, inGroup, {
+              perPage: MAX_SECTIONS_PER_PAGE,
+              headlineOptions: HEADLINE_OPTIONS,
+              // A body of at most SNIPPET_MAX characters is its whole snippet: where its match is
+              // does not matter, so it is not highlighted (ts_headline parses the whole body). Its
+              // UTF-8 length bounds its length in UTF-16 code units, as snippet() counts them.
+              headlineAbove: SNIPPET_MAX,
+            })
           : [];
       }),
     );

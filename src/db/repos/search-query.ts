@@ -75,24 +75,50 @@ function rankedSql(groups: QueryGroup[], params: unknown[]): string {
      )`;
 }
 
-/** Matching pages in rank order: `limit` of them after `offset`, with how many match in all. */
+/**
+ * Matching pages in rank order: `limit` of them after `offset`, with how many match in all. The
+ * same order as rankedSql's `rank`, without numbering every match: pages are grouped and counted
+ * once, ordered with the path their sections carry (the tie-break), and their rows read only for
+ * the listed ones.
+ */
 export async function rankedPages(
   db: Queryable,
   groups: QueryGroup[],
   offset: number,
   limit: number,
 ): Promise<{ total: number; pages: RankedPageRow[] }> {
-  const params: unknown[] = [];
-  const ranked = rankedSql(groups, params);
+  const params: unknown[] = [groups.flatMap((g) => g.spaceIds)];
+  const matches = groups
+    .map((g) => {
+      params.push(g.spaceIds, g.tsquery);
+      const spaces = `$${params.length - 1}::text[]`;
+      const tsq = `$${params.length}::tsquery`;
+      return `SELECT sec.space_id, sec.page_id, sec.path, ts_rank(sec.tsv, ${tsq}) AS r
+                FROM search_sections sec
+               WHERE sec.space_id = ANY(${spaces}) AND sec.space_id = ANY(ARRAY(SELECT id FROM live)) AND sec.tsv @@ ${tsq}`;
+    })
+    .join('\n UNION ALL ');
   params.push(offset, limit);
-  const { rows } = await db.query<RankedPageRow & { total: number }>(
-    `${ranked}
-     SELECT t.total, r.* FROM (SELECT count(*) AS total FROM rk) t
-       LEFT JOIN LATERAL (SELECT * FROM rk ORDER BY rank OFFSET $${params.length - 1} LIMIT $${params.length}) r ON true
-      ORDER BY r.rank`,
-    params,
-  );
-  return { total: rows[0]?.total ?? 0, pages: rows.filter((r) => r.page_id !== null) };
+  const n = params.length;
+  // Named (prepared once per connection): its text depends only on the number of groups.
+  const { rows } = await db.query<Omit<RankedPageRow, 'rank'> & { total: number }>({
+    name: `search_ranked_pages_${groups.length}`,
+    text: `WITH live AS (SELECT id, title FROM spaces WHERE id = ANY($1::text[]) AND deleted_at IS NULL),
+     m AS (${matches}),
+     p AS (SELECT space_id, page_id, max(path) AS path, max(r) AS score FROM m GROUP BY space_id, page_id),
+     o AS (SELECT * FROM p ORDER BY score DESC, space_id, path, page_id
+           OFFSET $${n - 1} LIMIT $${n})
+     SELECT t.total, x.*
+       FROM (SELECT count(*) AS total FROM p) t
+       LEFT JOIN (SELECT o.space_id, live.title AS space_title, o.page_id, o.score, sp.title, sp.description, o.path, sp.ancestors
+                    FROM o
+                    JOIN search_pages sp ON sp.space_id = o.space_id AND sp.page_id = o.page_id
+                    JOIN live ON live.id = o.space_id) x ON true
+      ORDER BY x.score DESC, x.space_id, x.path, x.page_id`,
+    values: params,
+  });
+  const pages = rows.filter((r) => r.page_id !== null).map(({ total: _, ...r }, i) => ({ ...r, rank: offset + i + 1 }));
+  return { total: rows[0]?.total ?? 0, pages };
 }
 
 /**
@@ -128,18 +154,20 @@ export async function rankedSpaces(
 /**
  * Sections of the given pages (of one group) that match its query, at most `perPage` per page,
  * those matching through their own title or body first, then by rank; `highlighted` is the
- * ts_headline of the body (with `headlineOptions`) for those.
+ * ts_headline of the body (with `headlineOptions`) for those whose body is longer than
+ * `headlineAbove` bytes (null for the others).
  */
 export async function matchingSections(
   db: Queryable,
   g: QueryGroup,
   pages: { space_id: string; page_id: string }[],
-  opts: { perPage: number; headlineOptions: string },
+  opts: { perPage: number; headlineOptions: string; headlineAbove: number },
 ): Promise<SectionHitRow[]> {
   const perPage = Math.max(1, Math.trunc(opts.perPage)); // a whole number, inlined in the SQL
-  const { rows } = await db.query<SectionHitRow>(
-    `SELECT x.space_id, x.page_id, x.section_id, x.title, x.body, x.r, x.own,
-            CASE WHEN x.own > 0 THEN ts_headline($5::regconfig, left(x.body, ${HEADLINE_CHARS}), $4::tsquery, $6) END AS highlighted
+  const { rows } = await db.query<SectionHitRow>({
+    name: `search_matching_sections_${perPage}`,
+    text: `SELECT x.space_id, x.page_id, x.section_id, x.title, x.body, x.r, x.own,
+            CASE WHEN x.own > 0 AND octet_length(x.body) > $7 THEN ts_headline($5::regconfig, left(x.body, ${HEADLINE_CHARS}), $4::tsquery, $6) END AS highlighted
        FROM (
          SELECT sec.space_id, sec.page_id, sec.ord, sec.section_id, sec.title, sec.body, h.r, h.own,
                 row_number() OVER (PARTITION BY sec.space_id, sec.page_id ORDER BY h.own > 0 DESC, h.r DESC, sec.ord) AS n
@@ -150,8 +178,16 @@ export async function matchingSections(
        ) x
       WHERE x.n <= ${perPage}
       ORDER BY x.space_id, x.page_id, x.n`,
-    [pages.map((p) => p.space_id), pages.map((p) => p.page_id), g.tsquery, g.latin, g.config, opts.headlineOptions],
-  );
+    values: [
+      pages.map((p) => p.space_id),
+      pages.map((p) => p.page_id),
+      g.tsquery,
+      g.latin,
+      g.config,
+      opts.headlineOptions,
+      opts.headlineAbove,
+    ],
+  });
   return rows;
 }
 

@@ -18,6 +18,8 @@ export type PageRow = IndexedPage;
 
 export interface SectionRow {
   pageId: string;
+  /** The page's path (as its search_pages row). */
+  path: string;
   ord: number;
   sectionId: string;
   title: string;
@@ -26,7 +28,8 @@ export interface SectionRow {
   pageTitle: string;
   description: string;
   sectionTitle: string;
-  bodyText: string;
+  /** null when it is `body` as it is (most bodies: no CJK, nothing NFKC changes), which is then not sent twice. */
+  bodyText: string | null;
   /** tsvector literal of the CJK bigrams. */
   cjk: string;
 }
@@ -106,8 +109,11 @@ export async function deletePages(db: Queryable, spaceId: string, pageIds: strin
 export async function movePages(db: Queryable, spaceId: string, pages: { id: string; path: string; ancestors: string[] }[]) {
   if (!pages.length) return;
   await db.query(
-    `UPDATE search_pages sp SET path = u.path, ancestors = u.ancestors::jsonb
-       FROM unnest($2::text[], $3::text[], $4::text[]) AS u(page_id, path, ancestors)
+    `WITH u AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[]) AS u(page_id, path, ancestors)),
+     sections AS (
+       UPDATE search_sections sec SET path = u.path FROM u
+        WHERE sec.space_id = $1 AND sec.page_id = u.page_id AND sec.path IS DISTINCT FROM u.path)
+     UPDATE search_pages sp SET path = u.path, ancestors = u.ancestors::jsonb FROM u
       WHERE sp.space_id = $1 AND sp.page_id = u.page_id`,
     [spaceId, pages.map((p) => p.id), pages.map((p) => p.path), pages.map((p) => JSON.stringify(p.ancestors))],
   );
@@ -135,15 +141,15 @@ export async function insertPages(db: Queryable, spaceId: string, pages: PageRow
 export async function insertSections(db: Queryable, spaceId: string, config: string, rows: SectionRow[]): Promise<void> {
   if (!rows.length) return;
   await db.query(
-    `INSERT INTO search_sections (space_id, page_id, ord, section_id, title, body, tsv)
-     SELECT $1, u.page_id, u.ord, u.section_id, u.title, u.body,
+    `INSERT INTO search_sections (space_id, page_id, ord, section_id, title, body, path, tsv)
+     SELECT $1, u.page_id, u.ord, u.section_id, u.title, u.body, u.path,
             setweight(to_tsvector($2::regconfig, u.page_title), 'A')
             || setweight(to_tsvector($2::regconfig, u.section_title), 'B')
             || setweight(to_tsvector($2::regconfig, u.description), 'C')
-            || to_tsvector($2::regconfig, u.body_text)
+            || to_tsvector($2::regconfig, coalesce(u.body_text, u.body))
             || u.cjk::tsvector
-       FROM unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
-         AS u(page_id, ord, section_id, title, body, page_title, section_title, description, body_text, cjk)`,
+       FROM unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+         AS u(page_id, ord, section_id, title, body, page_title, section_title, description, body_text, cjk, path)`,
     [
       spaceId,
       config,
@@ -157,12 +163,18 @@ export async function insertSections(db: Queryable, spaceId: string, config: str
       rows.map((r) => r.description),
       rows.map((r) => r.bodyText),
       rows.map((r) => r.cjk),
+      rows.map((r) => r.path),
     ],
   );
 }
 
-/** Live spaces among `spaceIds` with what decides whether their index is current. */
-export async function freshness(db: Queryable, spaceIds: string[]) {
+/**
+ * Live spaces among `spaceIds` with what decides whether their index is current and, with `latin`,
+ * `q`: websearch_to_tsquery of it under the configuration the index was built with (text form;
+ * null when there is none, or no such configuration any more), so that a search of current
+ * indexes needs no other round trip to compile its query.
+ */
+export async function freshness(db: Queryable, spaceIds: string[], latin = '') {
   if (!spaceIds.length) return [];
   const { rows } = await db.query<{
     id: string;
@@ -170,12 +182,16 @@ export async function freshness(db: Queryable, spaceIds: string[]) {
     language: string | null;
     indexed_revision: string | null;
     config: string | null;
-  }>(
-    `SELECT s.id, s.revision_id, s.language, ss.revision_id AS indexed_revision, ss.config
+    q: string | null;
+  }>({
+    name: 'search_freshness',
+    text: `SELECT s.id, s.revision_id, s.language, ss.revision_id AS indexed_revision, ss.config,
+            CASE WHEN $2 <> '' THEN (SELECT websearch_to_tsquery(c.oid::regconfig, $2)::text
+                                       FROM pg_ts_config c WHERE c.oid::regconfig::text = ss.config) END AS q
        FROM spaces s LEFT JOIN search_spaces ss ON ss.space_id = s.id
       WHERE s.id = ANY($1::text[]) AND s.deleted_at IS NULL`,
-    [spaceIds],
-  );
+    values: [spaceIds, latin],
+  });
   return rows;
 }
 
@@ -198,8 +214,8 @@ export async function copyIndex(db: Queryable, fromSpace: string, toSpace: strin
        SELECT state.space_id, p.page_id, p.body_hash, p.title, p.description, p.path, p.ancestors
        FROM search_pages p CROSS JOIN state WHERE p.space_id = $1
        RETURNING page_id)
-     INSERT INTO search_sections (space_id, page_id, ord, section_id, title, body, tsv)
-     SELECT $2, s.page_id, s.ord, s.section_id, s.title, s.body, s.tsv
+     INSERT INTO search_sections (space_id, page_id, ord, section_id, title, body, path, tsv)
+     SELECT $2, s.page_id, s.ord, s.section_id, s.title, s.body, s.path, s.tsv
      FROM search_sections s JOIN pages ON pages.page_id = s.page_id WHERE s.space_id = $1`,
     [fromSpace, toSpace],
   );

@@ -143,6 +143,20 @@ describe('space search', () => {
     expect((await search(s, 'aardvark')).body.count).toBe(0);
   });
 
+  it('orders pages of equal score by their path, following moves', async () => {
+    const s = await createSpace('Ties');
+    let c = '';
+    await editContent(t, s, (d) => {
+      d.insertPage(null, { title: 'Bb', markdown: 'The same walrus text.' });
+      c = d.insertPage(null, { title: 'Cc', markdown: 'The same walrus text.' });
+    });
+    expect(titles((await search(s, 'walrus')).body)).toEqual(['Bb', 'Cc']);
+    await editContent(t, s, (d) => d.updatePage(c, { slug: 'aa' }));
+    const r = (await search(s, 'walrus')).body;
+    expect(titles(r)).toEqual(['Cc', 'Bb']);
+    expect(r.items.map((i: { path: string }) => i.path)).toEqual(['aa', 'bb']);
+  });
+
   it('re-parses only the pages that changed', async () => {
     const s = await createSpace('Big');
     const ids: string[] = [];
