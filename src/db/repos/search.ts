@@ -97,12 +97,15 @@ export async function indexedPages(db: Queryable, spaceId: string): Promise<Map<
 }
 
 export async function deleteAllPages(db: Queryable, spaceId: string): Promise<void> {
+  await db.query('DELETE FROM search_sections WHERE space_id = $1', [spaceId]);
   await db.query('DELETE FROM search_pages WHERE space_id = $1', [spaceId]);
 }
 
-/** Removes pages and (by cascade) their sections. */
+/** Removes pages and their sections (no foreign key ties them: migration 0016). */
 export async function deletePages(db: Queryable, spaceId: string, pageIds: string[]): Promise<void> {
-  if (pageIds.length) await db.query('DELETE FROM search_pages WHERE space_id = $1 AND page_id = ANY($2::text[])', [spaceId, pageIds]);
+  if (!pageIds.length) return;
+  await db.query('DELETE FROM search_sections WHERE space_id = $1 AND page_id = ANY($2::text[])', [spaceId, pageIds]);
+  await db.query('DELETE FROM search_pages WHERE space_id = $1 AND page_id = ANY($2::text[])', [spaceId, pageIds]);
 }
 
 /** New place of pages whose content did not change (a parent moved, renamed or re-slugged). */

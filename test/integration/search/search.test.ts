@@ -141,6 +141,14 @@ describe('space search', () => {
     expect((await search(s, 'badger')).body.count).toBe(0);
     await editContent(t, s, (d) => d.updatePage(a, { noIndex: true }));
     expect((await search(s, 'aardvark')).body.count).toBe(0);
+    // Removed and re-parsed pages took their section rows with them: every section has its page.
+    const rows = await t.app.db.query(
+      `SELECT s.page_id, (p.page_id IS NOT NULL) AS has_page FROM search_sections s
+         LEFT JOIN search_pages p ON p.space_id = s.space_id AND p.page_id = s.page_id WHERE s.space_id = $1`,
+      [s],
+    );
+    expect(rows.rows.length).toBeGreaterThan(0);
+    expect(rows.rows.filter((r) => !r.has_page)).toEqual([]);
   });
 
   it('orders pages of equal score by their path, following moves', async () => {
