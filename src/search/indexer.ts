@@ -3,7 +3,7 @@ import type { Queryable } from '../db/pool.js';
 import { withTx } from '../db/pool.js';
 import type { Section } from '../content/markdown.js';
 import type { MarkdownPool } from '../render/pool.js';
-import { cachedSnapshot, loadBodies, loadSnapshot, type TreePage } from '../content/snapshot.js';
+import { cachedSnapshot, loadBodies, loadSnapshot, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { runsTsvector, splitCjk } from './cjk.js';
 import * as repo from '../db/repos/search.js';
 import { spaceTextConfig } from './text-config.js';
@@ -41,59 +41,86 @@ export async function reindexSpace(app: AppContext, spaceId: string): Promise<vo
     }
     const full = state.indexedConfig !== config;
     if (full) await repo.deleteAllPages(c, spaceId);
-    const indexed = full ? new Map() : (indexedFromSnapshot(spaceId, state.indexedRoot) ?? (await repo.indexedPages(c, spaceId)));
-    await syncPages(c, app.markdown, spaceId, state.rootHash, config, indexed);
+    const previous = !full && state.indexedRoot ? cachedSnapshot(spaceId, state.indexedRoot) : undefined;
+    const snapshot = await loadSnapshot(c, spaceId, state.rootHash);
+    const plan = previous ? changedSince(previous, snapshot) : planSync(snapshot, full ? new Map() : await repo.indexedPages(c, spaceId));
+    await syncPages(c, app.markdown, spaceId, config, plan);
     await repo.setIndexState(c, spaceId, target);
   });
 }
 
-/**
- * What the index holds, from the snapshot of the root it was built from when this process has it
- * at hand (after a change, the previous indexing loaded it): the index of a root is exactly the
- * indexable pages of that root's tree (written in the transaction that records the root), so a
- * revision's reindex need not read the rows of every page back. Null when not at hand.
- */
-function indexedFromSnapshot(spaceId: string, indexedRoot: string | null): Map<string, repo.IndexedPage> | null {
-  const snapshot = indexedRoot ? cachedSnapshot(spaceId, indexedRoot) : undefined;
-  if (!snapshot) return null;
-  const out = new Map<string, repo.IndexedPage>();
-  for (const tp of snapshot.ordered) {
-    if (!isIndexable(tp)) continue;
-    out.set(tp.node.id, {
-      page_id: tp.node.id,
-      body_hash: tp.node.body ?? '',
-      title: tp.node.title,
-      description: tp.node.description ?? '',
-      path: tp.path,
-      ancestors: tp.ancestors,
-    });
-  }
-  return out;
+/** What a reindex does: pages to parse (and insert), pages that only moved, ids whose rows go. */
+interface SyncPlan {
+  toParse: TreePage[];
+  toMove: { id: string; path: string; ancestors: string[] }[];
+  remove: string[];
 }
 
-async function syncPages(
-  c: Queryable,
-  markdown: MarkdownPool,
-  spaceId: string,
-  rootHash: string,
-  config: string,
-  indexed: Map<string, repo.IndexedPage>,
-) {
-  const snapshot = await loadSnapshot(c, spaceId, rootHash);
+const sameText = (a: TreePage, b: { body_hash: string; title: string; description: string }) =>
+  b.body_hash === (a.node.body ?? '') && b.title === a.node.title && b.description === (a.node.description ?? '');
+
+/** The plan against the rows the index holds (`indexed`), walking every page of the snapshot. */
+function planSync(snapshot: Snapshot, indexed: Map<string, repo.IndexedPage>): SyncPlan {
   const wanted = snapshot.ordered.filter(isIndexable);
   const toParse: TreePage[] = [];
-  const toMove: { id: string; path: string; ancestors: string[] }[] = [];
+  const toMove: SyncPlan['toMove'] = [];
   for (const tp of wanted) {
     const had = indexed.get(tp.node.id);
-    if (!had || had.body_hash !== (tp.node.body ?? '') || had.title !== tp.node.title || had.description !== (tp.node.description ?? '')) {
-      toParse.push(tp);
-    } else if (had.path !== tp.path || !sameList(had.ancestors, tp.ancestors)) {
+    if (!had || !sameText(tp, had)) toParse.push(tp);
+    else if (had.path !== tp.path || !sameList(had.ancestors, tp.ancestors))
       toMove.push({ id: tp.node.id, path: tp.path, ancestors: tp.ancestors });
-    }
   }
   const keep = new Set(wanted.map((tp) => tp.node.id));
   const stale = [...indexed.keys()].filter((id) => !keep.has(id));
-  await repo.deletePages(c, spaceId, [...stale, ...toParse.map((tp) => tp.node.id).filter((id) => indexed.has(id))]);
+  return { toParse, toMove, remove: [...stale, ...toParse.map((tp) => tp.node.id).filter((id) => indexed.has(id))] };
+}
+
+/**
+ * The plan from the snapshot the index was built from, when this process still has it: the index
+ * of a root is exactly the indexable pages of that root's tree (written in the transaction that
+ * records the root). Snapshots share every unchanged subtree (src/content/snapshot.ts: the same
+ * TreePage object, same hash, place, path and ancestors), so the walk skips a subtree the moment
+ * both trees hold the same object: a revision that changed a few pages costs those pages and
+ * their ancestors' sibling lists, not the whole tree.
+ */
+function changedSince(previous: Snapshot, snapshot: Snapshot): SyncPlan {
+  const plan: SyncPlan = { toParse: [], toMove: [], remove: [] };
+  const removeSubtree = (tp: TreePage) => {
+    if (isIndexable(tp)) plan.remove.push(tp.node.id);
+    tp.children.forEach(removeSubtree);
+  };
+  const walk = (before: readonly TreePage[], after: readonly TreePage[]) => {
+    const old = new Map(before.map((tp) => [tp.node.id, tp]));
+    for (const tp of after) {
+      const o = old.get(tp.node.id);
+      old.delete(tp.node.id);
+      if (o === tp) continue;
+      if (!isIndexable(tp)) {
+        if (o && isIndexable(o)) plan.remove.push(o.node.id);
+      } else if (!o || !isIndexable(o)) {
+        // New here (or moved here from elsewhere: its old rows, if any, go first).
+        plan.remove.push(tp.node.id);
+        plan.toParse.push(tp);
+      } else if (!sameText(tp, { body_hash: o.node.body ?? '', title: o.node.title, description: o.node.description ?? '' })) {
+        plan.remove.push(tp.node.id);
+        plan.toParse.push(tp);
+      } else if (o.path !== tp.path || !sameList(o.ancestors, tp.ancestors)) {
+        plan.toMove.push({ id: tp.node.id, path: tp.path, ancestors: tp.ancestors });
+      }
+      walk(o?.children ?? [], tp.children);
+    }
+    // Gone from this place: removed, or moved elsewhere (then parsed again there, see above).
+    for (const o of old.values()) removeSubtree(o);
+  };
+  walk(previous.pages, snapshot.pages);
+  // A page moved elsewhere is removed at its old place and again before it is parsed at its new one.
+  plan.remove = [...new Set(plan.remove)];
+  return plan;
+}
+
+async function syncPages(c: Queryable, markdown: MarkdownPool, spaceId: string, config: string, plan: SyncPlan) {
+  const { toParse, toMove, remove } = plan;
+  await repo.deletePages(c, spaceId, remove);
   await repo.movePages(c, spaceId, toMove);
 
   // Batches are pipelined: the next batch's bodies are read (queued on the connection ahead of

@@ -151,6 +151,50 @@ describe('space search', () => {
     expect(rows.rows.filter((r) => !r.has_page)).toEqual([]);
   });
 
+  it('an incremental reindex leaves the rows a rebuild from scratch would: moves, re-parenting, renames, type and noIndex changes', async () => {
+    const s = await createSpace('Incremental');
+    const ids: Record<string, string> = {};
+    await editContent(t, s, (d) => {
+      ids.a = d.insertPage(null, { title: 'Alpha', markdown: '# One\n\nAlpha wombat.\n\n## Two\n\nMore.' });
+      ids.a1 = d.insertPage(ids.a, { title: 'Alpha child', markdown: 'Child text.' });
+      ids.a2 = d.insertPage(ids.a1, { title: 'Alpha grandchild', markdown: 'Grandchild text.' });
+      ids.b = d.insertPage(null, { title: 'Beta', markdown: 'Beta text.' });
+      ids.g = d.insertPage(null, { type: 'group', title: 'Group' });
+      ids.c = d.insertPage(ids.g, { title: 'Gamma', markdown: 'Gamma text.' });
+      for (let i = 0; i < 30; i++) d.insertPage(ids.b, { title: `Filler ${i}`, markdown: `Filler ${i} text.` });
+    });
+    const rows = async () => ({
+      pages: (
+        await t.app.db.query(
+          'SELECT page_id, body_hash, title, description, path, ancestors FROM search_pages WHERE space_id = $1 ORDER BY page_id',
+          [s],
+        )
+      ).rows,
+      sections: (
+        await t.app.db.query(
+          'SELECT page_id, ord, section_id, title, body, path, tsv::text FROM search_sections WHERE space_id = $1 ORDER BY page_id, ord',
+          [s],
+        )
+      ).rows,
+    });
+    const edits: ((d: Parameters<Parameters<typeof editContent>[2]>[0]) => unknown)[] = [
+      (d) => d.movePage(ids.a1, ids.b), // a subtree re-parented
+      (d) => d.updatePage(ids.b, { slug: 'beta-renamed', title: 'Beta renamed' }), // every descendant moves
+      (d) => d.updatePage(ids.a2, { noIndex: true }),
+      (d) => d.updatePage(ids.c, { markdown: 'Gamma rewritten.' }),
+      (d) => d.movePage(ids.c, null, 0),
+      (d) => d.deletePage(ids.a),
+      (d) => d.updatePage(ids.a2, { noIndex: false, description: 'Back' }),
+    ];
+    for (const edit of edits) {
+      await editContent(t, s, edit); // afterContentChange: the incremental reindex
+      const incremental = await rows();
+      await t.app.db.query(`UPDATE search_spaces SET config = 'rebuild' WHERE space_id = $1`, [s]);
+      await reindexSpace(t.app, s); // another configuration: everything from scratch
+      expect(incremental).toEqual(await rows());
+    }
+  });
+
   it('orders pages of equal score by their path, following moves', async () => {
     const s = await createSpace('Ties');
     let c = '';
