@@ -5,7 +5,7 @@ describe('config', () => {
   it('has working defaults: local storage, all queues, loopback fetches refused', () => {
     const c = loadConfig({});
     expect(c.storage).toEqual({ driver: 'local', dir: './data/blobs' });
-    expect(c.workers.queues).toEqual(['openapi', 'git', 'import', 'pdf', 'translation', 'maintenance']);
+    expect(c.workers.queues).toEqual(['openapi', 'git', 'import', 'pdf', 'translation', 'search', 'maintenance']);
     expect(c.fetch.allowPrivate).toBe(false);
     expect(c.bodyLimitBytes).toBe(1024 * 1024);
     expect(Object.isFrozen(c.workers)).toBe(true);

@@ -191,7 +191,7 @@ describe('operators', () => {
     const queues = await t.api('GET', '/admin/queues/api/queues', { token });
     expect(queues.status).toBe(200);
     const names = queues.body.queues.map((q: { name: string }) => q.name).sort();
-    expect(names).toEqual(['git', 'import', 'maintenance', 'openapi', 'pdf', 'translation']);
+    expect(names).toEqual(['git', 'import', 'maintenance', 'openapi', 'pdf', 'search', 'translation']);
     // A browser passes the token once in the query; it moves into an HttpOnly cookie.
     const redirect = await t.api('GET', `/admin/queues?token=${encodeURIComponent(token)}`);
     expect(redirect.status).toBe(303);
