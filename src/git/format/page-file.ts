@@ -249,7 +249,10 @@ export function parsePageFile(content: Buffer, label: string): ParsedPageFile {
 
 /** `# Title` with whatever escaping makes it read back as exactly that text. */
 function titleHeading(title: string): string {
-  const heading: Heading = { type: 'heading', depth: 1, children: [{ type: 'text', value: cleanTitle(title) }] };
+  const text = cleanTitle(title);
+  // Letters, digits, spaces and punctuation that never needs escaping there: written as it is.
+  if (/^[A-Za-z0-9\u0080-\uFFFF][A-Za-z0-9 ,.:;()'?/=%@"\u0080-\uFFFF-]*$/.test(text) && !/\s$/.test(text)) return `# ${text}`;
+  const heading: Heading = { type: 'heading', depth: 1, children: [{ type: 'text', value: text }] };
   return toMarkdown(heading).trimEnd();
 }
 
