@@ -7,6 +7,8 @@ import type { HttpClient } from 'isomorphic-git';
 import type { GitCredentials } from './credentials.js';
 import { receivePack, RemotePackError } from './pack/fetch.js';
 import { pushPack, PushRefusedError } from './pack/push.js';
+import { PackBuilder } from './pack/build.js';
+import { objectId } from './pack/index.js';
 import { parseCommit, parseTree } from './pack/objects.js';
 import { PackFormatError } from './pack/read.js';
 import { GitSizeLimitError } from './transport.js';
@@ -205,6 +207,28 @@ export class Repository {
     return this.objects.write('blob', content);
   }
 
+  /**
+   * Write many blobs as one new pack (src/git/pack/build.ts) rather than a loose file each: `next`
+   * gives their bytes in order (null at the end); blobs the repository has already are not
+   * written again. Returns their ids in order.
+   */
+  async writeBlobs(next: () => Promise<Buffer | null>): Promise<string[]> {
+    const pack = await PackBuilder.create(this.gitdir);
+    const oids: string[] = [];
+    try {
+      for (let bytes = await next(); bytes; bytes = await next()) {
+        const oid = objectId('blob', bytes);
+        oids.push((await this.objects.has(oid)) ? oid : await pack.add('blob', bytes));
+      }
+      await pack.finish();
+    } catch (err) {
+      await pack.abort();
+      throw err;
+    }
+    await this.objects.refresh();
+    return oids;
+  }
+
   /** Write nested trees for a flat map of paths; returns the root tree oid. */
   async writeTree(files: Map<string, RepoFileEntry>): Promise<string> {
     interface Dir {
@@ -287,6 +311,7 @@ export class Repository {
           refs.map((r) => r.oid),
         ),
         read: (oid) => this.objects.read(oid),
+        stored: (oid) => this.objects.stored(oid),
         tmpDir: path.join(this.gitdir, 'tmp'),
       });
     } catch (err) {

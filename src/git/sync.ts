@@ -33,8 +33,8 @@ export { GitSyncError };
 
 /** At most this many warnings are kept on an import's result (a broken SUMMARY.md can have thousands). */
 const MAX_WARNINGS = 200;
-/** Blobs an export writes at once (their bytes in memory together: stored files are up to GIT_MAX_FILE_BYTES). */
-const BLOB_WRITES = 4;
+/** Stored files an export reads ahead of the one it packs (their bytes in memory together). */
+const BLOB_READS_AHEAD = 4;
 /** Files an import stores per batch, and the most bytes a batch holds (one file may exceed it alone). */
 const FILE_BATCH = 64;
 const FILE_BATCH_BYTES = 32 * 1024 * 1024;
@@ -573,21 +573,26 @@ export async function exportRepository(
       managed.add(rel(config?.summary ?? 'SUMMARY.md'));
       for (const m of managed) tree.delete(prefix + m);
     }
-    // A few blobs at a time (stored files are read from the BlobStore); the tree keeps its order.
+    // The blobs go into one new pack, in the tree's order; stored files are read from the
+    // BlobStore a few ahead (at most BLOB_READS_AHEAD of them in memory).
     const blobs = [...generated].map(([rel, content]) => {
       const mode = tree.get(prefix + rel)?.mode;
       const entry = { oid: '', mode: mode === '100755' ? mode : '100644' };
       tree.set(prefix + rel, entry);
       return { entry, content };
     });
-    const limit = pLimit(BLOB_WRITES);
-    await Promise.all(
-      blobs.map(({ entry, content }) =>
-        limit(async () => {
-          entry.oid = await repo.writeBlob(Buffer.isBuffer(content) ? content : await storedBytes(app, content));
-        }),
-      ),
-    );
+    const ahead: Promise<Buffer>[] = [];
+    let requested = 0;
+    const oids = await repo.writeBlobs(async () => {
+      while (ahead.length < BLOB_READS_AHEAD && requested < blobs.length) {
+        const content = blobs[requested++].content;
+        const bytes = Buffer.isBuffer(content) ? Promise.resolve(content) : storedBytes(app, content);
+        bytes.catch(() => {}); // awaited in turn below; an export that fails first does not wait for it
+        ahead.push(bytes);
+      }
+      return ahead.length ? ahead.shift()! : null;
+    });
+    oids.forEach((oid, i) => (blobs[i].entry.oid = oid));
     await progress(0.6);
     const treeOid = await repo.writeTree(tree);
     if (parent && (await repo.commitInfo(parent)).tree === treeOid) {

@@ -152,7 +152,7 @@ export async function indexPack(path: string): Promise<IndexedPack> {
 }
 
 /** A version 2 .idx: fan-out, sorted oids, CRCs, offsets (large ones in a second table), checksums. */
-function writeIndex(entries: Entry[], packChecksum: string): Buffer {
+export function writeIndex(entries: { oid?: string; offset: number; crc: number }[], packChecksum: string): Buffer {
   const sorted = [...entries].sort((a, b) => (a.oid! < b.oid! ? -1 : a.oid! > b.oid! ? 1 : 0));
   const n = sorted.length;
   const large = sorted.filter((e) => e.offset >= 0x80000000);

@@ -25,7 +25,7 @@ export class PushRefusedError extends Error {
 }
 
 /** A pack object header: type and inflated size, 4 + 7·k bits. */
-function objectHeader(type: ObjectType, size: number): Buffer {
+export function objectHeader(type: ObjectType, size: number): Buffer {
   const bytes: number[] = [];
   let b = (TYPE_NUMBERS[type] << 4) | (size & 15);
   let rest = Math.floor(size / 16);
@@ -38,8 +38,19 @@ function objectHeader(type: ObjectType, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
-/** Write a version-2 pack of `oids` (each read with `read`) to `file`; returns its size. */
-export async function writePack(file: string, oids: string[], read: (oid: string) => Promise<GitObject | null>): Promise<number> {
+/** How a packed whole object is stored (its zlib bytes as they are), or null to read and deflate it. */
+export type StoredObject = (oid: string) => Promise<{ type: ObjectType; size: number; zlib: Buffer } | null>;
+
+/**
+ * Write a version-2 pack of `oids` to `file`; returns its size. An object another pack holds whole
+ * is copied as it is stored (`stored`), others are read with `read` and deflated.
+ */
+export async function writePack(
+  file: string,
+  oids: string[],
+  read: (oid: string) => Promise<GitObject | null>,
+  stored: StoredObject = async () => null,
+): Promise<number> {
   const fh = await open(file, 'w');
   const hash = createHash('sha1');
   let pending: Buffer[] = [];
@@ -66,6 +77,12 @@ export async function writePack(file: string, oids: string[], read: (oid: string
     head.writeUInt32BE(oids.length, 8);
     await put(head);
     for (const oid of oids) {
+      const as = await stored(oid);
+      if (as) {
+        await put(objectHeader(as.type, as.size));
+        await put(as.zlib);
+        continue;
+      }
       const obj = await read(oid);
       if (!obj) throw new RemotePackError(`object ${oid} is missing from the local repository`);
       await put(objectHeader(obj.type, obj.data.length));
@@ -95,6 +112,8 @@ export interface PushPackOptions {
   /** The objects to send (the remote lacks them), any order. */
   oids: string[];
   read: (oid: string) => Promise<GitObject | null>;
+  /** Packed whole objects, copied as they are stored. */
+  stored?: StoredObject;
   /** A folder for the temporary pack file. */
   tmpDir: string;
 }
@@ -104,7 +123,7 @@ export async function pushPack(o: PushPackOptions): Promise<void> {
   await mkdir(o.tmpDir, { recursive: true });
   const file = path.join(o.tmpDir, `push-${randomBytes(8).toString('hex')}.pack`);
   try {
-    await writePack(file, o.oids, o.read);
+    await writePack(file, o.oids, o.read, o.stored);
     const caps = ['report-status', 'side-band-64k'].filter((c) => o.capabilities.includes(c));
     const band = caps.includes('side-band-64k');
     const command = Buffer.concat([

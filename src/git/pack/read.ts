@@ -182,6 +182,17 @@ export class PackReader {
     return { header, data };
   }
 
+  /**
+   * The object at `offset` as stored: its type, inflated size and zlib bytes, when it is a whole
+   * object (a delta gives null): what a pack sent elsewhere can hold as it is, without inflating.
+   */
+  async stored(offset: number): Promise<{ type: ObjectType; size: number; zlib: Buffer } | null> {
+    const end = this.extent(offset);
+    const header = parseHeader(await this.bytes(offset, Math.min(48, end - offset)), offset);
+    if (header.kind === OFS_DELTA || header.kind === REF_DELTA) return null;
+    return { type: typeName(header.kind), size: header.size, zlib: await this.bytes(header.dataStart, end - header.dataStart) };
+  }
+
   /** The object at `offset`, its delta chain resolved (bases read from the pack, recently used ones cached). */
   async read(offset: number): Promise<GitObject> {
     const chain: { offset: number; delta: Buffer }[] = [];

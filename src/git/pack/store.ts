@@ -110,6 +110,16 @@ export class ObjectStore {
     return oid;
   }
 
+  /** A packed whole object's zlib bytes (PackReader.stored), or null (loose, a delta, or absent). */
+  async stored(oid: string): Promise<{ type: ObjectType; size: number; zlib: Buffer } | null> {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return null;
+    for (const p of await this.allPacks()) {
+      const offset = p.idx.find(oid);
+      if (offset !== undefined) return p.reader.stored(offset);
+    }
+    return null;
+  }
+
   async has(oid: string): Promise<boolean> {
     if (!/^[0-9a-f]{40}$/.test(oid)) return false;
     if (fs.existsSync(this.loosePath(oid))) return true;

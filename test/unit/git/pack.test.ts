@@ -169,6 +169,38 @@ describe('git pack fetch, index and read', () => {
     expect(await readdir(path.join(gitdir, 'objects', 'pack')).catch(() => [])).toEqual([]);
   });
 
+  it('writes many blobs as one pack that git and isomorphic-git read, skipping blobs the repository has', async () => {
+    const blobs = [Buffer.from('one\n'), randomBytes(50_000), Buffer.from('one\n'), Buffer.alloc(0), Buffer.from(manual(3))];
+    const { gitdir, oids, again } = await open('built', async (repo) => {
+      await repo.fetch('main');
+      const queue = [...blobs];
+      const oids = await repo.writeBlobs(async () => queue.shift() ?? null);
+      // A second pack of blobs it has already (and one it fetched) adds no pack at all.
+      const before = (await packFiles(repo.gitdir)).length;
+      const known = [blobs[1]!, Buffer.from(manual(8))];
+      const again = await repo.writeBlobs(async () => known.shift() ?? null);
+      expect((await packFiles(repo.gitdir)).length).toBe(before);
+      return { gitdir: repo.gitdir, oids, again };
+    });
+    expect(oids[0]).toBe(oids[2]);
+    for (const [i, bytes] of blobs.entries()) {
+      const file = path.join(work, `blob-${i}`);
+      await writeFile(file, bytes);
+      expect(oids[i]).toBe((await gitCli(['hash-object', file], work)).trim());
+      expect(Buffer.from((await git.readBlob({ fs, gitdir, oid: oids[i]! })).blob).equals(bytes)).toBe(true);
+    }
+    expect(again[0]).toBe(oids[1]);
+    // git reads the new pack too, and its .idx is the one git index-pack would write.
+    await gitCli(['fsck', '--strict', '--no-dangling'], gitdir);
+    for (const pack of await packFiles(gitdir)) {
+      const idx = await readFile(pack.replace(/\.pack$/, '.idx'));
+      const check = path.join(work, `check-${path.basename(pack)}`);
+      await copyFile(pack, check);
+      await gitCli(['index-pack', check], work);
+      expect(idx.equals(await readFile(check.replace(/\.pack$/, '.idx')))).toBe(true);
+    }
+  });
+
   it('reports a missing branch as before', async () => {
     await expect(open('missing', (repo) => repo.fetch('refs/heads/nope'))).rejects.toThrow('The remote has no branch "nope"');
   });

@@ -1,0 +1,83 @@
+// Writing many objects as one pack (an export's blobs) instead of one loose file each: entries are
+// appended to a temporary pack file with native zlib as they come, then the header's count and
+// the trailing checksum are written, the .idx made, and both renamed into objects/pack (the .idx
+// last: a pack is only seen once it has one). Memory: one object at a time.
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { objectHeader } from './push.js';
+import { objectId, writeIndex } from './index.js';
+import type { ObjectType } from './read.js';
+
+export class PackBuilder {
+  private readonly entries: { oid: string; offset: number; crc: number }[] = [];
+  private readonly oids = new Set<string>();
+  private offset = 12;
+  private closed = false;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly tmp: string,
+    private readonly fh: FileHandle,
+  ) {}
+
+  /** A new pack in `gitdir`/objects/pack, finished by `finish` or dropped by `abort`. */
+  static async create(gitdir: string): Promise<PackBuilder> {
+    const dir = path.join(gitdir, 'objects', 'pack');
+    await mkdir(dir, { recursive: true });
+    const tmp = path.join(dir, `tmp-build-${randomBytes(8).toString('hex')}`);
+    const fh = await open(`${tmp}.pack`, 'w');
+    await fh.write(Buffer.alloc(12), 0, 12, 0); // header, written by finish
+    return new PackBuilder(dir, tmp, fh);
+  }
+
+  /** Append an object unless this pack has it already; returns its id. */
+  async add(type: ObjectType, data: Buffer): Promise<string> {
+    const oid = objectId(type, data);
+    if (this.oids.has(oid)) return oid;
+    const entry = Buffer.concat([objectHeader(type, data.length), deflateSync(data)]);
+    await this.fh.write(entry, 0, entry.length, this.offset);
+    this.entries.push({ oid, offset: this.offset, crc: crc32(entry) });
+    this.oids.add(oid);
+    this.offset += entry.length;
+    return oid;
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** Write the count and checksum, index it, and make it visible; nothing when it holds no object. */
+  async finish(): Promise<void> {
+    if (!this.entries.length) return this.abort();
+    try {
+      const head = Buffer.alloc(12);
+      head.write('PACK', 0, 'latin1');
+      head.writeUInt32BE(2, 4);
+      head.writeUInt32BE(this.entries.length, 8);
+      await this.fh.write(head, 0, 12, 0);
+      const hash = createHash('sha1');
+      for await (const chunk of createReadStream(`${this.tmp}.pack`, { start: 0, end: this.offset - 1 })) hash.update(chunk as Buffer);
+      const checksum = hash.digest();
+      await this.fh.write(checksum, 0, 20, this.offset);
+      await this.fh.close();
+      this.closed = true;
+      const sum = checksum.toString('hex');
+      await writeFile(`${this.tmp}.idx`, writeIndex(this.entries, sum));
+      await rename(`${this.tmp}.pack`, path.join(this.dir, `pack-${sum}.pack`));
+      await rename(`${this.tmp}.idx`, path.join(this.dir, `pack-${sum}.idx`));
+    } catch (err) {
+      await this.abort();
+      throw err;
+    }
+  }
+
+  async abort(): Promise<void> {
+    if (!this.closed) await this.fh.close().catch(() => {});
+    this.closed = true;
+    await rm(`${this.tmp}.pack`, { force: true });
+    await rm(`${this.tmp}.idx`, { force: true });
+  }
+}
