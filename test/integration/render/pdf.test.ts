@@ -50,6 +50,8 @@ function run(cmd: string, args: string[], input: Buffer): Promise<string> {
     child.stderr.on('data', (d) => (err += d));
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} exited with ${code}: ${err}`))));
+    // A tool that does not read its input (pdfimages) may exit first: the pipe breaks, its exit code tells.
+    child.stdin.on('error', () => {});
     child.stdin.end(input);
   });
 }
