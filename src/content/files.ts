@@ -5,16 +5,7 @@ import { imageSize } from 'image-size';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/pool.js';
 import pLimit from 'p-limit';
-import {
-  blobRecorded,
-  lockBlobKey,
-  lockBlobKeys,
-  recordBlob,
-  recordedBlobs,
-  recordBlobs,
-  referenceBlob,
-  referenceBlobs,
-} from '../db/repos/blobs.js';
+import { lockBlobKeys, recordedBlobs, recordBlobs, referenceBlobs } from '../db/repos/blobs.js';
 
 export function blobKeyFor(sha256: string) {
   return `files/sha256/${sha256}`;
@@ -38,24 +29,18 @@ export async function storeFileBytes(
   bytes: Buffer,
   contentType: string,
 ): Promise<StoredBytes> {
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const blobKey = blobKeyFor(sha256);
-  await lockBlobKey(c, blobKey);
-  if (!(await blobRecorded(c, blobKey)) || !(await app.blobs.head(blobKey))) {
-    await app.blobs.put(blobKey, bytes, { contentType });
-    await recordBlob(c, { key: blobKey, size: bytes.length, sha256 });
-  }
-  await referenceBlob(c, spaceId, blobKey);
-  return { blobKey, sha256, size: bytes.length, dimensions: dimensionsOf(bytes, contentType) };
+  const [stored] = await storeFilesBytes(app, c, spaceId, [{ bytes, contentType }]);
+  return stored!;
 }
 
 /** BlobStore calls (head, put) storeFilesBytes makes at once. */
 const BLOB_CALLS = 4;
 
 /**
- * storeFileBytes for several files in one go (an import's batch): the same locks, checks and rows,
- * in four statements for the batch instead of four per file, and the BlobStore calls a few at a
- * time. Results in the order of `files`.
+ * Store several files' bytes for a space at once (an import stores its files in batches): the
+ * per-key locks in one statement (in one order), one lookup of the recorded keys, one insert of
+ * blob rows and one of references per batch, the BlobStore calls a few at a time. Bytes recorded
+ * but missing from storage are put again. Results in the order of `files`.
  */
 export async function storeFilesBytes(
   app: Pick<AppContext, 'blobs'>,

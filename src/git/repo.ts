@@ -218,7 +218,7 @@ export class Repository {
     try {
       for (let bytes = await next(); bytes; bytes = await next()) {
         const oid = objectId('blob', bytes);
-        oids.push((await this.objects.has(oid)) ? oid : await pack.add('blob', bytes));
+        oids.push((await this.objects.has(oid)) ? oid : await pack.add('blob', bytes, oid));
       }
       await pack.finish();
     } catch (err) {

@@ -33,9 +33,8 @@ export class PackBuilder {
     return new PackBuilder(dir, tmp, fh);
   }
 
-  /** Append an object unless this pack has it already; returns its id. */
-  async add(type: ObjectType, data: Buffer): Promise<string> {
-    const oid = objectId(type, data);
+  /** Append an object unless this pack has it already; returns its id (`oid` when the caller computed it). */
+  async add(type: ObjectType, data: Buffer, oid = objectId(type, data)): Promise<string> {
     if (this.oids.has(oid)) return oid;
     const entry = Buffer.concat([objectHeader(type, data.length), deflateSync(data)]);
     await this.fh.write(entry, 0, entry.length, this.offset);
