@@ -203,10 +203,6 @@ export class Repository {
     return Buffer.from(blob);
   }
 
-  async writeBlob(content: Buffer): Promise<string> {
-    return this.objects.write('blob', content);
-  }
-
   /**
    * Write many blobs as one new pack (src/git/pack/build.ts) rather than a loose file each: `next`
    * gives their bytes in order (null at the end); blobs the repository has already are not

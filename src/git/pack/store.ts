@@ -1,10 +1,9 @@
 // The objects of a bare repository read without loading packs into memory: loose objects from
 // their files, packed ones through each pack's .idx and positioned reads (PackReader).
 import fs from 'node:fs';
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { open, readFile, readdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { deflateSync, inflateSync } from 'node:zlib';
+import { inflateSync } from 'node:zlib';
 import { PackIdx } from './index.js';
 import { PackReader, type GitObject, type ObjectType } from './read.js';
 
@@ -16,8 +15,6 @@ interface Pack {
 
 export class ObjectStore {
   private packs: Promise<Pack[]> | null = null;
-  /** Loose object folders known to exist. */
-  private readonly dirs = new Set<string>();
 
   constructor(private readonly gitdir: string) {}
 
@@ -82,32 +79,6 @@ export class ObjectStore {
       if (offset !== undefined) return p.reader.read(offset);
     }
     return null;
-  }
-
-  /**
-   * Store an object as a loose object (native SHA-1 and zlib; the object id is git's, whatever
-   * writes it) unless it is there already; returns its id. Written under a temporary name and
-   * renamed, so a reader never sees half an object.
-   */
-  async write(type: ObjectType, data: Buffer): Promise<string> {
-    const header = Buffer.from(`${type} ${data.length}\0`, 'latin1');
-    const oid = createHash('sha1').update(header).update(data).digest('hex');
-    const file = this.loosePath(oid);
-    if (fs.existsSync(file)) return oid;
-    const dir = path.dirname(file);
-    if (!this.dirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      this.dirs.add(dir);
-    }
-    const tmp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
-    try {
-      await writeFile(tmp, deflateSync(Buffer.concat([header, data])));
-      await rename(tmp, file);
-    } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
-    }
-    return oid;
   }
 
   /** A packed whole object's zlib bytes (PackReader.stored), or null (loose, a delta, or absent). */
