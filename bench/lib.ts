@@ -22,6 +22,7 @@ import { editMainContent } from '../src/content/commit.js';
 import type { Principal } from '../src/auth/principal.js';
 import { withTx } from '../src/db/pool.js';
 import { PG_ADMIN_URL, REDIS_URL, adminQuery, benchNames, deleteRedisPrefix, dropDatabase, removeDir } from './teardown.js';
+import { prng } from '../test/helpers/prng.js';
 
 /** A positive integer from the environment (BENCH_* knobs), or `def`. */
 export function envInt(name: string, def: number): number {
@@ -236,18 +237,6 @@ export async function seedOrg(app: AppContext, title: string, extraMembers = 0):
 // Content fixtures (bench/content.ts, bench/merge.ts): spaces of realistic pages, built through the
 // real write path (Draft + editMainContent), deterministic so every run has the same content
 // ---------------------------------------------------------------------------------------------
-
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * 300 made-up three-syllable words ("velquator"): no English word, so a query for one finds the

@@ -501,6 +501,17 @@ function bareNoop(
   return { queue, opts, start, close };
 }
 
+/** A backlog of one job per operation id added at once, then the Worker started: timed until it has completed them all. */
+async function drainBacklog(bare: ReturnType<typeof bareNoop>, operationIds: string[], tag: string): Promise<JobRate> {
+  await bare.queue.addBulk(
+    operationIds.map((operationId, i) => ({ name: 'noop', data: { operationId }, opts: { jobId: `${tag}-${i}`, ...bare.opts } })),
+  );
+  const started = performance.now();
+  const worker = bare.start();
+  const { mainMs } = await withCpu(() => completions([worker], operationIds.length));
+  return jobRate(operationIds.length, started, mainMs);
+}
+
 /**
  * Baseline: `n` no-op jobs added with the same options JobClient.enqueue uses, then a bare BullMQ
  * Worker whose processor returns at once; timed until it has completed all `n`.
@@ -508,17 +519,11 @@ function bareNoop(
 async function noopJobsPerSecond(env: BenchEnv, cleanup: Cleanup, queueName: string, n: number, tag: string): Promise<JobRate> {
   const bare = bareNoop(env, cleanup, queueName);
   try {
-    await bare.queue.addBulk(
-      Array.from({ length: n }, (_, i) => ({
-        name: 'noop',
-        data: { operationId: `${tag}-${i}` },
-        opts: { jobId: `${tag}-${i}`, ...bare.opts },
-      })),
+    return await drainBacklog(
+      bare,
+      Array.from({ length: n }, (_, i) => `${tag}-${i}`),
+      tag,
     );
-    const started = performance.now();
-    const worker = bare.start();
-    const { mainMs } = await withCpu(() => completions([worker], n));
-    return jobRate(n, started, mainMs);
   } finally {
     await bare.close();
   }
@@ -547,13 +552,7 @@ async function floorJobsPerSecond(env: BenchEnv, cleanup: Cleanup, queueName: st
       );
       ids.push(...ops.map((o) => o.id));
     }
-    await bare.queue.addBulk(
-      ids.map((id, i) => ({ name: 'noop', data: { operationId: id }, opts: { jobId: `${tag}-${i}`, ...bare.opts } })),
-    );
-    const started = performance.now();
-    const worker = bare.start();
-    const { mainMs } = await withCpu(() => completions([worker], n));
-    return jobRate(n, started, mainMs);
+    return await drainBacklog(bare, ids, tag);
   } finally {
     await bare.close();
   }

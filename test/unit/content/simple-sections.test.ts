@@ -5,18 +5,7 @@ import { splitSections } from '../../../src/content/markdown.js';
 import { UNSCANNED_MAX_CHARS, needsScan, simpleSections } from '../../../src/content/markdown/simple-sections.js';
 import { scanMarkdown } from '../../../src/content/limits.js';
 import { runTask } from '../../../src/render/tasks.js';
-
-/** A small deterministic generator (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../helpers/prng.js';
 
 // Pieces of lines: mostly plain, some markup of every kind the fast path must leave to the parser.
 const WORDS = ['setup', 'Install', 'the', 'café', '文档平台', 'x2', 'naïve', 'Ünïcode', 'über', 'élan'];
