@@ -10,7 +10,7 @@ import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 
 import { spacesByIds } from '../db/repos/site-structure.js';
-import { accessContext, spaceGrants, spaceRole } from '../core/access/spaces.js';
+import { accessWithSpaceGrants, spaceRole } from '../core/access/spaces.js';
 import { requireSite } from '../core/access/sites.js';
 import { badRequest } from '../core/errors.js';
 import { loadTree } from './site-structure.js';
@@ -48,10 +48,9 @@ export async function searchSite(
     chosen = tree.siteSpaces.filter((ss) => ss.is_default || ss.id === current);
   }
   const ids = [...new Set(chosen.map((ss) => ss.space_id))];
-  const [rows, ctx, explicit] = await Promise.all([
+  const [rows, { ctx, spaceGrants: explicit }] = await Promise.all([
     spacesByIds(app.db, ids),
-    accessContext(app.db, orgId, p),
-    spaceGrants(app.db, p.userId, ids),
+    accessWithSpaceGrants(app.db, orgId, p, ids),
   ]);
   const readable = rows.filter((r) => spaceRole(ctx, r, explicit.get(r.id))).map((r) => r.id);
   return searchSpaceSet(

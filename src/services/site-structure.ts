@@ -15,7 +15,7 @@ import * as repo from '../db/repos/site-structure.js';
 import type { GroupRow, SectionRow, SiteSpaceRow } from '../db/repos/site-structure.js';
 import { bumpSiteVersion, lockSiteStructure, type SiteRow } from '../db/repos/sites.js';
 
-import { accessContext, spaceGrants, spaceRole } from '../core/access/spaces.js';
+import { accessWithSpaceGrants, spaceRole } from '../core/access/spaces.js';
 import { requireSite } from '../core/access/sites.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { toGroup, toSection, toSiteSpace, type UrlOptions } from '../presenters/sites.js';
@@ -49,10 +49,9 @@ export class TreePresenter {
 
   static async create(app: AppContext, p: Principal, tree: SiteTree, opts: UrlOptions = {}): Promise<TreePresenter> {
     const ids = [...new Set(tree.siteSpaces.map((s) => s.space_id))];
-    const [rows, ctx, explicit] = await Promise.all([
+    const [rows, { ctx, spaceGrants: explicit }] = await Promise.all([
       repo.spacesByIds(app.db, ids),
-      accessContext(app.db, tree.site.organization_id, p),
-      spaceGrants(app.db, p.userId, ids),
+      accessWithSpaceGrants(app.db, tree.site.organization_id, p, ids),
     ]);
     const spaces = new Map(rows.map((r) => [r.id, presentSpace(app, r, spaceRole(ctx, r, explicit.get(r.id)))]));
     // A space trashed between the two reads leaves the site like the others in the trash.

@@ -5,7 +5,7 @@
 // 404; one they see but may not change is a 403. Only site admins change a site.
 import type { Principal } from '../../auth/principal.js';
 import type { Queryable } from '../../db/pool.js';
-import { getMember } from '../../db/repos/members.js';
+import { getMembership } from '../../db/repos/members.js';
 import { getSite, type SiteRow } from '../../db/repos/sites.js';
 import { siteGrantsOf } from '../../db/repos/site-permissions.js';
 import type { SitePermissions } from '../../presenters/sites.js';
@@ -21,7 +21,7 @@ export type OrgRole = Role | null | undefined;
  * credential its SSO did not issue as a non-member's (as for spaces, see blockedBySso).
  */
 export async function orgRoleOf(db: Queryable, orgId: string, p: Principal): Promise<OrgRole> {
-  const [member, sso] = await Promise.all([getMember(db, orgId, p.userId), orgEnforcesSso(db, orgId)]);
+  const [member, sso] = await Promise.all([getMembership(db, orgId, p.userId), orgEnforcesSso(db, orgId)]);
   const role = member && !member.disabled ? (member.role as Role | null) : undefined;
   return blockedBySso(sso, orgId, role, p) ? undefined : role;
 }

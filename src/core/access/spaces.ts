@@ -2,11 +2,9 @@ import type { Queryable } from '../../db/pool.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Role } from '../roles.js';
 import { atLeast, maxRole } from '../roles.js';
-import { collectionChainInfo } from '../../db/repos/collections.js';
 import { getSpace, listSpaces, type SpaceRow } from '../../db/repos/spaces.js';
-import { collectionGrantsOfUser, spaceGrantsOfUser } from '../../db/repos/grants.js';
-import { getMember } from '../../db/repos/members.js';
-import { orgEnforcesSso } from '../../db/repos/organizations.js';
+import { spaceGrantsOfUser } from '../../db/repos/grants.js';
+import { accessRows } from '../../db/repos/access.js';
 import { blockedBySso } from './sso.js';
 import { forbidden, notFound } from '../errors.js';
 import type { SpacePermissions } from '../../presenters/spaces.js';
@@ -38,20 +36,35 @@ export function highestRole(roles: Iterable<string> | undefined): Role | null {
  * non-member's (see blockedBySso).
  */
 export async function accessContext(db: Queryable, orgId: string, who: string | Principal): Promise<AccessContext> {
+  return (await accessWithSpaceGrants(db, orgId, who, [])).ctx;
+}
+
+/**
+ * accessContext, and the caller's explicit grants on `spaceIds` (as spaceGrants gives them), read
+ * in one statement.
+ */
+export async function accessWithSpaceGrants(
+  db: Queryable,
+  orgId: string,
+  who: string | Principal,
+  spaceIds: string[],
+): Promise<{ ctx: AccessContext; spaceGrants: Map<string, Role> }> {
   const userId = typeof who === 'string' ? who : who.userId;
-  const [member, collections, grants, sso] = await Promise.all([
-    getMember(db, orgId, userId),
-    collectionChainInfo(db, orgId),
-    collectionGrantsOfUser(db, orgId, userId),
-    typeof who === 'string' ? null : orgEnforcesSso(db, orgId),
-  ]);
-  let orgRole = member && !member.disabled ? (member.role as Role | null) : undefined;
-  if (typeof who !== 'string' && blockedBySso(sso, orgId, orgRole, who)) orgRole = undefined;
+  const rows = await accessRows(db, orgId, userId, spaceIds);
+  let orgRole = rows.member && !rows.member.disabled ? (rows.member.role as Role | null) : undefined;
+  if (typeof who !== 'string' && blockedBySso(rows.sso, orgId, orgRole, who)) orgRole = undefined;
+  const collections: CollectionChain = new Map(rows.collections.map((c) => [c.id, { parent: c.parent, level: c.level }]));
   return {
-    orgRole,
-    collections,
-    grants: new Map([...grants].map(([id, roles]) => [id, highestRole(roles)!])),
+    ctx: { orgRole, collections, grants: highestPer(rows.collectionGrants) },
+    spaceGrants: highestPer(rows.spaceGrants),
   };
+}
+
+/** [id, role] pairs -> id -> the highest role. */
+function highestPer(pairs: [string, string][]): Map<string, Role> {
+  const out = new Map<string, Role>();
+  for (const [id, role] of pairs) out.set(id, maxRole(out.get(id) ?? null, role as Role)!);
+  return out;
 }
 
 /** The highest grant the caller holds on collection `id` or any collection above it. */
@@ -148,10 +161,8 @@ export async function roleOnSpace(
   who: string | Principal,
   space: SpaceRow,
 ): Promise<{ role: Role | null; ctx: AccessContext }> {
-  const userId = typeof who === 'string' ? who : who.userId;
-  const ctx = await accessContext(db, space.organization_id, who);
-  const explicit = (await spaceGrants(db, userId, [space.id])).get(space.id);
-  return { role: spaceRole(ctx, space, explicit), ctx };
+  const { ctx, spaceGrants: grants } = await accessWithSpaceGrants(db, space.organization_id, who, [space.id]);
+  return { role: spaceRole(ctx, space, grants.get(space.id)), ctx };
 }
 
 interface SpaceAccess {

@@ -28,21 +28,6 @@ export async function spaceGrantsOfUser(db: Queryable, userId: string, spaceIds:
   return group(rows, 'space_id');
 }
 
-/** Every grant `userId` holds on the collections of `orgId`, own and through teams: collection id -> roles. */
-export async function collectionGrantsOfUser(db: Queryable, orgId: string, userId: string): Promise<Map<string, string[]>> {
-  const { rows } = await db.query({
-    name: 'collection_grants_of_user',
-    text: `SELECT g.collection_id, g.role FROM collection_members g JOIN collections c ON c.id = g.collection_id
-            WHERE g.user_id = $2 AND c.organization_id = $1
-           UNION ALL
-           SELECT p.collection_id, p.role FROM collection_team_permissions p
-             JOIN team_members tm ON tm.team_id = p.team_id JOIN collections c ON c.id = p.collection_id
-            WHERE tm.user_id = $2 AND c.organization_id = $1`,
-    values: [orgId, userId],
-  });
-  return group(rows, 'collection_id');
-}
-
 function group(rows: Record<string, string>[], key: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const r of rows) {

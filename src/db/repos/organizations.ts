@@ -42,12 +42,13 @@ export async function insertOrg(db: Queryable, o: { id: string; title: string; h
 }
 
 export async function getOrgForUser(db: Queryable, orgId: string, userId: string): Promise<OrgWithMembership | null> {
-  const { rows } = await db.query<OrgWithMembership>(
-    `SELECT ${WITH_MEMBERSHIP} FROM organizations o
+  const { rows } = await db.query<OrgWithMembership>({
+    name: 'org_for_user', // prepared once per connection: every organization request runs it
+    text: `SELECT ${WITH_MEMBERSHIP} FROM organizations o
        LEFT JOIN members m ON m.organization_id = o.id AND m.user_id = $1
       WHERE o.id = $2`,
-    [userId, orgId],
-  );
+    values: [userId, orgId],
+  });
   return rows[0] ?? null;
 }
 

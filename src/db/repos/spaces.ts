@@ -86,11 +86,13 @@ export async function getSpace(
     opts.counters === false
       ? 's.*, 0 AS comments, 0 AS change_requests, 0 AS change_requests_open, 0 AS change_requests_draft'
       : SPACE_COLUMNS;
-  const { rows } = await db.query<SpaceRow>(
-    `SELECT ${columns} FROM spaces s WHERE s.id = $1 ${opts.includeDeleted ? '' : 'AND s.deleted_at IS NULL'}
+  // Named per variant (prepared once per connection): most requests load their space first.
+  const { rows } = await db.query<SpaceRow>({
+    name: `space_by_id_${opts.counters === false ? 'bare' : 'counted'}${opts.includeDeleted ? '_any' : ''}${opts.forUpdate ? '_lock' : ''}`,
+    text: `SELECT ${columns} FROM spaces s WHERE s.id = $1 ${opts.includeDeleted ? '' : 'AND s.deleted_at IS NULL'}
      ${opts.forUpdate ? 'FOR UPDATE OF s' : ''}`,
-    [id],
-  );
+    values: [id],
+  });
   return rows[0] ?? null;
 }
 
