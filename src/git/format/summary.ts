@@ -343,10 +343,19 @@ function linkUrl(path: string): string {
   return path.includes('#') ? path.replace(/%/g, '%25').replace(/#/g, '%23') : path;
 }
 
-function linkMarkdown(title: string, url: string, linkTitle?: string): string {
+/**
+ * Link text and destinations toMarkdown writes as they are (test/unit/git/format-fast-paths.test.ts
+ * checks it): a large SUMMARY.md is mostly such entries, written without building a tree for each.
+ */
+export const PLAIN_LINK_TEXT = /^[A-Za-z0-9',.?-]+(?: [A-Za-z0-9',.?-]+)*$/;
+export const PLAIN_DESTINATION = /^[A-Za-z0-9._-][A-Za-z0-9._/-]*$/;
+
+export function linkMarkdown(title: string, url: string, linkTitle?: string): string {
+  const text = cleanTitle(title) || 'Untitled';
+  if (!linkTitle && PLAIN_LINK_TEXT.test(text) && PLAIN_DESTINATION.test(url)) return `[${text}](${url})`;
   const para: Paragraph = {
     type: 'paragraph',
-    children: [{ type: 'link', url, title: linkTitle || null, children: [{ type: 'text', value: cleanTitle(title) || 'Untitled' }] }],
+    children: [{ type: 'link', url, title: linkTitle || null, children: [{ type: 'text', value: text }] }],
   };
   return toMarkdown(para).trimEnd();
 }

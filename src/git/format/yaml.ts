@@ -37,12 +37,18 @@ function plainSafe(c: number, prev: number | null, inFlow: boolean): boolean {
   );
 }
 
+/** Words that read as a boolean or null under the core or the YAML 1.1 schema (lower-cased). */
+const SPECIAL_WORDS = new Set(['null', 'true', 'false', 'yes', 'no', 'on', 'off', 'y', 'n']);
+
 /** True when the plain scalar would read back as something else (a boolean, number, null, date...). */
 function ambiguous(s: string): boolean {
   if (s === '<<') return true;
   // Every plain scalar that reads as something else and starts with a letter is one word (null,
   // true, yes, off...): a sentence (most titles and descriptions) needs no parse to know.
   if (/^[A-Za-z]/.test(s) && /\s/.test(s)) return false;
+  // So does one word of letters, '_' and '-' starting with a letter (a key such as `description`),
+  // unless it is one of those words in some case. Not with digits: YAML 1.1 reads `e1` as a float.
+  if (/^[A-Za-z][A-Za-z_-]*$/.test(s) && !SPECIAL_WORDS.has(s.toLowerCase())) return false;
   for (const schema of ['core', 'yaml-1.1'] as const) {
     try {
       if (parse(s, { schema }) !== s) return true;

@@ -11,11 +11,17 @@ import { objectHeader } from './push.js';
 import { objectId, writeIndex } from './index.js';
 import type { ObjectType } from './read.js';
 
+/** Pack bytes gathered before one write to the file. */
+const WRITE_CHUNK = 1 << 20;
+
 export class PackBuilder {
   private readonly entries: { oid: string; offset: number; crc: number }[] = [];
   private readonly oids = new Set<string>();
   private offset = 12;
   private closed = false;
+  /** Entries not written yet: small objects go to the file in WRITE_CHUNK slices, not one write each. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
 
   private constructor(
     private readonly dir: string,
@@ -37,11 +43,23 @@ export class PackBuilder {
   async add(type: ObjectType, data: Buffer, oid = objectId(type, data)): Promise<string> {
     if (this.oids.has(oid)) return oid;
     const entry = Buffer.concat([objectHeader(type, data.length), deflateSync(data)]);
-    await this.fh.write(entry, 0, entry.length, this.offset);
     this.entries.push({ oid, offset: this.offset, crc: crc32(entry) });
     this.oids.add(oid);
     this.offset += entry.length;
+    this.pending.push(entry);
+    this.pendingBytes += entry.length;
+    if (this.pendingBytes >= WRITE_CHUNK) await this.flush();
     return oid;
+  }
+
+  /** Write the entries gathered since the last flush, where they belong (after those before them). */
+  private async flush(): Promise<void> {
+    if (!this.pendingBytes) return;
+    const buf = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    const at = this.offset - this.pendingBytes;
+    this.pending = [];
+    this.pendingBytes = 0;
+    await this.fh.write(buf, 0, buf.length, at);
   }
 
   get size(): number {
@@ -52,6 +70,7 @@ export class PackBuilder {
   async finish(): Promise<void> {
     if (!this.entries.length) return this.abort();
     try {
+      await this.flush();
       const head = Buffer.alloc(12);
       head.write('PACK', 0, 'latin1');
       head.writeUInt32BE(2, 4);

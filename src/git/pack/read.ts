@@ -188,9 +188,12 @@ export class PackReader {
    */
   async stored(offset: number): Promise<{ type: ObjectType; size: number; zlib: Buffer } | null> {
     const end = this.extent(offset);
-    const header = parseHeader(await this.bytes(offset, Math.min(48, end - offset)), offset);
+    // One read of the whole entry (header and zlib bytes): a delta's is read for nothing, but whole
+    // objects, the common case, take one read instead of two.
+    const entry = await this.bytes(offset, end - offset);
+    const header = parseHeader(entry.subarray(0, 48), offset);
     if (header.kind === OFS_DELTA || header.kind === REF_DELTA) return null;
-    return { type: typeName(header.kind), size: header.size, zlib: await this.bytes(header.dataStart, end - header.dataStart) };
+    return { type: typeName(header.kind), size: header.size, zlib: entry.subarray(header.dataStart - offset) };
   }
 
   /** The object at `offset`, its delta chain resolved (bases read from the pack, recently used ones cached). */

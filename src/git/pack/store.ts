@@ -62,6 +62,11 @@ export class ObjectStore {
   /** The object, or null when this repository does not have it (or `oid` is not an object id). */
   async read(oid: string): Promise<GitObject | null> {
     if (!/^[0-9a-f]{40}$/.test(oid)) return null;
+    // Packs first: their index is in memory, a loose object costs a file read (or a failed open).
+    for (const p of await this.allPacks()) {
+      const offset = p.idx.find(oid);
+      if (offset !== undefined) return p.reader.read(offset);
+    }
     let loose: Buffer | null;
     try {
       loose = await readFile(this.loosePath(oid));
@@ -73,10 +78,6 @@ export class ObjectStore {
       const nul = raw.indexOf(0);
       const [type] = raw.toString('latin1', 0, nul).split(' ');
       return { type: type as ObjectType, data: raw.subarray(nul + 1) };
-    }
-    for (const p of await this.allPacks()) {
-      const offset = p.idx.find(oid);
-      if (offset !== undefined) return p.reader.read(offset);
     }
     return null;
   }
@@ -93,7 +94,7 @@ export class ObjectStore {
 
   async has(oid: string): Promise<boolean> {
     if (!/^[0-9a-f]{40}$/.test(oid)) return false;
-    if (fs.existsSync(this.loosePath(oid))) return true;
-    return (await this.allPacks()).some((p) => p.idx.find(oid) !== undefined);
+    if ((await this.allPacks()).some((p) => p.idx.find(oid) !== undefined)) return true;
+    return fs.existsSync(this.loosePath(oid));
   }
 }
