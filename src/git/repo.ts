@@ -9,7 +9,7 @@ import { receivePack, RemotePackError } from './pack/fetch.js';
 import { pushPack, PushRefusedError } from './pack/push.js';
 import { PackBuilder } from './pack/build.js';
 import { objectId } from './pack/index.js';
-import { parseCommit, parseTree } from './pack/objects.js';
+import { parseCommit, parseTree, treeObject, type NewTreeEntry } from './pack/objects.js';
 import { PackFormatError } from './pack/read.js';
 import { GitSizeLimitError } from './transport.js';
 import { ObjectStore } from './pack/store.js';
@@ -225,7 +225,10 @@ export class Repository {
     return oids;
   }
 
-  /** Write nested trees for a flat map of paths; returns the root tree oid. */
+  /**
+   * Write nested trees for a flat map of paths; returns the root tree oid. The trees this cache
+   * lacks go into one new pack (an export of a large space writes hundreds of them).
+   */
   async writeTree(files: Map<string, RepoFileEntry>): Promise<string> {
     interface Dir {
       files: Map<string, RepoFileEntry>;
@@ -241,14 +244,25 @@ export class Repository {
       }
       d.files.set(parts.at(-1)!, entry);
     }
-    const write = async (d: Dir): Promise<string> => {
-      const tree = [];
-      for (const [name, sub] of d.dirs) tree.push({ mode: '040000', path: name, oid: await write(sub), type: 'tree' as const });
-      for (const [name, e] of d.files)
-        tree.push({ mode: e.mode, path: name, oid: e.oid, type: e.mode === GITLINK ? ('commit' as const) : ('blob' as const) });
-      return git.writeTree({ fs, gitdir: this.gitdir, tree });
-    };
-    return write(root);
+    const pack = await PackBuilder.create(this.gitdir);
+    let oid: string;
+    try {
+      const write = async (d: Dir): Promise<string> => {
+        const entries: NewTreeEntry[] = [];
+        for (const [name, sub] of d.dirs) entries.push({ name, mode: '40000', oid: await write(sub) });
+        for (const [name, e] of d.files) entries.push({ name, mode: e.mode, oid: e.oid });
+        const data = treeObject(entries);
+        const id = objectId('tree', data);
+        return (await this.objects.has(id)) ? id : pack.add('tree', data, id);
+      };
+      oid = await write(root);
+      await pack.finish();
+    } catch (err) {
+      await pack.abort();
+      throw err;
+    }
+    await this.objects.refresh();
+    return oid;
   }
 
   async commit(o: { tree: string; parents: string[]; message: string; author: { name: string; email: string } }): Promise<string> {

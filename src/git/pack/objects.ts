@@ -72,6 +72,27 @@ export function parseTree(buf: Buffer): TreeEntry[] {
   return entries.sort((a, b) => compareStrings(a.path, b.path));
 }
 
+/** An entry to write into a tree object: its name, mode (`040000` or `40000` for a tree) and id. */
+export interface NewTreeEntry {
+  name: string;
+  mode: string;
+  oid: string;
+}
+
+/**
+ * A tree object's bytes as git writes them: entries in git's order (names compared as UTF-8 bytes,
+ * a tree's as if it ended with `/`), each `<mode> <name>\0<20-byte id>`, modes without a leading zero.
+ */
+export function treeObject(entries: NewTreeEntry[]): Buffer {
+  const items = entries.map((e) => {
+    const mode = e.mode.replace(/^0+/, '');
+    const name = Buffer.from(e.name, 'utf8');
+    return { key: mode === '40000' ? Buffer.concat([name, Buffer.from('/')]) : name, mode, name, oid: e.oid };
+  });
+  items.sort((a, b) => Buffer.compare(a.key, b.key));
+  return Buffer.concat(items.flatMap((e) => [Buffer.from(`${e.mode} `, 'latin1'), e.name, Buffer.from([0]), Buffer.from(e.oid, 'hex')]));
+}
+
 export interface CommitHeaders {
   message: string;
   tree: string;

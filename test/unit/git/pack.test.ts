@@ -10,7 +10,7 @@ import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withRepository, type Repository } from '../../../src/git/repo.js';
 import { guardedHttp } from '../../../src/git/transport.js';
-import { indexPack, PackIdx } from '../../../src/git/pack/index.js';
+import { indexPack, objectId, PackIdx } from '../../../src/git/pack/index.js';
 import { parseCommit, parseTree } from '../../../src/git/pack/objects.js';
 import { PackFormatError } from '../../../src/git/pack/read.js';
 import { ObjectStore } from '../../../src/git/pack/store.js';
@@ -199,6 +199,56 @@ describe('git pack fetch, index and read', () => {
       await gitCli(['index-pack', check], work);
       expect(idx.equals(await readFile(check.replace(/\.pack$/, '.idx')))).toBe(true);
     }
+  });
+
+  it('writes trees as one pack in the order git sorts them, with the ids git and isomorphic-git give', async () => {
+    // Names whose order differs between a plain and git's comparison (a tree sorts as `name/`),
+    // every mode, and a non-ASCII name.
+    const blob = objectId('blob', Buffer.from('x\n')); // trees only name their entries
+    const files = new Map<string, { oid: string; mode: string }>([
+      ['a.b', { oid: blob, mode: '100644' }],
+      ['a/c.md', { oid: blob, mode: '100644' }],
+      ['a-b', { oid: blob, mode: '100755' }],
+      ['a0/x', { oid: blob, mode: '100644' }],
+      ['link', { oid: blob, mode: '120000' }],
+      ['mod', { oid: blob, mode: '160000' }],
+      ['Über/ß.md', { oid: blob, mode: '100644' }],
+      ['z/y/x/w.md', { oid: blob, mode: '100644' }],
+    ]);
+    const { gitdir, root } = await open('trees', async (repo) => ({ gitdir: repo.gitdir, root: await repo.writeTree(files) }));
+    // isomorphic-git writes the same trees (loose) with the same ids.
+    const write = async (prefix: string): Promise<string> => {
+      const names = new Map<string, { oid: string; mode: string; type: 'blob' | 'tree' | 'commit' }>();
+      for (const [p, e] of files) {
+        if (!p.startsWith(prefix)) continue;
+        const [head, ...rest] = p.slice(prefix.length).split('/');
+        if (rest.length) names.set(head!, { oid: await write(`${prefix}${head}/`), mode: '040000', type: 'tree' });
+        else names.set(head!, { ...e, type: e.mode === '160000' ? 'commit' : 'blob' });
+      }
+      const tree = [...names].map(([name, e]) => ({ path: name, ...e }));
+      return git.writeTree({ fs, gitdir: path.join(work, 'iso.git'), tree });
+    };
+    await git.init({ fs, gitdir: path.join(work, 'iso.git'), bare: true });
+    expect(root).toBe(await write(''));
+    // git reads them from the pack, lists them in its order, and finds nothing wrong.
+    const listing = await gitCli(['ls-tree', '-r', '-t', '--full-tree', root], gitdir);
+    expect(listing.split('\n').filter(Boolean).map((l) => l.split('\t')[1])).toEqual([
+      'a-b',
+      'a.b',
+      'a',
+      'a/c.md',
+      'a0',
+      'a0/x',
+      'link',
+      'mod',
+      'z',
+      'z/y',
+      'z/y/x',
+      'z/y/x/w.md',
+      '"\\303\\234ber"',
+      '"\\303\\234ber/\\303\\237.md"',
+    ]);
+    expect(await readdir(path.join(gitdir, 'objects')).then((d) => d.filter((x) => /^[0-9a-f]{2}$/.test(x)))).toEqual([]);
   });
 
   it('reports a missing branch as before', async () => {
