@@ -196,6 +196,11 @@ export class Repository {
     return out;
   }
 
+  /** `oids` in the order this cache stores them (see ObjectStore.storageOrder). */
+  storageOrder(oids: string[]): Promise<string[]> {
+    return this.objects.storageOrder(oids);
+  }
+
   async readBlob(oid: string): Promise<Buffer> {
     const obj = await this.objects.read(oid);
     if (obj?.type === 'blob') return obj.data;

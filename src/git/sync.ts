@@ -1,6 +1,5 @@
 // Git import and export of a space: the work of the git.import and git.export jobs.
 import path from 'node:path/posix';
-import pLimit from 'p-limit';
 import type { AppContext } from '../context.js';
 import type { GitJobPayload } from '../queue/registry.js';
 import { withTx, type Queryable } from '../db/pool.js';
@@ -38,8 +37,6 @@ const BLOB_READS_AHEAD = 4;
 /** Files an import stores per batch, and the most bytes a batch holds (one file may exceed it alone). */
 const FILE_BATCH = 64;
 const FILE_BATCH_BYTES = 32 * 1024 * 1024;
-/** Markdown files an import or export reads from the pack at once. */
-const TEXT_READS = 8;
 
 function remoteFor(app: AppContext, p: GitJobPayload) {
   return {
@@ -82,13 +79,13 @@ async function projectFiles(app: AppContext, repo: Repository, commit: string, p
     contents.set(rel, empty); // read below, in this order
     text.push([p, rel, e.oid]);
   }
-  // Several reads at once (positioned reads of the pack); all settle before the first failure is thrown.
-  const limit = pLimit(TEXT_READS);
-  const read = await Promise.allSettled(text.map(([, , oid]) => limit(() => repo.readBlob(oid))));
-  for (const [i, [p, rel]] of text.entries()) {
-    const r = read[i];
-    if (r.status === 'rejected') throw r.reason;
-    const bytes = r.value;
+  // Read in the order they are stored (a sequential scan of the pack, delta bases at hand).
+  const bytesOf = new Map<string, Buffer>();
+  for (const oid of await repo.storageOrder(text.map(([, , oid]) => oid))) {
+    if (!bytesOf.has(oid)) bytesOf.set(oid, await repo.readBlob(oid));
+  }
+  for (const [p, rel, oid] of text) {
+    const bytes = bytesOf.get(oid)!;
     if (bytes.length > app.config.git.maxFileBytes) {
       if (opts.skipOversize) {
         entries.delete(rel);

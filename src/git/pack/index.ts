@@ -6,7 +6,17 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { crc32, inflateSync } from 'node:zlib';
-import { OFS_DELTA, PackFormatError, PackReader, REF_DELTA, parseHeader, typeName } from './read.js';
+import {
+  BaseCache,
+  OFS_DELTA,
+  PackFormatError,
+  PackReader,
+  REF_DELTA,
+  applyDelta,
+  parseHeader,
+  typeName,
+  type ObjectHeader,
+} from './read.js';
 
 interface Entry {
   offset: number;
@@ -42,6 +52,9 @@ async function readAt(fh: FileHandle, position: number, length: number): Promise
   return buf.subarray(0, bytesRead);
 }
 
+/** Resolved objects kept during the scan as bases of the deltas after them. */
+const SCAN_CACHE_BYTES = 16 * 1024 * 1024;
+
 /** Bytes read ahead at once while scanning the objects in order (one read per object was most of the time). */
 const READ_AHEAD = 1 << 20;
 
@@ -65,8 +78,12 @@ class SequentialReader {
   }
 }
 
-/** One object's header, crc and (for whole objects) oid, and where the next one starts. */
-async function scanObject(fh: SequentialReader, offset: number, limit: number): Promise<{ entry: Entry; end: number; kind: number }> {
+/** One object's header, crc and (for whole objects) oid, its inflated data, and where the next one starts. */
+async function scanObject(
+  fh: SequentialReader,
+  offset: number,
+  limit: number,
+): Promise<{ entry: Entry; end: number; header: ObjectHeader; data: Buffer }> {
   const head = await fh.slice(offset, Math.min(64, limit - offset));
   const h = parseHeader(head, offset);
   // Deflate never grows data by more than a few bytes per 16 KB block: read that much at once,
@@ -91,7 +108,7 @@ async function scanObject(fh: SequentialReader, offset: number, limit: number): 
     const entry: Entry = { offset, crc: crc32(window.subarray(0, end - offset)) };
     if (h.kind === REF_DELTA) entry.baseOid = h.baseOid;
     else if (h.kind !== OFS_DELTA) entry.oid = objectId(typeName(h.kind), data);
-    return { entry, end, kind: h.kind };
+    return { entry, end, header: h, data };
   }
 }
 
@@ -116,10 +133,26 @@ export async function indexPack(path: string): Promise<IndexedPack> {
     const limit = size - 20;
     const entries: Entry[] = [];
     const scan = new SequentialReader(fh, limit);
+    // Deltas are resolved during the scan when their base is at hand: an ofs-delta's base comes
+    // earlier in the pack, and recently seen objects are kept (bounded) for that. The others wait
+    // for the pass below, which reads their chains back from the file.
+    const resolved = new BaseCache(SCAN_CACHE_BYTES);
+    const offsetOf = new Map<string, number>();
     let offset = 12;
     for (let i = 0; i < count; i++) {
       if (offset >= limit) throw new PackFormatError('the pack has fewer objects than its header says');
-      const { entry, end } = await scanObject(scan, offset, limit);
+      const { entry, end, header, data } = await scanObject(scan, offset, limit);
+      if (entry.oid) resolved.set(offset, { type: typeName(header.kind), data });
+      else {
+        const baseAt = header.kind === OFS_DELTA ? header.baseOffset! : offsetOf.get(entry.baseOid!);
+        const base = baseAt === undefined ? undefined : resolved.get(baseAt);
+        if (base) {
+          const obj = { type: base.type, data: applyDelta(base.data, data) };
+          entry.oid = objectId(obj.type, obj.data);
+          resolved.set(offset, obj);
+        }
+      }
+      if (entry.oid) offsetOf.set(entry.oid, offset);
       entries.push(entry);
       offset = end;
     }

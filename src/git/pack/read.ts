@@ -109,8 +109,11 @@ export function applyDelta(base: Buffer, delta: Buffer): Buffer {
   return out;
 }
 
+/** Bytes of a pack read at once for small reads (PackReader.bytes). */
+const WINDOW = 256 * 1024;
+
 /** Resolved objects kept for delta chains: at most `maxBytes` in all, least recently used dropped first. */
-class BaseCache {
+export class BaseCache {
   private readonly map = new Map<number, GitObject>();
   private bytes = 0;
   constructor(private readonly maxBytes: number) {}
@@ -166,11 +169,26 @@ export class PackReader {
     return end;
   }
 
+  /**
+   * `length` bytes at `position`. Small reads go through a window of the pack read ahead of them
+   * (WINDOW bytes, not past the last object): objects read in storage order (see
+   * ObjectStore.storageOrder), and the headers and data of one object, cost one read per window.
+   */
   private async bytes(position: number, length: number): Promise<Buffer> {
-    const buf = Buffer.allocUnsafe(length);
-    const { bytesRead } = await this.fh.read(buf, 0, length, position);
-    return bytesRead === length ? buf : buf.subarray(0, bytesRead);
+    const w = this.window;
+    if (position >= w.start && position + length <= w.start + w.buf.length) {
+      return w.buf.subarray(position - w.start, position - w.start + length);
+    }
+    const packEnd = this.ends[this.ends.length - 1]!;
+    const span = length >= WINDOW ? length : Math.max(length, Math.min(WINDOW, packEnd - position));
+    const buf = Buffer.allocUnsafe(span);
+    const { bytesRead } = await this.fh.read(buf, 0, span, position);
+    const got = bytesRead === span ? buf : buf.subarray(0, bytesRead);
+    if (span > length) this.window = { start: position, buf: got };
+    return got.subarray(0, Math.min(length, got.length));
   }
+
+  private window: { start: number; buf: Buffer } = { start: 0, buf: Buffer.alloc(0) };
 
   /** The raw (inflated, undeltified) data at `offset` and its header. */
   private async raw(offset: number): Promise<{ header: ObjectHeader; data: Buffer }> {

@@ -92,6 +92,29 @@ export class ObjectStore {
     return null;
   }
 
+  /**
+   * `oids` in the order they are stored (pack by pack, by offset; loose or absent ones last, in
+   * their order): reading many objects in that order turns the pack reads into a sequential scan.
+   */
+  async storageOrder(oids: string[]): Promise<string[]> {
+    const packs = await this.allPacks();
+    const place = new Map<string, [number, number]>();
+    for (const oid of oids) {
+      for (const [i, p] of packs.entries()) {
+        const offset = /^[0-9a-f]{40}$/.test(oid) ? p.idx.find(oid) : undefined;
+        if (offset !== undefined) {
+          place.set(oid, [i, offset]);
+          break;
+        }
+      }
+    }
+    const far: [number, number] = [Infinity, Infinity];
+    return oids
+      .map((oid, k) => ({ oid, k, at: place.get(oid) ?? far }))
+      .sort((a, b) => a.at[0] - b.at[0] || a.at[1] - b.at[1] || a.k - b.k)
+      .map((x) => x.oid);
+  }
+
   async has(oid: string): Promise<boolean> {
     if (!/^[0-9a-f]{40}$/.test(oid)) return false;
     if ((await this.allPacks()).some((p) => p.idx.find(oid) !== undefined)) return true;
