@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../util/ids.js';
-import { hashObject, putObjects } from './objects.js';
+import { bodyJson, canonicalJson, hashJson, putObjects } from './objects.js';
 import type { Snapshot, TreePage } from './snapshot.js';
-import type { BodyNode, ContentObject, FileNode, Hash, PageNode, PageType, ReusableContent, RootNode } from './types.js';
+import type { ContentObject, FileNode, Hash, PageNode, PageType, ReusableContent, RootNode } from './types.js';
 import { slugify } from './markdown.js';
 
 /** Editable fields of a page (everything but its place in the tree and its children). */
@@ -334,12 +334,14 @@ export class Draft {
   async writeObjects(db: Queryable, spaceId: string): Promise<Hash> {
     if (this.source && !this.rootDirty) return this.source.rootHash;
     this.ensureBuilt();
-    const out = new Map<Hash, ContentObject>();
-    const add = (o: ContentObject) => {
-      const h = hashObject(o);
-      out.set(h, o);
+    // Each object serialized once: its hash and its stored row come from the same JSON.
+    const out = new Map<Hash, string>();
+    const addJson = (json: string) => {
+      const h = hashJson(json);
+      out.set(h, json);
       return h;
     };
+    const add = (o: ContentObject) => addJson(canonicalJson(o));
     // A page keeps its hash only while nothing in its subtree changed (`dirty` clears the hashes of
     // a changed page's ancestors): only the changed paths are walked.
     const finalize = (m: MPage): Hash => {
@@ -348,7 +350,7 @@ export class Draft {
       const childHashes = m.children ? m.children.map(finalize) : m.tree!.node.children;
       if (m.markdown !== undefined) {
         if (m.markdown === '') delete (m.node as Partial<PageNode>).body;
-        else m.node.body = add({ kind: 'body', markdown: m.markdown } satisfies BodyNode);
+        else m.node.body = addJson(bodyJson(m.markdown));
         m.markdown = undefined;
       }
       m.hash = add({ ...m.node, children: childHashes } as PageNode);

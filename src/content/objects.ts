@@ -6,6 +6,61 @@ import * as repo from '../db/repos/content-objects.js';
 
 /** JSON with object keys sorted, so equal content always gives equal bytes and an equal hash. */
 export function canonicalJson(value: unknown): string {
+  return plainJson(value) ?? replacerJson(value);
+}
+
+/** Keys JavaScript enumerates before the others (array indices): an object with one goes the general way. */
+const INDEX_KEY = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * canonicalJson of plain data (objects with prototype Object or null, arrays, strings, finite
+ * numbers, booleans, null, undefined where JSON.stringify drops it), written in one walk; undefined
+ * for anything else (a toJSON, a Date, an index-like key, a non-finite number...), which the
+ * general serializer handles. Page nodes and roots are plain data: their hash is computed on every
+ * commit. test/unit/content/objects.test.ts checks it against the general one.
+ */
+function plainJson(v: unknown, depth = 0): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
+      return Number.isFinite(v) ? JSON.stringify(v) : undefined;
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (v === null) return 'null';
+  if (depth > 100) return undefined;
+  if (Array.isArray(v)) {
+    const parts: string[] = [];
+    for (const x of v) {
+      const j = x === undefined ? 'null' : plainJson(x, depth + 1);
+      if (j === undefined) return undefined;
+      parts.push(j);
+    }
+    return `[${parts.join(',')}]`;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const o = v as Record<string, unknown>;
+  if ('toJSON' in o) return undefined;
+  const keys = Object.keys(o).sort();
+  const parts: string[] = [];
+  for (const k of keys) {
+    if (INDEX_KEY.test(k)) return undefined;
+    const x = o[k];
+    if (x === undefined) continue;
+    const j = plainJson(x, depth + 1);
+    if (j === undefined) return undefined;
+    parts.push(`${JSON.stringify(k)}:${j}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+function replacerJson(value: unknown): string {
   return JSON.stringify(value, (_k, v) => {
     if (v && typeof v === 'object' && !Array.isArray(v)) {
       const out: Record<string, unknown> = {};
@@ -18,7 +73,17 @@ export function canonicalJson(value: unknown): string {
 
 /** 144 bits of SHA-256, base64url: collision-free in practice for a space's objects. */
 export function hashObject(obj: ContentObject): Hash {
-  return createHash('sha256').update(canonicalJson(obj)).digest('base64url').slice(0, 24);
+  return hashJson(canonicalJson(obj));
+}
+
+/** hashObject of an object given as its canonicalJson. */
+export function hashJson(json: string): Hash {
+  return createHash('sha256').update(json).digest('base64url').slice(0, 24);
+}
+
+/** canonicalJson of a body object `{ kind: 'body', markdown }`, without walking it (its keys are in order already). */
+export function bodyJson(markdown: string): string {
+  return `{"kind":"body","markdown":${JSON.stringify(markdown)}}`;
 }
 
 // Objects never change, so a process-wide cache is always correct; it bounds memory, not staleness.
@@ -50,11 +115,10 @@ export async function getObject<T extends ContentObject>(db: Queryable, spaceId:
 }
 
 /** Insert objects (already hashed); existing ones are kept as they are (same hash, same content). */
-export async function putObjects(db: Queryable, spaceId: string, objects: Map<Hash, ContentObject>): Promise<void> {
+/** Store objects given by hash as their canonicalJson (the JSON their hash was computed from). */
+export async function putObjects(db: Queryable, spaceId: string, objects: Map<Hash, string>): Promise<void> {
   if (objects.size === 0) return;
-  const hashes = [...objects.keys()];
-  const datas = hashes.map((h) => canonicalJson(objects.get(h)));
-  await repo.insertObjects(db, spaceId, hashes, datas);
+  await repo.insertObjects(db, spaceId, [...objects.keys()], [...objects.values()]);
 }
 
 /** Copy every object of one space to another (duplicate): rows are copied, file bytes are not. */
