@@ -84,6 +84,29 @@ export function cleanTitle(title: string): string {
 
 const stripBlankLines = (s: string) => s.replace(/^(?:[ \t]*\n)+/, '');
 
+/** A `key: value` line whose value YAML (core schema) reads as that very string. */
+const SIMPLE_PAIR = /^([A-Za-z][A-Za-z0-9_-]*): ([A-Za-z][A-Za-z0-9 ,.'()?!/_-]*[A-Za-z0-9.)?!/_-]|[A-Za-z])$/;
+/** Words a plain scalar reads as something else under some schema (lower-cased; checked as keys and values). */
+const NOT_A_STRING = new Set(['null', 'true', 'false', 'yes', 'no', 'on', 'off', 'y', 'n']);
+
+/**
+ * Front matter made only of `key: plain text` lines (GitBook's `description: ...` on most pages),
+ * read without the YAML parser: the mapping, or null for anything else (the parser reads it).
+ * test/unit/git/format-fast-paths.test.ts checks it equal to the parser on the fixtures.
+ */
+export function simpleFrontMatter(yaml: string): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  let any = false;
+  for (const line of yaml.split('\n')) {
+    if (line === '') continue;
+    const m = SIMPLE_PAIR.exec(line);
+    if (!m || Object.hasOwn(out, m[1]!) || NOT_A_STRING.has(m[1]!.toLowerCase()) || NOT_A_STRING.has(m[2]!.toLowerCase())) return null;
+    out[m[1]!] = m[2]!;
+    any = true;
+  }
+  return any ? out : null;
+}
+
 /** Splits off YAML front matter (a first line `---` up to a line `---` or `...`). */
 function splitFrontMatter(text: string, label: string): { data: Record<string, unknown>; body: string } {
   const open = /^---[ \t]*\n/.exec(text);
@@ -94,7 +117,8 @@ function splitFrontMatter(text: string, label: string): { data: Record<string, u
   if (!m) return { data: {}, body: text };
   const yaml = rest.slice(0, m.index);
   const body = rest.slice(m.index + m[0].length).replace(/^\n/, '');
-  let data: unknown;
+  let data: unknown = simpleFrontMatter(yaml);
+  if (data) return { data: data as Record<string, unknown>, body };
   try {
     data = parse(yaml);
   } catch (err) {

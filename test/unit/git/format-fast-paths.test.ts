@@ -1,7 +1,8 @@
-// Fast paths of the export's writers must write exactly what the general path writes: SUMMARY.md
+// Fast paths of the git format must give exactly what the general path gives: the export's SUMMARY.md
 // links with plain text and destinations (src/git/format/summary.ts, linkMarkdown) and one-word
-// YAML scalars (src/git/format/yaml.ts). Checked on the real fixtures' titles and paths and on
-// generated strings at the edges of what each fast path accepts.
+// YAML scalars (src/git/format/yaml.ts); the import's `key: plain text` front matter
+// (src/git/format/page-file.ts). Checked on the real fixtures and on generated strings at the
+// edges of what each fast path accepts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { PLAIN_DESTINATION, PLAIN_LINK_TEXT, linkMarkdown } from '../../../src/git/format/summary.js';
 import { dumpYaml } from '../../../src/git/format/yaml.js';
+import { simpleFrontMatter } from '../../../src/git/format/page-file.js';
 import { prng } from '../../helpers/prng.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -91,6 +93,66 @@ describe('YAML one-word scalars', () => {
       const plain = expected(word);
       if (plain) expect(out, word).toBe(plain);
       else expect(out, word).not.toBe(`k: ${word}\n`);
+    }
+  });
+});
+
+/** The front matter block of every Markdown file of the fixtures (as page-file.ts splits it). */
+function frontMatters(dir: string, out: string[] = []): string[] {
+  if (!fs.existsSync(dir)) return out;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory() && e.name !== '.git') frontMatters(p, out);
+    else if (/\.md$/i.test(e.name)) {
+      const text = fs.readFileSync(p, 'utf8').replace(/\r\n?/g, '\n');
+      const open = /^---[ \t]*\n/.exec(text);
+      if (!open) continue;
+      const rest = text.slice(open[0].length);
+      const close = /^(?:---|\.\.\.)[ \t]*$/m.exec(rest);
+      if (close) out.push(rest.slice(0, close.index));
+    }
+  }
+  return out;
+}
+
+describe('front matter fast path', () => {
+  const same = (yaml: string) => {
+    const fast = simpleFrontMatter(yaml);
+    if (!fast) return false;
+    const slow = parse(yaml) as Record<string, unknown>;
+    expect(Object.entries(fast), yaml).toEqual(Object.entries(slow));
+    return true;
+  };
+
+  it('reads what the YAML parser reads for every fixture front matter it takes', () => {
+    const blocks = frontMatters(fixtures);
+    expect(blocks.length).toBeGreaterThan(100);
+    const taken = blocks.filter(same).length;
+    expect(taken).toBeGreaterThan(blocks.length / 4);
+  });
+
+  it('reads what the YAML parser reads for generated lines, and leaves the rest to it', () => {
+    const next = prng(16);
+    const keys = ['description', 'icon', 'title', 'cover_y', 'a-b', 'null', 'Yes', 'x'];
+    const chars = "aZ09 ,.'()?!/_-:#\"";
+    let taken = 0;
+    for (let i = 0; i < 5_000; i++) {
+      const lines = Array.from({ length: 1 + Math.floor(next() * 3) }, () => {
+        const word = ['true', 'False', 'NULL', 'on', 'No', 'y'][Math.floor(next() * 12)];
+        return `${keys[Math.floor(next() * keys.length)]}: ${word ?? `${next() < 0.5 ? 'a' : 'Z'}${randomString(next, chars, 10)}`}`;
+      });
+      let yaml = `${lines.join('\n')}\n`;
+      try {
+        parse(yaml);
+      } catch {
+        yaml = ''; // the parser refuses it (a duplicate key...): the fast path must not take it either
+      }
+      if (!yaml) continue;
+      if (same(yaml)) taken++;
+    }
+    expect(taken).toBeGreaterThan(100);
+    for (const other of ['description: >-\n  folded\n', 'a: b\na: c\n', 'a: b # note\n', 'a:  b\n', 'a: b \n', 'x: true\n', 'k: 12\n']) {
+      expect(simpleFrontMatter(other), other).toBeNull();
     }
   });
 });
