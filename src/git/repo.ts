@@ -102,22 +102,42 @@ export class Repository {
     return c ? () => ({ username: c.username, password: c.password }) : undefined;
   }
 
-  /** The commit a remote branch points at, or null when the branch does not exist there. */
+  /**
+   * The commit a remote branch points at, or null when the branch does not exist there, as the
+   * remote's receive-pack advertises it (an export asks, then pushes: see pushAdvertisement).
+   */
   async remoteHead(ref: string): Promise<string | null> {
-    let refs;
-    try {
-      refs = await git.listServerRefs({
-        http: this.remote.http,
-        url: this.remote.url,
-        onAuth: this.auth(),
-        prefix: ref,
-        onAuthFailure: () => ({ cancel: true }),
-      });
-    } catch (err) {
-      throw describeRemoteError(err, this.remote.url);
-    }
-    return refs.find((r) => r.ref === ref)?.oid ?? null;
+    return (await this.pushAdvertisement()).refs.find((r) => r.ref === ref)?.oid ?? null;
   }
+
+  /**
+   * The remote's receive-pack advertisement (its refs and capabilities), asked once: an export
+   * reads the branch head from it and pushes against the same one (the remote refuses the push if
+   * the branch moved in between), one request fewer than asking twice.
+   */
+  private pushAdvertisement(): Promise<{ refs: { ref: string; oid: string }[]; capabilities: string[] }> {
+    this.advertisement ??= (async () => {
+      try {
+        const info = await git.getRemoteInfo2({
+          http: this.remote.http,
+          url: this.remote.url,
+          onAuth: this.auth(),
+          onAuthFailure: () => ({ cancel: true }),
+          forPush: true,
+          protocolVersion: 1,
+        });
+        return {
+          refs: info.protocolVersion === 1 ? (info.refs ?? []) : [],
+          capabilities: info.protocolVersion === 1 ? Object.keys(info.capabilities) : [],
+        };
+      } catch (err) {
+        throw describeRemoteError(err, this.remote.url);
+      }
+    })();
+    return this.advertisement;
+  }
+
+  private advertisement: ReturnType<Repository['pushAdvertisement']> | null = null;
 
   /**
    * Fetch one branch (reusing objects already cached); returns the fetched commit. The pack streams
@@ -219,7 +239,7 @@ export class Repository {
     try {
       for (let bytes = await next(); bytes; bytes = await next()) {
         const oid = objectId('blob', bytes);
-        oids.push((await this.objects.has(oid)) ? oid : await pack.add('blob', bytes, oid));
+        oids.push((await this.objects.hasPacked(oid)) ? oid : await pack.add('blob', bytes, oid));
       }
       await pack.finish();
     } catch (err) {
@@ -258,7 +278,7 @@ export class Repository {
         for (const [name, e] of d.files) entries.push({ name, mode: e.mode, oid: e.oid });
         const data = treeObject(entries);
         const id = objectId('tree', data);
-        return (await this.objects.has(id)) ? id : pack.add('tree', data, id);
+        return (await this.objects.hasPacked(id)) ? id : pack.add('tree', data, id);
       };
       oid = await write(root);
       await pack.finish();
@@ -293,21 +313,8 @@ export class Repository {
    * built on disk and streamed (src/git/pack/push.ts).
    */
   async push(commit: string, ref: string, force: boolean): Promise<void> {
-    let info;
-    try {
-      info = await git.getRemoteInfo2({
-        http: this.remote.http,
-        url: this.remote.url,
-        onAuth: this.auth(),
-        onAuthFailure: () => ({ cancel: true }),
-        forPush: true,
-        protocolVersion: 1,
-      });
-    } catch (err) {
-      throw describeRemoteError(err, this.remote.url);
-    }
-    const refs = info.protocolVersion === 1 ? (info.refs ?? []) : [];
-    const capabilities = info.protocolVersion === 1 ? Object.keys(info.capabilities) : [];
+    const { refs, capabilities } = await this.pushAdvertisement();
+    this.advertisement = null; // a later push asks again
     const old = refs.find((r) => r.ref === ref)?.oid ?? null;
     if (old === commit) return;
     if (old && !force && !(await this.reaches(commit, old))) throw new GitSyncError(NON_FAST_FORWARD);
@@ -321,9 +328,12 @@ export class Repository {
         newOid: commit,
         ref,
         capabilities,
-        oids: await this.missingObjects(
-          commit,
-          refs.map((r) => r.oid),
+        // In storage order: the pack is then copied from ours in one sequential pass.
+        oids: await this.objects.storageOrder(
+          await this.missingObjects(
+            commit,
+            refs.map((r) => r.oid),
+          ),
         ),
         read: (oid) => this.objects.read(oid),
         stored: (oid) => this.objects.stored(oid),

@@ -14,6 +14,23 @@ import type { ObjectType } from './read.js';
 /** Pack bytes gathered before one write to the file. */
 const WRITE_CHUNK = 1 << 20;
 
+/** Bytes a blob starts with that are tried with fast compression: if they do not shrink, the blob is stored. */
+const PROBE_BYTES = 4096;
+
+/**
+ * The zlib stream of an object. Already-compressed content (images, archives: most of a space's
+ * files) does not shrink under deflate, which costs 15x a stored copy on such bytes: when its first
+ * PROBE_BYTES do not shrink by 5% with the fastest level, it is written stored (level 0, still a
+ * zlib stream any git reads). Everything else gets zlib's default level, as git writes.
+ */
+function deflated(data: Buffer): Buffer {
+  if (data.length >= PROBE_BYTES * 2) {
+    const probe = deflateSync(data.subarray(0, PROBE_BYTES), { level: 1 });
+    if (probe.length > PROBE_BYTES * 0.95) return deflateSync(data, { level: 0 });
+  }
+  return deflateSync(data);
+}
+
 export class PackBuilder {
   private readonly entries: { oid: string; offset: number; crc: number }[] = [];
   private readonly oids = new Set<string>();
@@ -42,7 +59,7 @@ export class PackBuilder {
   /** Append an object unless this pack has it already; returns its id (`oid` when the caller computed it). */
   async add(type: ObjectType, data: Buffer, oid = objectId(type, data)): Promise<string> {
     if (this.oids.has(oid)) return oid;
-    const entry = Buffer.concat([objectHeader(type, data.length), deflateSync(data)]);
+    const entry = Buffer.concat([objectHeader(type, data.length), deflated(data)]);
     this.entries.push({ oid, offset: this.offset, crc: crc32(entry) });
     this.oids.add(oid);
     this.offset += entry.length;

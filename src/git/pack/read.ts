@@ -170,9 +170,9 @@ export class PackReader {
   }
 
   /**
-   * `length` bytes at `position`. Small reads go through a window of the pack read ahead of them
-   * (WINDOW bytes, not past the last object): objects read in storage order (see
-   * ObjectStore.storageOrder), and the headers and data of one object, cost one read per window.
+   * `length` bytes at `position`. A read a little after the previous one (a scan in storage order,
+   * see ObjectStore.storageOrder) reads a window of WINDOW bytes ahead, which serves the next small
+   * reads; any other read reads just what it asks for.
    */
   private async bytes(position: number, length: number): Promise<Buffer> {
     const w = this.window;
@@ -180,22 +180,26 @@ export class PackReader {
       return w.buf.subarray(position - w.start, position - w.start + length);
     }
     const packEnd = this.ends[this.ends.length - 1]!;
-    const span = length >= WINDOW ? length : Math.max(length, Math.min(WINDOW, packEnd - position));
+    const sequential = position >= this.lastEnd && position - this.lastEnd <= WINDOW;
+    const span = sequential && length < WINDOW ? Math.max(length, Math.min(WINDOW, packEnd - position)) : length;
     const buf = Buffer.allocUnsafe(span);
     const { bytesRead } = await this.fh.read(buf, 0, span, position);
     const got = bytesRead === span ? buf : buf.subarray(0, bytesRead);
     if (span > length) this.window = { start: position, buf: got };
+    this.lastEnd = position + length;
     return got.subarray(0, Math.min(length, got.length));
   }
 
   private window: { start: number; buf: Buffer } = { start: 0, buf: Buffer.alloc(0) };
+  /** Where the last read that missed the window ended (-1: none yet). */
+  private lastEnd = -1;
 
   /** The raw (inflated, undeltified) data at `offset` and its header. */
   private async raw(offset: number): Promise<{ header: ObjectHeader; data: Buffer }> {
     const end = this.extent(offset);
-    const head = await this.bytes(offset, Math.min(48, end - offset));
-    const header = parseHeader(head, offset);
-    const data = inflateSync(await this.bytes(header.dataStart, end - header.dataStart));
+    const entry = await this.bytes(offset, end - offset); // header and zlib bytes in one read
+    const header = parseHeader(entry.subarray(0, 48), offset);
+    const data = inflateSync(entry.subarray(header.dataStart - offset));
     if (data.length !== header.size) throw new PackFormatError(`object at ${offset} has the wrong size`);
     return { header, data };
   }

@@ -115,6 +115,14 @@ export class ObjectStore {
       .map((x) => x.oid);
   }
 
+  /**
+   * Whether a pack holds `oid` (no file system call: a loose copy is not looked for). Writers of a
+   * new pack ask this: writing an object again that is also loose is harmless, a stat per object is not.
+   */
+  async hasPacked(oid: string): Promise<boolean> {
+    return (await this.allPacks()).some((p) => p.idx.find(oid) !== undefined);
+  }
+
   async has(oid: string): Promise<boolean> {
     if (!/^[0-9a-f]{40}$/.test(oid)) return false;
     if ((await this.allPacks()).some((p) => p.idx.find(oid) !== undefined)) return true;
