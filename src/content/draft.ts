@@ -127,6 +127,17 @@ export class Draft {
     return m;
   }
 
+  /**
+   * A page of the source snapshot the caller has at hand (a merge walking it): the draft finds it,
+   * and the pages above it made known the same way, without indexing every page of the source (a
+   * new revision's index of a large space costs milliseconds and garbage).
+   */
+  knowSourcePage(p: TreePage): void {
+    this.known.set(p.node.id, p);
+  }
+
+  private readonly known = new Map<string, TreePage>();
+
   /** The subpages of a page, made from its source page on first use. */
   private kids(m: MPage): MPage[] {
     if (!m.children) m.children = m.tree ? m.tree.children.map((c) => this.make(c, m)) : [];
@@ -138,7 +149,7 @@ export class Draft {
     this.ensureBuilt();
     const m = this.byId.get(pageId);
     if (m || this.gone.has(pageId)) return m;
-    const p = this.source?.byId.get(pageId);
+    const p = this.known.get(pageId) ?? this.source?.byId.get(pageId);
     // Not made yet, so not moved: it is under its source parent (the top level is made at once).
     if (!p || p.parentId === null) return undefined;
     const parent = this.find(p.parentId);

@@ -92,6 +92,13 @@ export async function mergeInto(
 ): Promise<MergeConflict[]> {
   const conflicts: MergeConflict[] = [];
   const conflict = (p: PageNode, reason: string) => conflicts.push({ pageId: p.id, title: p.title, reason });
+  // Pages of ours the walks find are made known to the draft opened on it (it then finds the pages
+  // it changes without indexing all of ours).
+  const inOursOf = (id: string, near: TreePage[] | undefined) => {
+    const found = locate(ours, id, near);
+    if (found && draft.base === ours) draft.knowSourcePage(found.page);
+    return found;
+  };
 
   // 1. Insertions, moves and content changes, in their tree order (a parent before its children,
   //    a sibling before the one placed after it). A page with the same hash in the same place as in
@@ -102,7 +109,7 @@ export async function mergeInto(
       const t = list[i];
       const id = t.node.id;
       const inBase = locate(base, id, baseNear);
-      const inOurs = locate(ours, id, oursNear);
+      const inOurs = inOursOf(id, oursNear);
       const [b, o] = [inBase?.page, inOurs?.page];
       const tPlace: Place = { parent, after: i > 0 ? list[i - 1].node.id : null };
       if (!b) {
@@ -155,7 +162,7 @@ export async function mergeInto(
     for (const b of list) {
       const id = b.node.id;
       const t = locate(theirs, id, theirsNear)?.page;
-      const o = locate(ours, id, oursNear)?.page;
+      const o = inOursOf(id, oursNear)?.page;
       if (t) {
         if (t.hash !== b.hash) remove(b.children, t.children, o?.children);
         continue;

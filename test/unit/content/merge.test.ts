@@ -67,6 +67,33 @@ const replaceLine = (from: string, to: string) => TEXT.replace(from, to);
 const mergeText = async (base: string, ours: string, theirs: string) =>
   runTask({ op: 'diff3', base, ours, theirs }) as { merged: string } | { conflict: string };
 
+describe('merge: work follows what changed', () => {
+  it('applies their edits deep in the tree without indexing every page of ours', async () => {
+    const store = memoryObjects();
+    const base = new Draft(null);
+    buildBase(base);
+    for (let i = 0; i < 30; i++) base.insertPage(null, { id: `top${i}`, title: `Top ${i}` });
+    const baseSnap = await store.commit(base);
+    const side = async (edit: (d: Draft) => unknown) => {
+      const d = new Draft(baseSnap);
+      edit(d);
+      return store.commit(d);
+    };
+    const oursSnap = await side((d) => d.updatePage('faq', { markdown: 'Our questions.\n' }));
+    const theirsSnap = await side((d) => d.updatePage('advanced', { title: 'Expert', markdown: 'Deep.\n' }));
+    const draft = new Draft(oursSnap);
+    let indexed = 0;
+    const byId = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(oursSnap), 'byId')!.get!;
+    Object.defineProperty(oursSnap, 'byId', { get: () => (indexed++, byId.call(oursSnap)) });
+    expect(await mergeInto(store.db, store.spaceId, baseSnap, oursSnap, theirsSnap, draft, mergeText)).toEqual([]);
+    expect(indexed).toBe(0);
+    const merged = await store.commit(draft);
+    expect(merged.byId.get('advanced')?.node.title).toBe('Expert');
+    expect(merged.byId.get('advanced')?.parentId).toBe('setup');
+    expect(await store.body(merged, 'faq')).toBe('Our questions.\n');
+  });
+});
+
 describe('merge: page text', () => {
   it('changes nothing when their side did not change', async () => {
     const { conflicts, draft } = await merge((d) => d.updatePage('intro', { markdown: 'Hello.\n' }), nothing);
