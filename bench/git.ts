@@ -103,7 +103,7 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
         const o = (await call(apiBase, adminToken, 'GET', location)).json;
         return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : undefined;
       },
-      50,
+      10, // the job's end seen within 10 ms (a coarser poll would add up to its interval to every figure)
       600_000,
       `git ${kind}`,
     );
