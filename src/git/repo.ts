@@ -234,20 +234,32 @@ export class Repository {
    * written again. Returns their ids in order.
    */
   async writeBlobs(next: () => Promise<Buffer | null>): Promise<string[]> {
+    return this.withNewPack(async (add) => {
+      const oids: string[] = [];
+      for (let bytes = await next(); bytes; bytes = await next()) oids.push(await add('blob', bytes));
+      return oids;
+    });
+  }
+
+  /**
+   * Run `fn` with a writer of objects into one new pack (objects the cache's packs hold are not
+   * written again; it gives each object's id), then make the pack visible, or drop it on failure.
+   */
+  private async withNewPack<T>(fn: (add: (type: 'blob' | 'tree', data: Buffer) => Promise<string>) => Promise<T>): Promise<T> {
     const pack = await PackBuilder.create(this.gitdir);
-    const oids: string[] = [];
+    let out: T;
     try {
-      for (let bytes = await next(); bytes; bytes = await next()) {
-        const oid = objectId('blob', bytes);
-        oids.push((await this.objects.hasPacked(oid)) ? oid : await pack.add('blob', bytes, oid));
-      }
+      out = await fn(async (type, data) => {
+        const oid = objectId(type, data);
+        return (await this.objects.hasPacked(oid)) ? oid : pack.add(type, data, oid);
+      });
       await pack.finish();
     } catch (err) {
       await pack.abort();
       throw err;
     }
     await this.objects.refresh();
-    return oids;
+    return out;
   }
 
   /**
@@ -269,25 +281,15 @@ export class Repository {
       }
       d.files.set(parts.at(-1)!, entry);
     }
-    const pack = await PackBuilder.create(this.gitdir);
-    let oid: string;
-    try {
+    return this.withNewPack((add) => {
       const write = async (d: Dir): Promise<string> => {
         const entries: NewTreeEntry[] = [];
         for (const [name, sub] of d.dirs) entries.push({ name, mode: '40000', oid: await write(sub) });
         for (const [name, e] of d.files) entries.push({ name, mode: e.mode, oid: e.oid });
-        const data = treeObject(entries);
-        const id = objectId('tree', data);
-        return (await this.objects.hasPacked(id)) ? id : pack.add('tree', data, id);
+        return add('tree', treeObject(entries));
       };
-      oid = await write(root);
-      await pack.finish();
-    } catch (err) {
-      await pack.abort();
-      throw err;
-    }
-    await this.objects.refresh();
-    return oid;
+      return write(root);
+    });
   }
 
   async commit(o: { tree: string; parents: string[]; message: string; author: { name: string; email: string } }): Promise<string> {
