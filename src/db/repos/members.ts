@@ -49,7 +49,11 @@ export async function getMember(db: Queryable, orgId: string, userId: string): P
  * The caller's membership as access checks need it (role, disabled), without the counts
  * SELECT_MEMBER adds; null when not a member. Named: every space and site request runs it.
  */
-export async function getMembership(db: Queryable, orgId: string, userId: string): Promise<{ role: string | null; disabled: boolean } | null> {
+export async function getMembership(
+  db: Queryable,
+  orgId: string,
+  userId: string,
+): Promise<{ role: string | null; disabled: boolean } | null> {
   const { rows } = await db.query<{ role: string | null; disabled: boolean }>({
     name: 'membership_of_user',
     text: 'SELECT role, disabled FROM members WHERE organization_id = $1 AND user_id = $2',

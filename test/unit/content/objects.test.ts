@@ -7,7 +7,13 @@ import { prng } from '../../helpers/prng.js';
 
 describe('bodyJson', () => {
   it('is canonicalJson of the body object, for text with escapes, surrogates and control characters', () => {
-    const samples = ['', '# Title\n\nText', 'quote " backslash \\ tab \t nul \u0000', 'lone \ud800 surrogate, pair 😀', '\u2028\u2029 and </script>'];
+    const samples = [
+      '',
+      '# Title\n\nText',
+      'quote " backslash \\ tab \t nul \u0000',
+      'lone \ud800 surrogate, pair 😀',
+      '\u2028\u2029 and </script>',
+    ];
     const next = prng(7);
     for (let i = 0; i < 500; i++) {
       samples.push(Array.from({ length: Math.floor(next() * 40) }, () => String.fromCharCode(Math.floor(next() * 0x10000))).join(''));

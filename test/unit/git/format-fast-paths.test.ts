@@ -84,7 +84,24 @@ describe('YAML one-word scalars', () => {
   };
 
   it('quotes exactly the words that would read back as something else', () => {
-    const words = ['description', 'cover_y', 'a-b', 'x1', 'Yes', 'YES', 'yEs', 'no', 'N', 'y', 'On', 'OFF', 'Null', 'NULL', 'true', 'False'];
+    const words = [
+      'description',
+      'cover_y',
+      'a-b',
+      'x1',
+      'Yes',
+      'YES',
+      'yEs',
+      'no',
+      'N',
+      'y',
+      'On',
+      'OFF',
+      'Null',
+      'NULL',
+      'true',
+      'False',
+    ];
     const next = prng(15);
     for (let i = 0; i < 3_000; i++) words.push(randomString(next, 'yYeEsSnNoOfFtTrRuUlLaA_-1', 6).replace(/^[^A-Za-z]+/, 'a'));
     for (const word of words) {
@@ -134,7 +151,7 @@ describe('front matter fast path', () => {
   it('reads what the YAML parser reads for generated lines, and leaves the rest to it', () => {
     const next = prng(16);
     const keys = ['description', 'icon', 'title', 'cover_y', 'a-b', 'null', 'Yes', 'x'];
-    const chars = "aZ09 ,.'()?!/_-:#\"";
+    const chars = 'aZ09 ,.\'()?!/_-:#"';
     let taken = 0;
     for (let i = 0; i < 5_000; i++) {
       const lines = Array.from({ length: 1 + Math.floor(next() * 3) }, () => {

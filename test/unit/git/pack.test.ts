@@ -232,7 +232,12 @@ describe('git pack fetch, index and read', () => {
     expect(root).toBe(await write(''));
     // git reads them from the pack, lists them in its order, and finds nothing wrong.
     const listing = await gitCli(['ls-tree', '-r', '-t', '--full-tree', root], gitdir);
-    expect(listing.split('\n').filter(Boolean).map((l) => l.split('\t')[1])).toEqual([
+    expect(
+      listing
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[1]),
+    ).toEqual([
       'a-b',
       'a.b',
       'a',
