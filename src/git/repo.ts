@@ -80,6 +80,12 @@ export async function withRepository<T>(
   });
 }
 
+/** What a remote advertises before a fetch or a push. */
+interface Advertisement {
+  refs: { ref: string; oid: string }[];
+  capabilities: string[];
+}
+
 export class Repository {
   /** isomorphic-git's object cache: pack indexes are read once per handle, not once per object. */
   private readonly cache = {};
@@ -115,29 +121,29 @@ export class Repository {
    * reads the branch head from it and pushes against the same one (the remote refuses the push if
    * the branch moved in between), one request fewer than asking twice.
    */
-  private pushAdvertisement(): Promise<{ refs: { ref: string; oid: string }[]; capabilities: string[] }> {
-    this.advertisement ??= (async () => {
-      try {
-        const info = await git.getRemoteInfo2({
-          http: this.remote.http,
-          url: this.remote.url,
-          onAuth: this.auth(),
-          onAuthFailure: () => ({ cancel: true }),
-          forPush: true,
-          protocolVersion: 1,
-        });
-        return {
-          refs: info.protocolVersion === 1 ? (info.refs ?? []) : [],
-          capabilities: info.protocolVersion === 1 ? Object.keys(info.capabilities) : [],
-        };
-      } catch (err) {
-        throw describeRemoteError(err, this.remote.url);
-      }
-    })();
+  private pushAdvertisement(): Promise<Advertisement> {
+    this.advertisement ??= this.advertised(true).catch((err) => {
+      throw describeRemoteError(err, this.remote.url);
+    });
     return this.advertisement;
   }
 
-  private advertisement: ReturnType<Repository['pushAdvertisement']> | null = null;
+  private advertisement: Promise<Advertisement> | null = null;
+
+  /** The refs and capabilities the remote's upload-pack (or, `forPush`, receive-pack) advertises (protocol v1). */
+  private async advertised(forPush: boolean): Promise<Advertisement> {
+    const info = await git.getRemoteInfo2({
+      http: this.remote.http,
+      url: this.remote.url,
+      onAuth: this.auth(),
+      onAuthFailure: () => ({ cancel: true }),
+      forPush,
+      protocolVersion: 1,
+    });
+    return info.protocolVersion === 1
+      ? { refs: info.refs ?? [], capabilities: Object.keys(info.capabilities) }
+      : { refs: [], capabilities: [] };
+  }
 
   /**
    * Fetch one branch (reusing objects already cached); returns the fetched commit. The pack streams
@@ -146,14 +152,8 @@ export class Repository {
   async fetch(ref: string): Promise<string> {
     const branch = ref.replace(/^refs\/heads\//, '');
     try {
-      const info = await git.getRemoteInfo2({
-        http: this.remote.http,
-        url: this.remote.url,
-        onAuth: this.auth(),
-        onAuthFailure: () => ({ cancel: true }),
-        protocolVersion: 1,
-      });
-      const refs = new Map((info.protocolVersion === 1 ? (info.refs ?? []) : []).map((r) => [r.ref, r.oid]));
+      const info = await this.advertised(false);
+      const refs = new Map(info.refs.map((r) => [r.ref, r.oid]));
       const candidates = [branch, `refs/${branch}`, `refs/tags/${branch}`, `refs/heads/${branch}`];
       const want = candidates.map((c) => refs.get(c)).find((oid) => oid !== undefined);
       if (!want) throw new GitSyncError(`The remote has no branch "${branch}"`);
@@ -168,7 +168,7 @@ export class Repository {
           headers: c ? { authorization: `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}` } : {},
           want,
           haves,
-          capabilities: info.protocolVersion === 1 ? Object.keys(info.capabilities) : [],
+          capabilities: info.capabilities,
         });
         await this.objects.refresh();
         if (!(await this.objects.has(want))) throw new RemotePackError('the pack does not hold the requested commit');
