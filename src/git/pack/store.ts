@@ -59,14 +59,23 @@ export class ObjectStore {
     return path.join(this.gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
   }
 
+  /** Where a pack holds `oid` (which pack, its rank among the packs, the offset), or undefined. */
+  private async packed(oid: string): Promise<{ pack: Pack; rank: number; offset: number } | undefined> {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return undefined;
+    const packs = await this.allPacks();
+    for (let rank = 0; rank < packs.length; rank++) {
+      const offset = packs[rank]!.idx.find(oid);
+      if (offset !== undefined) return { pack: packs[rank]!, rank, offset };
+    }
+    return undefined;
+  }
+
   /** The object, or null when this repository does not have it (or `oid` is not an object id). */
   async read(oid: string): Promise<GitObject | null> {
     if (!/^[0-9a-f]{40}$/.test(oid)) return null;
     // Packs first: their index is in memory, a loose object costs a file read (or a failed open).
-    for (const p of await this.allPacks()) {
-      const offset = p.idx.find(oid);
-      if (offset !== undefined) return p.reader.read(offset);
-    }
+    const at = await this.packed(oid);
+    if (at) return at.pack.reader.read(at.offset);
     let loose: Buffer | null;
     try {
       loose = await readFile(this.loosePath(oid));
@@ -84,12 +93,8 @@ export class ObjectStore {
 
   /** A packed whole object's zlib bytes (PackReader.stored), or null (loose, a delta, or absent). */
   async stored(oid: string): Promise<{ type: ObjectType; size: number; zlib: Buffer } | null> {
-    if (!/^[0-9a-f]{40}$/.test(oid)) return null;
-    for (const p of await this.allPacks()) {
-      const offset = p.idx.find(oid);
-      if (offset !== undefined) return p.reader.stored(offset);
-    }
-    return null;
+    const at = await this.packed(oid);
+    return at ? at.pack.reader.stored(at.offset) : null;
   }
 
   /**
@@ -97,22 +102,9 @@ export class ObjectStore {
    * their order): reading many objects in that order turns the pack reads into a sequential scan.
    */
   async storageOrder(oids: string[]): Promise<string[]> {
-    const packs = await this.allPacks();
-    const place = new Map<string, [number, number]>();
-    for (const oid of oids) {
-      for (const [i, p] of packs.entries()) {
-        const offset = /^[0-9a-f]{40}$/.test(oid) ? p.idx.find(oid) : undefined;
-        if (offset !== undefined) {
-          place.set(oid, [i, offset]);
-          break;
-        }
-      }
-    }
-    const far: [number, number] = [Infinity, Infinity];
-    return oids
-      .map((oid, k) => ({ oid, k, at: place.get(oid) ?? far }))
-      .sort((a, b) => a.at[0] - b.at[0] || a.at[1] - b.at[1] || a.k - b.k)
-      .map((x) => x.oid);
+    const far = { rank: Infinity, offset: Infinity };
+    const placed = await Promise.all(oids.map(async (oid, k) => ({ oid, k, at: (await this.packed(oid)) ?? far })));
+    return placed.sort((a, b) => a.at.rank - b.at.rank || a.at.offset - b.at.offset || a.k - b.k).map((x) => x.oid);
   }
 
   /**
@@ -120,12 +112,11 @@ export class ObjectStore {
    * new pack ask this: writing an object again that is also loose is harmless, a stat per object is not.
    */
   async hasPacked(oid: string): Promise<boolean> {
-    return (await this.allPacks()).some((p) => p.idx.find(oid) !== undefined);
+    return (await this.packed(oid)) !== undefined;
   }
 
   async has(oid: string): Promise<boolean> {
     if (!/^[0-9a-f]{40}$/.test(oid)) return false;
-    if ((await this.allPacks()).some((p) => p.idx.find(oid) !== undefined)) return true;
-    return fs.existsSync(this.loosePath(oid));
+    return (await this.hasPacked(oid)) || fs.existsSync(this.loosePath(oid));
   }
 }
