@@ -1,7 +1,8 @@
-// Writing many objects as one pack (an export's blobs) instead of one loose file each: entries are
-// appended to a temporary pack file with native zlib as they come, then the header's count and
-// the trailing checksum are written, the .idx made, and both renamed into objects/pack (the .idx
-// last: a pack is only seen once it has one). Memory: one object at a time.
+// Writing many objects as one pack (an export's blobs, then its trees) instead of one loose file
+// each: entries are appended to a temporary pack file with native zlib as they come (in 1 MB
+// writes), then the header's count and the trailing checksum are written, the .idx made, and both
+// renamed into objects/pack (the .idx last: a pack is only seen once it has one). Memory: one
+// object at a time, and up to 1 MB of entries not written yet.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';

@@ -1,7 +1,8 @@
 // Indexing a pack file from disk (what `git index-pack` does): one pass over the objects with
-// positioned reads, each object inflated on its own, then deltas resolved through PackReader. The
-// result is a version 2 .idx that isomorphic-git and git read too. Memory: the largest object (and
-// its delta bases), plus 28 bytes per object, never the whole pack.
+// positioned reads, each object inflated on its own and, when its base was just seen, each delta
+// resolved on the way; the deltas left are resolved afterwards through PackReader. The result is a
+// version 2 .idx that isomorphic-git and git read too. Memory: the largest object (and its delta
+// bases, at most 16 MB of recent objects kept), plus 28 bytes per object, never the whole pack.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -137,14 +138,14 @@ export async function indexPack(path: string): Promise<IndexedPack> {
     // earlier in the pack, and recently seen objects are kept (bounded) for that. The others wait
     // for the pass below, which reads their chains back from the file.
     const resolved = new BaseCache(SCAN_CACHE_BYTES);
-    const offsetOf = new Map<string, number>();
+    const byOid = new Map<string, number>();
     let offset = 12;
     for (let i = 0; i < count; i++) {
       if (offset >= limit) throw new PackFormatError('the pack has fewer objects than its header says');
       const { entry, end, header, data } = await scanObject(scan, offset, limit);
       if (entry.oid) resolved.set(offset, { type: typeName(header.kind), data });
       else {
-        const baseAt = header.kind === OFS_DELTA ? header.baseOffset! : offsetOf.get(entry.baseOid!);
+        const baseAt = header.kind === OFS_DELTA ? header.baseOffset! : byOid.get(entry.baseOid!);
         const base = baseAt === undefined ? undefined : resolved.get(baseAt);
         if (base) {
           const obj = { type: base.type, data: applyDelta(base.data, data) };
@@ -152,14 +153,12 @@ export async function indexPack(path: string): Promise<IndexedPack> {
           resolved.set(offset, obj);
         }
       }
-      if (entry.oid) offsetOf.set(entry.oid, offset);
+      if (entry.oid) byOid.set(entry.oid, offset);
       entries.push(entry);
       offset = end;
     }
     if (offset !== limit) throw new PackFormatError('the pack has bytes after its last object');
 
-    const byOid = new Map<string, number>();
-    for (const e of entries) if (e.oid) byOid.set(e.oid, e.offset);
     const ends = [...entries.map((e) => e.offset), limit];
     const reader = new PackReader(fh, ends, (oid) => byOid.get(oid));
     // Ofs-deltas always resolve; a ref-delta waits until an earlier round has found its base.
