@@ -86,6 +86,40 @@ interface Advertisement {
   capabilities: string[];
 }
 
+/** Writes one object into the pack being built; gives its id. */
+type AddObject = (type: 'blob' | 'tree', data: Buffer) => Promise<string>;
+
+async function addBlobs(add: AddObject, next: () => Promise<Buffer | null>): Promise<string[]> {
+  const oids: string[] = [];
+  for (let bytes = await next(); bytes; bytes = await next()) oids.push(await add('blob', bytes));
+  return oids;
+}
+
+/** The nested trees of a flat map of paths, children before parents; gives the root tree's id. */
+async function addTrees(add: AddObject, files: Map<string, RepoFileEntry>): Promise<string> {
+  interface Dir {
+    files: Map<string, RepoFileEntry>;
+    dirs: Map<string, Dir>;
+  }
+  const root: Dir = { files: new Map(), dirs: new Map() };
+  for (const [p, entry] of files) {
+    const parts = p.split('/');
+    let d = root;
+    for (const seg of parts.slice(0, -1)) {
+      if (!d.dirs.has(seg)) d.dirs.set(seg, { files: new Map(), dirs: new Map() });
+      d = d.dirs.get(seg)!;
+    }
+    d.files.set(parts.at(-1)!, entry);
+  }
+  const write = async (d: Dir): Promise<string> => {
+    const entries: NewTreeEntry[] = [];
+    for (const [name, sub] of d.dirs) entries.push({ name, mode: '40000', oid: await write(sub) });
+    for (const [name, e] of d.files) entries.push({ name, mode: e.mode, oid: e.oid });
+    return add('tree', treeObject(entries));
+  };
+  return write(root);
+}
+
 export class Repository {
   /** isomorphic-git's object cache: pack indexes are read once per handle, not once per object. */
   private readonly cache = {};
@@ -229,15 +263,19 @@ export class Repository {
   }
 
   /**
-   * Write many blobs as one new pack (src/git/pack/build.ts) rather than a loose file each: `next`
-   * gives their bytes in order (null at the end); blobs the repository has already are not
-   * written again. Returns their ids in order.
+   * An export's objects in one new pack: the blobs whose bytes `next` gives in order (null at the
+   * end), each one's id set on its entry of `blobs`, then the nested trees of `files`, a flat map
+   * of paths holding those entries (src/git/pack/build.ts: one pack rather than a loose file per
+   * object, and one for blobs and trees, whose file, checksum pass, index and rename are paid
+   * once). Objects the repository has already are not written again: an export of unchanged
+   * content adds no pack. Returns the root tree's id.
    */
-  async writeBlobs(next: () => Promise<Buffer | null>): Promise<string[]> {
+  async writeFilesAndTree(files: Map<string, RepoFileEntry>, blobs: RepoFileEntry[], next: () => Promise<Buffer | null>): Promise<string> {
     return this.withNewPack(async (add) => {
-      const oids: string[] = [];
-      for (let bytes = await next(); bytes; bytes = await next()) oids.push(await add('blob', bytes));
-      return oids;
+      const oids = await addBlobs(add, next);
+      if (oids.length !== blobs.length) throw new Error(`writeFilesAndTree: ${oids.length} blobs for ${blobs.length} entries`);
+      oids.forEach((oid, i) => (blobs[i]!.oid = oid));
+      return addTrees(add, files);
     });
   }
 
@@ -245,7 +283,7 @@ export class Repository {
    * Run `fn` with a writer of objects into one new pack (objects the cache's packs hold are not
    * written again; it gives each object's id), then make the pack visible, or drop it on failure.
    */
-  private async withNewPack<T>(fn: (add: (type: 'blob' | 'tree', data: Buffer) => Promise<string>) => Promise<T>): Promise<T> {
+  private async withNewPack<T>(fn: (add: AddObject) => Promise<T>): Promise<T> {
     const pack = await PackBuilder.create(this.gitdir);
     let out: T;
     try {
@@ -260,36 +298,6 @@ export class Repository {
     }
     await this.objects.refresh();
     return out;
-  }
-
-  /**
-   * Write nested trees for a flat map of paths; returns the root tree oid. The trees this cache
-   * lacks go into one new pack (an export of a large space writes hundreds of them).
-   */
-  async writeTree(files: Map<string, RepoFileEntry>): Promise<string> {
-    interface Dir {
-      files: Map<string, RepoFileEntry>;
-      dirs: Map<string, Dir>;
-    }
-    const root: Dir = { files: new Map(), dirs: new Map() };
-    for (const [p, entry] of files) {
-      const parts = p.split('/');
-      let d = root;
-      for (const seg of parts.slice(0, -1)) {
-        if (!d.dirs.has(seg)) d.dirs.set(seg, { files: new Map(), dirs: new Map() });
-        d = d.dirs.get(seg)!;
-      }
-      d.files.set(parts.at(-1)!, entry);
-    }
-    return this.withNewPack((add) => {
-      const write = async (d: Dir): Promise<string> => {
-        const entries: NewTreeEntry[] = [];
-        for (const [name, sub] of d.dirs) entries.push({ name, mode: '40000', oid: await write(sub) });
-        for (const [name, e] of d.files) entries.push({ name, mode: e.mode, oid: e.oid });
-        return add('tree', treeObject(entries));
-      };
-      return write(root);
-    });
   }
 
   async commit(o: { tree: string; parents: string[]; message: string; author: { name: string; email: string } }): Promise<string> {

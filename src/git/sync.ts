@@ -32,8 +32,12 @@ export { GitSyncError };
 
 /** At most this many warnings are kept on an import's result (a broken SUMMARY.md can have thousands). */
 const MAX_WARNINGS = 200;
-/** Stored files an export reads ahead of the one it packs (their bytes in memory together). */
-const BLOB_READS_AHEAD = 4;
+/**
+ * Stored files an export reads ahead of the one it packs, and the most bytes of them in memory
+ * together (one file may exceed it alone): small files' reads overlap instead of waiting in turn.
+ */
+const BLOB_READS_AHEAD = 16;
+const BLOB_READS_AHEAD_BYTES = 32 * 1024 * 1024;
 /** Files an import stores per batch, and the most bytes a batch holds (one file may exceed it alone). */
 const FILE_BATCH = 64;
 const FILE_BATCH_BYTES = 32 * 1024 * 1024;
@@ -415,6 +419,7 @@ function structure(pages: StructureEntry[], depth = 0): string[] {
 interface StoredFileRef {
   blobKey: string;
   name: string;
+  size: number;
 }
 
 async function storedBytes(app: AppContext, f: StoredFileRef): Promise<Buffer> {
@@ -515,7 +520,7 @@ export async function exportRepository(
     const files: ExportFile<StoredFileRef>[] = snapshot.files.map((f) => ({
       name: f.name,
       gitPath: toDocsPath(f.git?.path),
-      content: { blobKey: f.blobKey, name: f.name },
+      content: { blobKey: f.blobKey, name: f.name, size: f.size },
     }));
     const generated = generateRepository(pages, files, config);
     // A repository without docs yet gets a .gitbook.yaml when the space has redirects to keep (an
@@ -570,28 +575,38 @@ export async function exportRepository(
       managed.add(rel(config?.summary ?? 'SUMMARY.md'));
       for (const m of managed) tree.delete(prefix + m);
     }
-    // The blobs go into one new pack, in the tree's order; stored files are read from the
-    // BlobStore a few ahead (at most BLOB_READS_AHEAD of them in memory).
+    // The blobs and trees go into one new pack, the blobs in the tree's order; stored files are
+    // read from the BlobStore ahead of their turn (BLOB_READS_AHEAD, BLOB_READS_AHEAD_BYTES).
     const blobs = [...generated].map(([rel, content]) => {
       const mode = tree.get(prefix + rel)?.mode;
       const entry = { oid: '', mode: mode === '100755' ? mode : '100644' };
       tree.set(prefix + rel, entry);
       return { entry, content };
     });
-    const ahead: Promise<Buffer>[] = [];
+    const ahead: { bytes: Promise<Buffer>; size: number }[] = [];
+    let aheadBytes = 0;
     let requested = 0;
-    const oids = await repo.writeBlobs(async () => {
-      while (ahead.length < BLOB_READS_AHEAD && requested < blobs.length) {
-        const content = blobs[requested++].content;
-        const bytes = Buffer.isBuffer(content) ? Promise.resolve(content) : storedBytes(app, content);
-        bytes.catch(() => {}); // awaited in turn below; an export that fails first does not wait for it
-        ahead.push(bytes);
-      }
-      return ahead.length ? ahead.shift()! : null;
-    });
-    oids.forEach((oid, i) => (blobs[i].entry.oid = oid));
+    const treeOid = await repo.writeFilesAndTree(
+      tree,
+      blobs.map((b) => b.entry),
+      async () => {
+        while (requested < blobs.length && ahead.length < BLOB_READS_AHEAD) {
+          const content = blobs[requested].content;
+          const size = Buffer.isBuffer(content) ? 0 : content.size;
+          if (ahead.length && aheadBytes + size > BLOB_READS_AHEAD_BYTES) break;
+          requested++;
+          const bytes = Buffer.isBuffer(content) ? Promise.resolve(content) : storedBytes(app, content);
+          bytes.catch(() => {}); // awaited in turn below; an export that fails first does not wait for it
+          ahead.push({ bytes, size });
+          aheadBytes += size;
+        }
+        const first = ahead.shift();
+        if (!first) return null;
+        aheadBytes -= first.size;
+        return first.bytes;
+      },
+    );
     await progress(0.6);
-    const treeOid = await repo.writeTree(tree);
     if (parent && (await repo.commitInfo(parent)).tree === treeOid) {
       await recordSync(app.db, p, parent);
       return { commit: parent, unchanged: true };

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withRepository, type Repository } from '../../../src/git/repo.js';
+import { withRepository, type Repository, type RepoFileEntry } from '../../../src/git/repo.js';
 import { guardedHttp } from '../../../src/git/transport.js';
 import { indexPack, objectId, PackIdx } from '../../../src/git/pack/index.js';
 import { parseCommit, parseTree } from '../../../src/git/pack/objects.js';
@@ -169,27 +169,45 @@ describe('git pack fetch, index and read', () => {
     expect(await readdir(path.join(gitdir, 'objects', 'pack')).catch(() => [])).toEqual([]);
   });
 
-  it('writes many blobs as one pack that git and isomorphic-git read, skipping blobs the repository has', async () => {
+  it('writes blobs and their trees as one pack that git and isomorphic-git read, skipping objects the repository has', async () => {
     const blobs = [Buffer.from('one\n'), randomBytes(50_000), Buffer.from('one\n'), Buffer.alloc(0), Buffer.from(manual(3))];
-    const { gitdir, oids, again } = await open('built', async (repo) => {
-      await repo.fetch('main');
-      const queue = [...blobs];
-      const oids = await repo.writeBlobs(async () => queue.shift() ?? null);
-      // A second pack of blobs it has already (and one it fetched) adds no pack at all.
+    const write = async (repo: Repository, files: Map<string, RepoFileEntry>, contents: Map<string, Buffer>) => {
+      const entries = [...files].filter(([p]) => contents.has(p));
+      const queue = entries.map(([p]) => contents.get(p)!);
+      for (const [, e] of entries) e.oid = '';
+      const root = await repo.writeFilesAndTree(
+        files,
+        entries.map(([, e]) => e),
+        async () => queue.shift() ?? null,
+      );
+      return { root, oids: entries.map(([, e]) => e.oid) };
+    };
+    const ours = () => new Map(blobs.map((b, i) => [`dir/blob-${i}`, b]));
+    const entriesOf = (contents: Map<string, Buffer>) => new Map([...contents.keys()].map((p) => [p, { oid: '', mode: '100644' }]));
+    const { gitdir, oids, root } = await open('built', async (repo) => {
+      const head = await repo.fetch('main');
+      const first = await write(repo, entriesOf(ours()), ours());
+      // The same content again, and the fetched commit's own tree (its blob and trees come with
+      // the fetched pack), add no pack at all.
       const before = (await packFiles(repo.gitdir)).length;
-      const known = [blobs[1]!, Buffer.from(manual(8))];
-      const again = await repo.writeBlobs(async () => known.shift() ?? null);
+      expect((await write(repo, entriesOf(ours()), ours())).root).toBe(first.root);
+      const fetched = new Map([...(await repo.listFiles(head))].map(([p, e]) => [p, { ...e }]));
+      const manualNow = await repo.readBlob(fetched.get('docs/manual.md')!.oid);
+      const again = await write(repo, fetched, new Map([['docs/manual.md', manualNow]]));
+      expect(again.root).toBe((await repo.commitInfo(head)).tree);
       expect((await packFiles(repo.gitdir)).length).toBe(before);
-      return { gitdir: repo.gitdir, oids, again };
+      return { gitdir: repo.gitdir, ...first };
     });
     expect(oids[0]).toBe(oids[2]);
+    expect((await gitCli(['ls-tree', '-r', root], gitdir)).trim().split('\n')).toEqual(
+      oids.map((oid, i) => `100644 blob ${oid}\tdir/blob-${i}`),
+    );
     for (const [i, bytes] of blobs.entries()) {
       const file = path.join(work, `blob-${i}`);
       await writeFile(file, bytes);
       expect(oids[i]).toBe((await gitCli(['hash-object', file], work)).trim());
       expect(Buffer.from((await git.readBlob({ fs, gitdir, oid: oids[i]! })).blob).equals(bytes)).toBe(true);
     }
-    expect(again[0]).toBe(oids[1]);
     // git reads the new pack too, and its .idx is the one git index-pack would write.
     await gitCli(['fsck', '--strict', '--no-dangling'], gitdir);
     for (const pack of await packFiles(gitdir)) {
@@ -215,7 +233,10 @@ describe('git pack fetch, index and read', () => {
       ['Über/ß.md', { oid: blob, mode: '100644' }],
       ['z/y/x/w.md', { oid: blob, mode: '100644' }],
     ]);
-    const { gitdir, root } = await open('trees', async (repo) => ({ gitdir: repo.gitdir, root: await repo.writeTree(files) }));
+    const { gitdir, root } = await open('trees', async (repo) => ({
+      gitdir: repo.gitdir,
+      root: await repo.writeFilesAndTree(files, [], async () => null),
+    }));
     // isomorphic-git writes the same trees (loose) with the same ids.
     const write = async (prefix: string): Promise<string> => {
       const names = new Map<string, { oid: string; mode: string; type: 'blob' | 'tree' | 'commit' }>();
