@@ -128,6 +128,16 @@ export class Draft {
   }
 
   /**
+   * Body objects committed already (objects.ts storeBodiesAhead), by markdown: a page whose body
+   * is among them names it without writing it again when the draft is committed.
+   */
+  knowStoredBodies(bodies: ReadonlyMap<string, Hash>): void {
+    this.storedBodies = bodies;
+  }
+
+  private storedBodies: ReadonlyMap<string, Hash> | null = null;
+
+  /**
    * A page of the source snapshot the caller has at hand (a merge walking it): the draft finds it,
    * and the pages above it made known the same way, without indexing every page of the source (a
    * new revision's index of a large space costs milliseconds and garbage).
@@ -361,7 +371,7 @@ export class Draft {
       const childHashes = m.children ? m.children.map(finalize) : m.tree!.node.children;
       if (m.markdown !== undefined) {
         if (m.markdown === '') delete (m.node as Partial<PageNode>).body;
-        else m.node.body = addJson(bodyJson(m.markdown));
+        else m.node.body = this.storedBodies?.get(m.markdown) ?? addJson(bodyJson(m.markdown));
         m.markdown = undefined;
       }
       m.hash = add({ ...m.node, children: childHashes } as PageNode);

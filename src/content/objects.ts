@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { Queryable } from '../db/pool.js';
+import type { Db, Queryable } from '../db/pool.js';
 import type { ContentObject, Hash } from './types.js';
 import * as repo from '../db/repos/content-objects.js';
 
@@ -114,11 +114,43 @@ export async function getObject<T extends ContentObject>(db: Queryable, spaceId:
   return (await getObjects(db, spaceId, [hash])).get(hash) as T;
 }
 
-/** Insert objects (already hashed); existing ones are kept as they are (same hash, same content). */
 /** Store objects given by hash as their canonicalJson (the JSON their hash was computed from). */
 export async function putObjects(db: Queryable, spaceId: string, objects: Map<Hash, string>): Promise<void> {
   if (objects.size === 0) return;
   await repo.insertObjects(db, spaceId, [...objects.keys()], [...objects.values()]);
+}
+
+/**
+ * Store the body objects of pages ahead of the revision that will reference them (a git import:
+ * its bodies are most of the revision's bytes), in statements of their own on the pool, while the
+ * caller's transaction does its other work; `Draft.knowStoredBodies` then commits the revision
+ * without writing them again. Their commits do not wait for the WAL flush: the revision's durable
+ * commit, later in the same WAL, covers them. Bodies of a revision that is never committed stay
+ * unreferenced (nothing reads an object no revision names; the same import again reuses them).
+ * Resolves, once they are committed, with the hash of each markdown's body object.
+ *
+ * The pool connection is taken at the call (before the caller opens its transaction) and held
+ * until every statement is done: a transaction waiting for these bodies never waits for a
+ * connection they need, whatever the pool's size.
+ */
+export async function storeBodiesAhead(pool: Db, spaceId: string, markdowns: Iterable<string>): Promise<Map<string, Hash>> {
+  const connection = pool.connect();
+  const byMarkdown = new Map<string, Hash>();
+  const objects = new Map<Hash, string>();
+  for (const markdown of markdowns) {
+    if (!markdown || byMarkdown.has(markdown)) continue;
+    const json = bodyJson(markdown);
+    const hash = hashJson(json);
+    byMarkdown.set(markdown, hash);
+    objects.set(hash, json);
+  }
+  const client = await connection;
+  try {
+    if (objects.size) await repo.insertObjects(client, spaceId, [...objects.keys()], [...objects.values()], { flushWait: false });
+  } finally {
+    client.release();
+  }
+  return byMarkdown;
 }
 
 /** Copy every object of one space to another (duplicate): rows are copied, file bytes are not. */

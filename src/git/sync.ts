@@ -10,7 +10,7 @@ import { getGitSyncState, recordGitSync, setSpaceGitSync } from '../db/repos/git
 import type { PageFields } from '../content/draft.js';
 import { editMainContent, revisionSnapshot, WriteTargetGoneError } from '../content/commit.js';
 import { storeFilesBytes, type StoredBytes } from '../content/files.js';
-import { canonicalJson } from '../content/objects.js';
+import { canonicalJson, storeBodiesAhead } from '../content/objects.js';
 import { dumpYaml } from './format/yaml.js';
 import { loadBodies, type TreePage } from '../content/snapshot.js';
 import { gitSyncSummary } from './sync-state.js';
@@ -132,6 +132,14 @@ async function parseOrFail(app: AppContext, files: Map<string, Buffer>) {
   }
 }
 
+/** The Markdown of every document page of an imported tree. */
+function* documentMarkdowns(pages: ImportedPage[]): Generator<string> {
+  for (const ip of pages) {
+    if (ip.type === 'document' && ip.markdown) yield ip.markdown;
+    yield* documentMarkdowns(ip.children);
+  }
+}
+
 /** Path of a page file relative to the repository root, from its path relative to the docs root. */
 function repoPath(projectDir: string, config: GitBookConfig, docsPath: string) {
   return path.normalize(path.join(projectDir || '.', config.root || '.', docsPath)).replace(/^\.\//, '');
@@ -233,6 +241,11 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
     const { contents, entries } = files;
     if (projectDir && contents.size === 0) throw new GitSyncError(`The directory "${projectDir}" does not exist in ${p.ref}`);
     const parsed = await parseOrFail(app, contents);
+    // The pages' bodies, most of the revision's bytes, are stored on a connection of their own
+    // while the transaction below stores the files and builds the tree; the revision commits after
+    // them (objects.ts storeBodiesAhead).
+    const bodies = storeBodiesAhead(app.db, p.spaceId, documentMarkdowns(parsed.pages));
+    bodies.catch(() => {}); // awaited below; an import that fails first does not wait for it
     const message = (await repo.commitInfo(commit)).message.trim();
     await progress(0.5);
 
@@ -326,6 +339,7 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
             const file = fileIds.get(coverPath);
             if (file) draft.updatePage(pageId, { cover: { ref: { kind: 'file', file } } });
           }
+          draft.knowStoredBodies(await bodies);
           return null;
         },
         {

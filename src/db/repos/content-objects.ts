@@ -18,12 +18,25 @@ export async function selectObjects<T>(db: Queryable, spaceId: string, hashes: s
   return rows;
 }
 
-/** Insert objects given as canonical JSON; existing ones are kept as they are (same hash, same content). */
-export async function insertObjects(db: Queryable, spaceId: string, hashes: string[], datas: string[]): Promise<void> {
+/**
+ * Insert objects given as canonical JSON; existing ones are kept as they are (same hash, same
+ * content). `flushWait: false` (only for a statement of its own, on the pool): its commit does not
+ * wait for the WAL flush (`SET LOCAL synchronous_commit = off` for the rows it writes, as
+ * operations.ts does), for objects stored ahead of the durable commit that references them: that
+ * commit's flush comes later in the same WAL, so it makes them durable too.
+ */
+export async function insertObjects(
+  db: Queryable,
+  spaceId: string,
+  hashes: string[],
+  datas: string[],
+  opts: { flushWait?: boolean } = {},
+): Promise<void> {
+  const noFlushWait = opts.flushWait === false ? `WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL` : '';
   for (let i = 0; i < hashes.length; i += 5000) {
     await db.query(
       `INSERT INTO content_objects (space_id, hash, data)
-       SELECT $1, h, d::jsonb FROM unnest($2::text[], $3::text[]) AS t(h, d)
+       SELECT $1, h, d::jsonb FROM unnest($2::text[], $3::text[]) AS t(h, d) ${noFlushWait}
        ON CONFLICT (space_id, hash) DO NOTHING`,
       [spaceId, hashes.slice(i, i + 5000), datas.slice(i, i + 5000)],
     );

@@ -90,13 +90,18 @@ export async function getSpace(
   const { rows } = await db.query<SpaceRow>({
     name: `space_by_id_${opts.counters === false ? 'bare' : 'counted'}${opts.includeDeleted ? '_any' : ''}${opts.forUpdate ? '_lock' : ''}`,
     text: `SELECT ${columns} FROM spaces s WHERE s.id = $1 ${opts.includeDeleted ? '' : 'AND s.deleted_at IS NULL'}
-     ${opts.forUpdate ? 'FOR UPDATE OF s' : ''}`,
+     ${opts.forUpdate ? 'FOR NO KEY UPDATE OF s' : ''}`,
     values: [id],
   });
   return rows[0] ?? null;
 }
 
-/** Lock a live space row (serializes writers of its content) and return its current revision. */
+/**
+ * Lock a live space row (serializes writers of its content) and return its current revision.
+ * FOR NO KEY UPDATE: writers exclude each other, while rows that merely reference the space (its
+ * content objects stored ahead of a revision on another connection, a comment) may be inserted
+ * meanwhile; a FOR UPDATE would make their foreign-key check wait for the writer.
+ */
 export async function lockSpace(db: Queryable, id: string): Promise<SpaceRow | null> {
   return getSpace(db, id, { forUpdate: true, counters: false });
 }

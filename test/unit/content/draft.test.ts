@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Draft, DraftError } from '../../../src/content/draft.js';
 import type { FileNode } from '../../../src/content/types.js';
+import { storeBodiesAhead } from '../../../src/content/objects.js';
+import { loadSnapshot } from '../../../src/content/snapshot.js';
+import type { Db, Queryable } from '../../../src/db/pool.js';
 import { memoryObjects, outline, type MemoryObjects } from '../../helpers/memory-objects.js';
 
 /** The DraftError `fn` throws (fails when it throws nothing or something else). */
@@ -232,6 +235,39 @@ describe('Draft: revisions', () => {
     const [size, queries] = [store.size, store.queries];
     expect(await d.writeObjects(store.db, store.spaceId)).toBe(base.rootHash);
     expect([store.size, store.queries]).toEqual([size, queries]);
+  });
+
+  it('names the bodies stored ahead of it (a git import) and writes only the others', async () => {
+    const store = memoryObjects();
+    // A pool whose one connection is the in-memory store, released once the bodies are in.
+    let held = 0;
+    const pool = {
+      connect: async () => (held++, { query: store.db.query.bind(store.db), release: () => held-- }),
+    } as unknown as Db;
+    const ahead = await storeBodiesAhead(pool, store.spaceId, ['# One\n', 'Two.\n', '# One\n', '']);
+    expect(held).toBe(0);
+    expect(store.size).toBe(2); // one object per distinct non-empty body
+    const sent: string[] = [];
+    const spy = {
+      query: (text: string, values: unknown[]) => {
+        if (/^\s*INSERT INTO content_objects/.test(text)) sent.push(...(values[1] as string[]));
+        return store.db.query(text, values);
+      },
+    } as unknown as Queryable;
+    const d = new Draft(null);
+    d.insertPage(null, { id: 'one', title: 'One', markdown: '# One\n' });
+    d.insertPage(null, { id: 'two', title: 'Two', markdown: 'Two.\n' });
+    d.insertPage(null, { id: 'three', title: 'Three', markdown: 'Three.\n' });
+    d.knowStoredBodies(ahead);
+    const s = await loadSnapshot(store.db, store.spaceId, await d.writeObjects(spy, store.spaceId));
+    expect(s.byId.get('one')!.node.body).toBe(ahead.get('# One\n'));
+    expect(sent).not.toContain(ahead.get('# One\n'));
+    expect(sent).not.toContain(ahead.get('Two.\n'));
+    // Three page nodes, the body nobody stored, the root.
+    expect(sent).toHaveLength(5);
+    expect(await store.body(s, 'one')).toBe('# One\n');
+    expect(await store.body(s, 'two')).toBe('Two.\n');
+    expect(await store.body(s, 'three')).toBe('Three.\n');
   });
 
   it('is never unchanged without a base revision', () => {
