@@ -107,6 +107,10 @@ export async function mergeInto(
   const apply = async (list: TreePage[], parent: string | null, baseNear?: TreePage[], oursNear?: TreePage[]) => {
     for (let i = 0; i < list.length; i++) {
       const t = list[i];
+      // The very page object base has at the same index after the same sibling (snapshots share
+      // unchanged subtrees): same node, subtree and place, nothing to apply. Spares the lookups
+      // below for the unchanged siblings of a changed page (most of a wide list).
+      if (baseNear?.[i] === t && (i === 0 || baseNear[i - 1].node.id === list[i - 1].node.id)) continue;
       const id = t.node.id;
       const inBase = locate(base, id, baseNear);
       const inOurs = inOursOf(id, oursNear);
