@@ -16,6 +16,7 @@ import { loadBodies, type TreePage } from '../content/snapshot.js';
 import { gitSyncSummary } from './sync-state.js';
 import { openCredentials } from './credentials.js';
 import { guardedHttp } from './transport.js';
+import { blobReader, type StoredFileRef } from './export-blobs.js';
 import { withRepository, GitSyncError, isContent, type Repository, type RepoFileEntry } from './repo.js';
 import {
   generateRepository,
@@ -32,12 +33,6 @@ export { GitSyncError };
 
 /** At most this many warnings are kept on an import's result (a broken SUMMARY.md can have thousands). */
 const MAX_WARNINGS = 200;
-/**
- * Stored files an export reads ahead of the one it packs, and the most bytes of them in memory
- * together (one file may exceed it alone): small files' reads overlap instead of waiting in turn.
- */
-const BLOB_READS_AHEAD = 16;
-const BLOB_READS_AHEAD_BYTES = 32 * 1024 * 1024;
 /** Files an import stores per batch, and the most bytes a batch holds (one file may exceed it alone). */
 const FILE_BATCH = 64;
 const FILE_BATCH_BYTES = 32 * 1024 * 1024;
@@ -429,19 +424,6 @@ function structure(pages: StructureEntry[], depth = 0): string[] {
   ]);
 }
 
-/** A file of the space an export writes: its bytes stay in the BlobStore until then. */
-interface StoredFileRef {
-  blobKey: string;
-  name: string;
-  size: number;
-}
-
-async function storedBytes(app: AppContext, f: StoredFileRef): Promise<Buffer> {
-  const bytes = await app.blobs.get(f.blobKey);
-  if (!bytes) throw new GitSyncError(`The stored bytes of file "${f.name}" are missing`);
-  return bytes;
-}
-
 /**
  * Export the space's current revision as a commit on the branch and push it. The commit's parent
  * is the commit the space last synced with (so a branch that moved on since is a non-fast-forward,
@@ -589,36 +571,20 @@ export async function exportRepository(
       managed.add(rel(config?.summary ?? 'SUMMARY.md'));
       for (const m of managed) tree.delete(prefix + m);
     }
-    // The blobs and trees go into one new pack, the blobs in the tree's order; stored files are
-    // read from the BlobStore ahead of their turn (BLOB_READS_AHEAD, BLOB_READS_AHEAD_BYTES).
+    // The blobs and trees go into one new pack, the blobs in the tree's order (blobReader).
     const blobs = [...generated].map(([rel, content]) => {
       const mode = tree.get(prefix + rel)?.mode;
       const entry = { oid: '', mode: mode === '100755' ? mode : '100644' };
       tree.set(prefix + rel, entry);
       return { entry, content };
     });
-    const ahead: { bytes: Promise<Buffer>; size: number }[] = [];
-    let aheadBytes = 0;
-    let requested = 0;
     const treeOid = await repo.writeFilesAndTree(
       tree,
       blobs.map((b) => b.entry),
-      async () => {
-        while (requested < blobs.length && ahead.length < BLOB_READS_AHEAD) {
-          const content = blobs[requested].content;
-          const size = Buffer.isBuffer(content) ? 0 : content.size;
-          if (ahead.length && aheadBytes + size > BLOB_READS_AHEAD_BYTES) break;
-          requested++;
-          const bytes = Buffer.isBuffer(content) ? Promise.resolve(content) : storedBytes(app, content);
-          bytes.catch(() => {}); // awaited in turn below; an export that fails first does not wait for it
-          ahead.push({ bytes, size });
-          aheadBytes += size;
-        }
-        const first = ahead.shift();
-        if (!first) return null;
-        aheadBytes -= first.size;
-        return first.bytes;
-      },
+      blobReader(
+        app,
+        blobs.map((b) => b.content),
+      ),
     );
     await progress(0.6);
     if (parent && (await repo.commitInfo(parent)).tree === treeOid) {
