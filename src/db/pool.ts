@@ -7,6 +7,18 @@ export type Queryable = pg.Pool | pg.PoolClient;
 // Return BIGINT/COUNT(*) as numbers: counts here stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
+/**
+ * A WHERE condition that makes the statement's own (implicit) transaction commit without waiting
+ * for its WAL flush: `set_config(..., is_local => true)` is `SET LOCAL synchronous_commit = off`
+ * inside the statement, evaluated for the rows it writes, and reset when that transaction ends (the
+ * session keeps its durable default). Only for writes a crash may lose (a job run's intermediate
+ * state, repos/operations.ts) or that a later durable commit in the same WAL covers (content objects
+ * stored ahead of their revision, repos/content-objects.ts). The setting lasts until the transaction
+ * ends: only in a statement of its own on the pool, never inside a transaction that commits
+ * anything else.
+ */
+export const NO_FLUSH_WAIT = `set_config('synchronous_commit', 'off', true) IS NOT NULL`;
+
 export function createPool(databaseUrl: string, max: number): Db {
   const pool = new pg.Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.

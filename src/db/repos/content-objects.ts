@@ -1,5 +1,5 @@
 // The content-addressed objects of spaces (src/content/objects.ts hashes and caches them).
-import type { Queryable } from '../pool.js';
+import { NO_FLUSH_WAIT, type Queryable } from '../pool.js';
 
 /**
  * The objects of `hashes` (distinct) found in a space: one primary-key probe per hash. (With
@@ -20,10 +20,10 @@ export async function selectObjects<T>(db: Queryable, spaceId: string, hashes: s
 
 /**
  * Insert objects given as canonical JSON; existing ones are kept as they are (same hash, same
- * content). `flushWait: false` (only for a statement of its own, on the pool): its commit does not
- * wait for the WAL flush (`SET LOCAL synchronous_commit = off` for the rows it writes, as
- * operations.ts does), for objects stored ahead of the durable commit that references them: that
- * commit's flush comes later in the same WAL, so it makes them durable too.
+ * content). `flushWait: false` (only on the pool or a client of its own, outside any transaction):
+ * their commits do not wait for the WAL flush (NO_FLUSH_WAIT), for objects stored ahead of the
+ * durable commit that references them: that commit's flush comes later in the same WAL, so it makes
+ * them durable too.
  */
 export async function insertObjects(
   db: Queryable,
@@ -32,7 +32,7 @@ export async function insertObjects(
   datas: string[],
   opts: { flushWait?: boolean } = {},
 ): Promise<void> {
-  const noFlushWait = opts.flushWait === false ? `WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL` : '';
+  const noFlushWait = opts.flushWait === false ? `WHERE ${NO_FLUSH_WAIT}` : '';
   for (let i = 0; i < hashes.length; i += 5000) {
     await db.query(
       `INSERT INTO content_objects (space_id, hash, data)

@@ -1,4 +1,4 @@
-import type { Queryable } from '../pool.js';
+import { NO_FLUSH_WAIT, type Queryable } from '../pool.js';
 
 export type OperationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped';
 
@@ -63,17 +63,10 @@ export async function getOperation(db: Queryable, id: string): Promise<Operation
 
 const interval = (ms: string) => `make_interval(secs => ${ms} / 1000.0)`;
 
-/**
- * A WHERE condition that makes the statement's own (implicit) transaction commit without waiting
- * for its WAL flush: `set_config(..., is_local => true)` is `SET LOCAL synchronous_commit = off`
- * inside the statement, evaluated for the row it writes, and reset when that transaction ends (the
- * session keeps its durable default). Only for a run's intermediate writes (running, progress,
- * lease): a crash may lose the last of them, and the lease simply lapses; an operation's acceptance
- * and its final state are always durable commits. Saves a WAL flush per write, and the wait for it.
- * The setting lasts until the transaction ends: call the functions using it on the pool, never
- * inside a transaction that commits anything else.
- */
-const NO_FLUSH_WAIT = `set_config('synchronous_commit', 'off', true) IS NOT NULL`;
+// NO_FLUSH_WAIT (pool.ts) only for a run's intermediate writes (running, progress, lease): a crash
+// may lose the last of them, and the lease simply lapses; an operation's acceptance and its final
+// state are always durable commits. Saves a WAL flush per write, and the wait for it. Call the
+// functions using it on the pool, never inside a transaction that commits anything else.
 
 export type Claim =
   | { state: 'claimed'; operation: ClaimedOperation }
