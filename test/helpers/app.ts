@@ -85,7 +85,13 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const logger = opts.captureLogs ? createLogger('debug', 'test', { write: (line: string) => void logs.push(line) }) : undefined;
   const app = await createAppContext(config, 'test', logger);
   const server: ApiServer = createApiServer(app);
-  await new Promise<void>((r) => server.server.listen(port, '127.0.0.1', () => r()));
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject); // fail the set-up at once rather than time it out
+    server.server.listen(port, '127.0.0.1', () => {
+      server.server.off('error', reject);
+      resolve();
+    });
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   const pools: WorkerPool[] = [];
   const t: TestApp = {

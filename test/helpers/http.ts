@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 
 export interface TestResponse<T = any> {
@@ -31,7 +32,19 @@ export function client(baseUrl: string) {
   };
 }
 
+/**
+ * A loopback port that was free a moment ago, for a server that must know its port before it
+ * listens (its PUBLIC_URL, a child process's arguments). Chosen below the kernel's ephemeral range:
+ * a port from that range can be taken, between this check and the real listen, by any outgoing
+ * connection of a parallel test file (seen in CI as EADDRINUSE on the API server's listen).
+ */
 export async function freePort(): Promise<number> {
+  const [low] = ephemeralRange();
+  const span = Math.max(1000, low - 20_000);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low - 1 - Math.floor(Math.random() * span);
+    if (await canListen(port)) return port;
+  }
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
@@ -40,6 +53,25 @@ export async function freePort(): Promise<number> {
       const { port } = srv.address() as AddressInfo;
       srv.close(() => resolve(port));
     });
+  });
+}
+
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low > 21_000 && high >= low) return [low, high];
+  } catch {
+    // not Linux: the usual default
+  }
+  return [32_768, 60_999];
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
