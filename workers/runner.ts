@@ -9,17 +9,7 @@ import { JobSkipped, LeaseLost } from '../src/queue/errors.js';
 import { type JobContext } from '../jobs/types.js';
 import { redactUrl, type Logger } from '../src/log.js';
 import { newId } from '../src/util/ids.js';
-
-async function retry<T>(fn: () => Promise<T>, delays = [200, 1000, 5000]): Promise<T> {
-  for (let i = 0; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= delays.length) throw err;
-      await new Promise((r) => setTimeout(r, delays[i]));
-    }
-  }
-}
+import type { Finisher } from './finisher.js';
 
 /** Error text as stored on the operation row: first line, bounded, URLs stripped of credentials. */
 export function operationError(err: unknown): string {
@@ -90,13 +80,26 @@ function keepLease(app: AppContext, id: string, owner: string, onLost: () => voi
 }
 
 /**
+ * Final states handed to the finisher and not yet durable, per process, above which a run waits
+ * for its own before the next job (a bound on what a slow database lets pile up).
+ */
+const MAX_PENDING_FINISHES = 64;
+
+/**
  * The BullMQ processor shared by every queue: it moves the operation row through
  * queued -> running -> succeeded | failed | skipped around the job's own processor. One run at a
  * time per operation: the run leases the row (renewed while it works, released when it ends), a
  * delivery that finds the lease held by a live run waits, and a job whose operation is already
  * final does nothing (idempotent re-delivery after a stall or a re-enqueue).
+ *
+ * A success is handed to `finisher` (batched durable commits) and the job slot is freed while it is
+ * written: the operation reads `succeeded` only once that commit is durable, and the run keeps its
+ * lease until then. Should the write fail for good, or the process die before it lands, the
+ * operation stays open; once the lease lapses the reconciler finds its job completed and enqueues
+ * it again (as a process dying between the processor's end and its final write always did).
  */
-export function createJobHandler(app: AppContext) {
+export function createJobHandler(app: AppContext, finisher: Finisher) {
+  const logsInfo = app.log.isLevelEnabled('info');
   return async (job: Job<JobData>, token?: string): Promise<unknown> => {
     const name = job.name;
     if (!isJobName(name)) throw new UnrecoverableError(`No processor for job "${name}"`);
@@ -109,6 +112,8 @@ export function createJobHandler(app: AppContext) {
     let lost = false;
     /** The final write cleared the lease: nothing to give up at the end. */
     let released = false;
+    /** The success went to the finisher; the lease ends when it is written. */
+    let handedOver = false;
     const stopLease = keepLease(app, op.id, owner, () => {
       lost = true;
       log().warn('another run took this operation over; this run will not commit its result');
@@ -134,10 +139,21 @@ export function createJobHandler(app: AppContext) {
       const processor = PROCESSORS[name] as (payload: unknown, ctx: JobContext) => Promise<unknown>;
       const result = await processor(op.payload, ctx);
       // The work is done: a failure to record it must not re-run the processor (a second push,
-      // a second import), so only the write is retried.
-      released = await retry(() => ops.finishOperation(app.db, op.id, 'succeeded', { result: result ?? null }, owner));
-      if (released) log().info({ ms: Date.now() - started }, 'operation succeeded');
-      else log().warn('operation finished by another run; this result was not recorded');
+      // a second import), so only the write is retried (by the finisher).
+      const recorded = finisher.finish({ id: op.id, status: 'succeeded', result: result ?? null, owner }).then(
+        (ok) => {
+          if (!ok) log().warn('operation finished by another run; this result was not recorded');
+          else if (logsInfo) log().info({ ms: Date.now() - started }, 'operation succeeded');
+          return ok;
+        },
+        (err) => {
+          log().error({ err: operationError(err) }, "could not record the operation's success; it stays open and will run again");
+          return false;
+        },
+      );
+      handedOver = true;
+      const ended = recorded.then((ok) => endRun(app, op.id, owner, stopLease, ok));
+      if (finisher.pending > MAX_PENDING_FINISHES) await ended;
       return result;
     } catch (err) {
       if (err instanceof LeaseLost) {
@@ -156,10 +172,17 @@ export function createJobHandler(app: AppContext) {
       log().warn({ err: message, final }, final ? 'operation failed' : 'operation attempt failed; will retry');
       throw err;
     } finally {
-      stopLease();
-      // A recorded final state cleared the lease with it. Otherwise (that write failed, the run
-      // lost the lease, or an attempt failed) give it up, so a retry may claim the operation at once.
-      if (!released) await ops.releaseLease(app.db, op.id, owner).catch(() => {});
+      if (!handedOver) await endRun(app, op.id, owner, stopLease, released);
     }
   };
+}
+
+/**
+ * The run is over: stop renewing its lease and, unless its final write cleared it (the write
+ * failed, the run lost the lease, or an attempt failed), give it up so a retry may claim the
+ * operation at once.
+ */
+async function endRun(app: AppContext, id: string, owner: string, stopLease: () => void, released: boolean) {
+  stopLease();
+  if (!released) await ops.releaseLease(app.db, id, owner).catch(() => {});
 }

@@ -1,10 +1,11 @@
 import { Worker } from 'bullmq';
 import type { AppContext } from '../src/context.js';
-import type { QueueName } from '../src/config.js';
+import type { Config, QueueName } from '../src/config.js';
 import { redisConnection } from '../src/queue/client.js';
 import { checkProcessors } from '../jobs/index.js';
 import type { JobData } from '../src/queue/registry.js';
 import { createJobHandler } from './runner.js';
+import { Finisher } from './finisher.js';
 import { startReconciler } from './reconciler.js';
 import { startSchedules, withSchedules, type ScheduledJobData } from './scheduler.js';
 import { closeBrowser } from '../src/render/browser.js';
@@ -17,6 +18,8 @@ export interface WorkerPool {
    * them to another worker; the caller should exit rather than wait for them).
    */
   close(timeoutMs?: number): Promise<{ forced: boolean }>;
+  /** Resolves once the final states of the runs that ended so far are durable (runner.ts frees a job's slot before). */
+  settled(): Promise<void>;
 }
 
 /**
@@ -34,12 +37,29 @@ function stalledCheckIntervalMs(stalledIntervalMs: number): number {
   return Math.max(100, Math.floor(stalledIntervalMs / 3));
 }
 
+/**
+ * Refuse a pool of database connections too small for the git jobs this process would run at once:
+ * each holds one connection for its space's git lock for the whole job and needs another for its
+ * transaction, so with PG_POOL_MAX <= WORKER_CONCURRENCY they could all wait for one forever.
+ */
+export function checkConnectionBudget(config: Pick<Config, 'pgPoolMax' | 'workers'>, queues: readonly QueueName[]): void {
+  const need = config.workers.concurrency + 1;
+  if (queues.includes('git') && config.pgPoolMax < need) {
+    throw new Error(
+      `PG_POOL_MAX (${config.pgPoolMax}) is too small for WORKER_CONCURRENCY ${config.workers.concurrency} on the git queue: ` +
+        `each running git job holds a connection for its lock and needs another, so set PG_POOL_MAX to at least ${need}`,
+    );
+  }
+}
+
 /** One BullMQ Worker per configured queue, plus the reconciler loop. */
 export function startWorkers(app: AppContext, queues: readonly QueueName[] = app.config.workers.queues): WorkerPool {
   checkProcessors();
+  checkConnectionBudget(app.config, queues);
   const w = app.config.workers;
   // Ticks of job schedulers (workers/scheduler.ts) become operations; every other job is one already.
-  const handler = withSchedules(app, createJobHandler(app));
+  const finisher = new Finisher(app.db);
+  const handler = withSchedules(app, createJobHandler(app, finisher));
   const workers = queues.map((queue) => {
     const worker = new Worker<JobData | ScheduledJobData>(queue, handler, {
       connection: redisConnection(app.config.redisUrl),
@@ -57,11 +77,15 @@ export function startWorkers(app: AppContext, queues: readonly QueueName[] = app
   app.log.info({ queues, concurrency: w.concurrency }, 'workers started');
   return {
     workers,
+    settled: () => finisher.drain(),
     async close(timeoutMs = app.config.shutdownTimeoutMs) {
       stopReconciler();
       await stopSchedules().catch((err) => app.log.warn({ err }, 'stopping job schedulers failed'));
       let timer: NodeJS.Timeout | undefined;
-      const graceful = Promise.all(workers.map((x) => x.close())).then(() => 'closed' as const);
+      // Closed once the running jobs ended and their final states are written (see runner.ts).
+      const graceful = Promise.all(workers.map((x) => x.close()))
+        .then(() => finisher.drain())
+        .then(() => 'closed' as const);
       const limit = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs)));
       const outcome = await Promise.race([graceful, limit]);
       clearTimeout(timer);

@@ -30,3 +30,17 @@ describe('SEARCH_TEXT_CONFIG', () => {
     expect(() => loadConfig({ SEARCH_TEXT_CONFIG: "english'; drop table spaces" })).toThrow(/SEARCH_TEXT_CONFIG/);
   });
 });
+
+describe('the connection budget of a git worker', () => {
+  it('refuses PG_POOL_MAX below WORKER_CONCURRENCY + 1 on a process that runs git jobs, and only there', async () => {
+    const { checkConnectionBudget } = await import('../../workers/start.js');
+    const config = (env: Record<string, string>) => loadConfig(env);
+    expect(() => checkConnectionBudget(config({ PG_POOL_MAX: '2', WORKER_CONCURRENCY: '2' }), ['git'])).toThrow(
+      /PG_POOL_MAX \(2\) is too small for WORKER_CONCURRENCY 2 .*at least 3/,
+    );
+    expect(() => checkConnectionBudget(config({ PG_POOL_MAX: '3', WORKER_CONCURRENCY: '2' }), ['git', 'pdf'])).not.toThrow();
+    expect(() => checkConnectionBudget(config({ PG_POOL_MAX: '2', WORKER_CONCURRENCY: '2' }), ['pdf', 'openapi'])).not.toThrow();
+    // The defaults leave room.
+    expect(() => checkConnectionBudget(config({}), config({}).workers.queues)).not.toThrow();
+  });
+});

@@ -159,15 +159,44 @@ export async function finishOperation(
   fields: { result?: unknown; error?: string | null },
   owner?: string,
 ): Promise<boolean> {
-  // Named: prepared once per connection (it ends every job). Durable: this is the final state.
-  const { rowCount } = await db.query({
-    name: 'operation_finish',
-    text: `UPDATE operations SET status = $2, result = $3, error = $4, progress = CASE WHEN $2 = 'succeeded' THEN 1 ELSE progress END,
+  return (await finishOperations(db, [{ id, status, result: fields.result, error: fields.error, owner: owner ?? null }])).has(id);
+}
+
+/** One run's final state, for finishOperations. */
+export interface FinalState {
+  id: string;
+  status: 'succeeded' | 'failed' | 'skipped';
+  result?: unknown;
+  error?: string | null;
+  /** The run that must still hold the lease; null: whoever holds it. */
+  owner: string | null;
+}
+
+/**
+ * finishOperation for several runs in one statement and one durable commit (one WAL flush for
+ * all). Each id at most once. Returns the ids that were moved to their final state (the others
+ * were already final, or their run no longer held them).
+ */
+export async function finishOperations(db: Queryable, states: FinalState[]): Promise<Set<string>> {
+  if (!states.length) return new Set();
+  // Named: prepared once per connection (it ends every job). Durable: these are final states.
+  const { rows } = await db.query<{ id: string }>({
+    name: 'operation_finish_many',
+    text: `UPDATE operations o SET status = f.status, result = f.result::jsonb, error = f.error,
+            progress = CASE WHEN f.status = 'succeeded' THEN 1 ELSE o.progress END,
             finished_at = clock_timestamp(), updated_at = clock_timestamp(), lease_owner = NULL, lease_expires_at = NULL
-      WHERE id = $1 AND status IN ('queued', 'running') AND ($5::text IS NULL OR lease_owner = $5)`,
-    values: [id, status, fields.result === undefined ? null : JSON.stringify(fields.result), fields.error ?? null, owner ?? null],
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS f(id, status, result, error, owner)
+      WHERE o.id = f.id AND o.status IN ('queued', 'running') AND (f.owner IS NULL OR o.lease_owner = f.owner)
+      RETURNING o.id`,
+    values: [
+      states.map((s) => s.id),
+      states.map((s) => s.status),
+      states.map((s) => (s.result === undefined ? null : JSON.stringify(s.result))),
+      states.map((s) => s.error ?? null),
+      states.map((s) => s.owner),
+    ],
   });
-  return (rowCount ?? 0) > 0;
+  return new Set(rows.map((r) => r.id));
 }
 
 /**
