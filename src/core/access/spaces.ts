@@ -2,9 +2,9 @@ import type { Queryable } from '../../db/pool.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Role } from '../roles.js';
 import { atLeast, maxRole } from '../roles.js';
-import { getSpace, listSpaces, type SpaceRow } from '../../db/repos/spaces.js';
+import { listSpaces, type SpaceRow } from '../../db/repos/spaces.js';
 import { spaceGrantsOfUser } from '../../db/repos/grants.js';
-import { accessRows } from '../../db/repos/access.js';
+import { accessRows, spaceWithAccessRows, type AccessRows } from '../../db/repos/access.js';
 import { blockedBySso } from './sso.js';
 import { forbidden, notFound } from '../errors.js';
 import type { SpacePermissions } from '../../presenters/spaces.js';
@@ -50,7 +50,11 @@ export async function accessWithSpaceGrants(
   spaceIds: string[],
 ): Promise<{ ctx: AccessContext; spaceGrants: Map<string, Role> }> {
   const userId = typeof who === 'string' ? who : who.userId;
-  const rows = await accessRows(db, orgId, userId, spaceIds);
+  return fromAccessRows(await accessRows(db, orgId, userId, spaceIds), orgId, who);
+}
+
+/** What accessWithSpaceGrants gives, from the rows of the access statement. */
+function fromAccessRows(rows: AccessRows, orgId: string, who: string | Principal): { ctx: AccessContext; spaceGrants: Map<string, Role> } {
   let orgRole = rows.member && !rows.member.disabled ? (rows.member.role as Role | null) : undefined;
   if (typeof who !== 'string' && blockedBySso(rows.sso, orgId, orgRole, who)) orgRole = undefined;
   const collections: CollectionChain = new Map(rows.collections.map((c) => [c.id, { parent: c.parent, level: c.level }]));
@@ -182,10 +186,13 @@ export async function requireSpace(
   needed: Role = 'read',
   opts: { includeDeleted?: boolean; counters?: boolean } = {},
 ): Promise<SpaceAccess> {
-  // Counters only for callers that present the space (see getSpace).
-  const space = await getSpace(db, spaceId, { includeDeleted: opts.includeDeleted, counters: opts.counters ?? false });
-  if (!space) throw notFound(`Space "${spaceId}" not found`);
-  const { role, ctx } = await roleOnSpace(db, p, space);
+  // Counters only for callers that present the space (see getSpace). The space and what the
+  // access check needs come in one statement.
+  const found = await spaceWithAccessRows(db, spaceId, p.userId, { includeDeleted: opts.includeDeleted, counters: opts.counters ?? false });
+  if (!found) throw notFound(`Space "${spaceId}" not found`);
+  const { space } = found;
+  const { ctx, spaceGrants: grants } = fromAccessRows(found.access, space.organization_id, p);
+  const role = spaceRole(ctx, space, grants.get(space.id));
   if (!role) throw notFound(`Space "${spaceId}" not found`);
   if (!atLeast(role, needed)) throw forbidden(`Your role on this space (${role}) does not allow this action`);
   return { space, role, ctx };

@@ -73,6 +73,11 @@ export async function insertSpace(
   );
 }
 
+/** The columns of a SpaceRow of `s`: with its counters, or with zeros in their place. */
+export function spaceColumns(counters: boolean): string {
+  return counters ? SPACE_COLUMNS : 's.*, 0 AS comments, 0 AS change_requests, 0 AS change_requests_open, 0 AS change_requests_draft';
+}
+
 /**
  * A space by id. `counters: false` skips the four counter subqueries (access checks and locks do
  * not need them; the counters read as 0 then, so only presenters may rely on them).
@@ -82,10 +87,7 @@ export async function getSpace(
   id: string,
   opts: { includeDeleted?: boolean; forUpdate?: boolean; counters?: boolean } = {},
 ): Promise<SpaceRow | null> {
-  const columns =
-    opts.counters === false
-      ? 's.*, 0 AS comments, 0 AS change_requests, 0 AS change_requests_open, 0 AS change_requests_draft'
-      : SPACE_COLUMNS;
+  const columns = spaceColumns(opts.counters !== false);
   // Named per variant (prepared once per connection): most requests load their space first.
   const { rows } = await db.query<SpaceRow>({
     name: `space_by_id_${opts.counters === false ? 'bare' : 'counted'}${opts.includeDeleted ? '_any' : ''}${opts.forUpdate ? '_lock' : ''}`,

@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitBookAPI } from '@gitbook/api';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
+import type { Queryable } from '../../../src/db/pool.js';
+import type { Role } from '../../../src/core/roles.js';
+import { authenticate } from '../../../src/services/identity.js';
+import { requireSpace } from '../../../src/core/access/spaces.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -152,5 +156,31 @@ describe('team grants on collections', () => {
 
     expect((await t.api('DELETE', `/v1/collections/${top}/permissions/teams/${team}`, as)).status).toBe(205);
     expect((await t.api('GET', `/v1/spaces/${deep}`, asGuest)).status).toBe(404);
+  });
+});
+
+describe('the access check of a space request', () => {
+  it('reads the space and the caller’s access in one statement, with the role grants give', async () => {
+    const { org, as, guest, team, space } = await setup();
+    const outsider = await t.seedUser(undefined, undefined, 'Olga Outsider');
+    let statements = 0;
+    const counting = { query: (...args: unknown[]) => (statements++, (t.app.db.query as any)(...args)) } as Queryable;
+    const check = async (token: string, needed: Role = 'read') => {
+      const p = (await authenticate(t.app.db, token))!;
+      statements = 0;
+      try {
+        return { role: (await requireSpace(counting, p, space, needed)).role, statements };
+      } catch (err) {
+        return { status: (err as { status?: number }).status, statements };
+      }
+    };
+    expect(await check(org.adminToken)).toEqual({ role: 'admin', statements: 1 });
+    expect(await check(guest.token)).toEqual({ status: 404, statements: 1 });
+    expect(await check(outsider.token)).toEqual({ status: 404, statements: 1 });
+    expect((await t.api('POST', `/v1/spaces/${space}/permissions`, { ...as, body: { role: 'read', teams: [team] } })).status).toBe(204);
+    expect(await check(guest.token)).toEqual({ role: 'read', statements: 1 });
+    expect(await check(guest.token, 'edit')).toEqual({ status: 403, statements: 1 });
+    expect((await t.api('DELETE', `/v1/spaces/${space}`, as)).status).toBeLessThan(300);
+    expect(await check(org.adminToken)).toEqual({ status: 404, statements: 1 });
   });
 });
