@@ -43,15 +43,30 @@ export interface PageMatch {
   sections: SectionMatch[];
 }
 
+/** The first read of a search (see queryGroups), begun before the caller's access check ends. */
+export type EarlyRead = Promise<repo.FreshnessRow[]>;
+
+/**
+ * Begin the first read of a search of `spaceIds` (their index state and the query compiled under
+ * it) while the caller still checks access: it changes nothing and is only used once that passed
+ * (pass it to searchPages). A rejection is left to searchPages; unused, it is ignored.
+ */
+export function readAhead(app: AppContext, spaceIds: string[], text: string): EarlyRead {
+  const early = repo.freshness(app.db, spaceIds, prepareQuery(text).latin);
+  early.catch(() => {});
+  return early;
+}
+
 /** Matching pages of `spaceIds`, best first: `limit` of them after `offset`, and how many match in all. */
 export async function searchPages(
   app: AppContext,
   spaceIds: string[],
   text: string,
   at: { offset: number; limit: number },
+  early?: EarlyRead,
 ): Promise<{ total: number; pages: PageMatch[] }> {
   const prepared = prepareQuery(text);
-  const groups = await queryGroups(app, spaceIds, prepared);
+  const groups = await queryGroups(app, spaceIds, prepared, early);
   if (!groups.length) return { total: 0, pages: [] };
   const { total, pages } = await query.rankedPages(app.db, groups, at.offset, at.limit);
   return { total, pages: await withSections(app, groups, pages, prepared) };
@@ -87,9 +102,9 @@ export async function searchSpaces(
  * configuration changed without the index following, e.g. a failed reindex, a restored space, a
  * new SEARCH_TEXT_CONFIG or language) is brought up to date first.
  */
-async function queryGroups(app: AppContext, spaceIds: string[], prepared: PreparedQuery): Promise<QueryGroup[]> {
+async function queryGroups(app: AppContext, spaceIds: string[], prepared: PreparedQuery, early?: EarlyRead): Promise<QueryGroup[]> {
   if (!prepared.latin && !prepared.cjk) return [];
-  let rows = await repo.freshness(app.db, spaceIds, prepared.latin);
+  let rows = await (early ?? repo.freshness(app.db, spaceIds, prepared.latin));
   let refreshed = false;
   for (const r of rows) {
     if (r.indexed_revision === r.revision_id && r.config === (await spaceTextConfig(app, r.language))) continue;

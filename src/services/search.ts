@@ -6,7 +6,7 @@ import { DEFAULT_LIMIT, decodeCursor, encodeCursor, type ListPage } from '../cor
 import { pageAppUrl } from '../content/present.js';
 import { requireOrg } from '../core/access/organizations.js';
 import { requireSpace, visibleSpaces } from '../core/access/spaces.js';
-import { searchPages, searchSpaces, type PageMatch } from '../search/search.js';
+import { readAhead, searchPages, searchSpaces, type PageMatch } from '../search/search.js';
 
 // Search of a space and of an organization (the spaces the user can see), over the index that
 // src/search/ keeps and queries. Lists are paginated by an offset carried in an opaque cursor bound
@@ -22,9 +22,11 @@ interface SearchParams {
 const MAX_PAGES_PER_SPACE = 20;
 
 export async function searchSpace(app: AppContext, p: Principal, spaceId: string, q: SearchParams) {
+  // The search's first read overlaps the access check; nothing of it is used unless that passes.
+  const early = readAhead(app, [spaceId], q.query);
   await requireSpace(app.db, p, spaceId, 'read');
   const offset = decodeOffset(q, `space:${spaceId}`);
-  const { total, pages } = await searchPages(app, [spaceId], q.query, { offset, limit: q.limit ?? DEFAULT_LIMIT });
+  const { total, pages } = await searchPages(app, [spaceId], q.query, { offset, limit: q.limit ?? DEFAULT_LIMIT }, early);
   const out: ListPage<unknown> = { items: pages.map((m) => pageResult(app, m)), count: total };
   if (pages.length && offset + pages.length < total) out.next = { page: encodeOffset(offset + pages.length, q, `space:${spaceId}`) };
   return out;

@@ -152,8 +152,9 @@ export async function rankedSpaces(
 }
 
 /**
- * Sections of the given pages (of one group) that match its query, at most `perPage` per page,
- * those matching through their own title or body first, then by rank; `highlighted` is the
+ * Sections of the given pages (of one group) to show for its query, at most `perPage` per page:
+ * those matching through their own title or body, best first; for a page with none (it matched
+ * through its title or description only), its best matching section alone. `highlighted` is the
  * ts_headline of the body (with `headlineOptions`) for those whose body is longer than
  * `headlineAbove` bytes (null for the others).
  */
@@ -176,7 +177,7 @@ export async function matchingSections(
            CROSS JOIN LATERAL (SELECT ts_rank(sec.tsv, $3::tsquery) AS r, ts_rank('${OWN_WEIGHTS}', sec.tsv, $3::tsquery) AS own) h
           WHERE sec.tsv @@ $3::tsquery
        ) x
-      WHERE x.n <= ${perPage}
+      WHERE x.n <= ${perPage} AND (x.own > 0 OR x.n = 1)
       ORDER BY x.space_id, x.page_id, x.n`,
     values: [
       pages.map((p) => p.space_id),

@@ -171,22 +171,25 @@ export async function insertSections(db: Queryable, spaceId: string, config: str
   );
 }
 
+/** A space's revision and language beside the state of its index, and the query compiled under the index's configuration. */
+export interface FreshnessRow {
+  id: string;
+  revision_id: string;
+  language: string | null;
+  indexed_revision: string | null;
+  config: string | null;
+  q: string | null;
+}
+
 /**
  * Live spaces among `spaceIds` with what decides whether their index is current and, with `latin`,
  * `q`: websearch_to_tsquery of it under the configuration the index was built with (text form;
  * null when there is none, or no such configuration any more), so that a search of current
  * indexes needs no other round trip to compile its query.
  */
-export async function freshness(db: Queryable, spaceIds: string[], latin = '') {
+export async function freshness(db: Queryable, spaceIds: string[], latin = ''): Promise<FreshnessRow[]> {
   if (!spaceIds.length) return [];
-  const { rows } = await db.query<{
-    id: string;
-    revision_id: string;
-    language: string | null;
-    indexed_revision: string | null;
-    config: string | null;
-    q: string | null;
-  }>({
+  const { rows } = await db.query<FreshnessRow>({
     name: 'search_freshness',
     text: `SELECT s.id, s.revision_id, s.language, ss.revision_id AS indexed_revision, ss.config,
             CASE WHEN $2 <> '' THEN (SELECT websearch_to_tsquery(c.oid::regconfig, $2)::text
