@@ -51,7 +51,13 @@ export const ASSIGNABLE_FIELDS = [
 ] as const satisfies readonly (keyof PageNode & keyof PageFields)[];
 
 interface MPage {
+  /**
+   * The page's fields. While `shared`, the very node of the source page (its `children` hashes
+   * included, which nothing reads here): made pages are mostly the unchanged siblings of a changed
+   * one, so they are copied only when written (`writable`).
+   */
   node: Omit<PageNode, 'children'>;
+  shared?: boolean;
   /** New body text not yet hashed. */
   markdown?: string;
   /** Subpages; null until first needed, then made from `tree`'s (see `kids`). */
@@ -121,10 +127,19 @@ export class Draft {
 
   /** The editable page of a source page (its subpages are made when needed). */
   private make(p: TreePage, parent: MPage | null): MPage {
-    const { children: _c, ...node } = p.node;
-    const m: MPage = { node, children: null, tree: p, parent, hash: p.hash };
-    this.byId.set(node.id, m);
+    const m: MPage = { node: p.node, shared: true, children: null, tree: p, parent, hash: p.hash };
+    this.byId.set(p.node.id, m);
     return m;
+  }
+
+  /** The page's own node, to change: a copy of the source's on first write (see MPage.shared). */
+  private writable(m: MPage): Omit<PageNode, 'children'> {
+    if (m.shared) {
+      const { children: _c, ...node } = m.node as PageNode;
+      m.node = node;
+      m.shared = false;
+    }
+    return m.node;
   }
 
   /**
@@ -251,14 +266,15 @@ export class Draft {
     if (!m) throw new DraftError(`Page "${pageId}" does not exist`, 404);
     this.assign(m, fields);
     // A page keeps its slug when renamed (links and URLs stay valid) unless a slug is given.
-    if (fields.slug !== undefined) m.node.slug = this.uniqueSlug(m.parent ? this.kids(m.parent) : this.top, fields.slug, m);
-    m.node.updatedAt = this.now;
+    const node = this.writable(m);
+    if (fields.slug !== undefined) node.slug = this.uniqueSlug(m.parent ? this.kids(m.parent) : this.top, fields.slug, m);
+    node.updatedAt = this.now;
     this.touched.add(pageId);
     this.dirty(m);
   }
 
   private assign(m: MPage, f: PageFields) {
-    const n = m.node as unknown as Record<string, unknown>;
+    const n = this.writable(m) as unknown as Record<string, unknown>;
     for (const key of ASSIGNABLE_FIELDS) {
       const v = f[key];
       if (v === undefined) continue;
@@ -284,7 +300,7 @@ export class Draft {
     this.dirty(m.parent);
     from.splice(from.indexOf(m), 1);
     m.parent = parentId === null ? null : this.find(parentId)!;
-    m.node.slug = this.uniqueSlug(to, m.node.slug, m);
+    this.writable(m).slug = this.uniqueSlug(to, m.node.slug, m);
     to.splice(index === undefined ? to.length : clamp(index, 0, to.length), 0, m);
     this.touched.add(pageId);
     this.dirty(m);
@@ -370,8 +386,9 @@ export class Draft {
       // Subpages never made are as in the source.
       const childHashes = m.children ? m.children.map(finalize) : m.tree!.node.children;
       if (m.markdown !== undefined) {
-        if (m.markdown === '') delete (m.node as Partial<PageNode>).body;
-        else m.node.body = this.storedBodies?.get(m.markdown) ?? addJson(bodyJson(m.markdown));
+        const node = this.writable(m);
+        if (m.markdown === '') delete (node as Partial<PageNode>).body;
+        else node.body = this.storedBodies?.get(m.markdown) ?? addJson(bodyJson(m.markdown));
         m.markdown = undefined;
       }
       m.hash = add({ ...m.node, children: childHashes } as PageNode);

@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/pool.js';
-import { canonicalJson } from './objects.js';
 import { ASSIGNABLE_FIELDS, type Draft, type PageFields } from './draft.js';
+import { canonicalJson, getObjects } from './objects.js';
 import { loadBody, type Snapshot, type TreePage } from './snapshot.js';
-import type { PageNode } from './types.js';
+import type { Hash, PageNode } from './types.js';
 
 export interface MergeConflict {
   pageId: string;
@@ -100,6 +100,12 @@ export async function mergeInto(
     return found;
   };
 
+  // 0. The bodies of their changed pages, in one statement: the walk below reads them one page
+  //    at a time, in tree order, from the object cache.
+  const bodies: Hash[] = [];
+  changedBodies(base, theirs.pages, base.pages, bodies);
+  if (bodies.length) await getObjects(db, spaceId, bodies);
+
   // 1. Insertions, moves and content changes, in their tree order (a parent before its children,
   //    a sibling before the one placed after it). A page with the same hash in the same place as in
   //    base has the same subtree (children are part of the hash): nothing below it to apply either,
@@ -163,7 +169,10 @@ export async function mergeInto(
   // 2. Deletions: a page they deleted goes, unless we changed it (or added pages under it). A page
   //    theirs has with the same hash has its whole subtree there too: nothing below it was deleted.
   const remove = (list: TreePage[], theirsNear?: TreePage[], oursNear?: TreePage[]) => {
-    for (const b of list) {
+    for (let i = 0; i < list.length; i++) {
+      const b = list[i];
+      // The very page object theirs has at the same index: there, with the same subtree.
+      if (theirsNear?.[i] === b) continue;
       const id = b.node.id;
       const t = locate(theirs, id, theirsNear)?.page;
       const o = inOursOf(id, oursNear)?.page;
@@ -211,6 +220,21 @@ export async function mergeInto(
     draft.setVariables(merged);
   }
   return conflicts;
+}
+
+/**
+ * Body hashes of the pages of `list` (and below) whose body differs from base's (or that base has
+ * not), along the paths that changed: what mergeInto's walk will read of theirs.
+ */
+function changedBodies(base: Snapshot, list: TreePage[], baseNear: TreePage[] | undefined, out: Hash[]) {
+  for (let i = 0; i < list.length; i++) {
+    const t = list[i];
+    if (baseNear?.[i] === t) continue; // the very object base has: same subtree
+    const b = locate(base, t.node.id, baseNear)?.page;
+    if (b?.hash === t.hash) continue; // same node hash: same body and subtree, wherever it moved
+    if (t.node.body && t.node.body !== b?.node.body) out.push(t.node.body);
+    changedBodies(base, t.children, b?.children, out);
+  }
 }
 
 function descendants(p: TreePage): TreePage[] {

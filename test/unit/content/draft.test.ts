@@ -326,6 +326,25 @@ describe('Draft: revisions', () => {
     expect(await store.body(next, 'intro')).toBe('');
   });
 
+  it('never writes into the nodes of the revision it was opened on, whatever it changes', async () => {
+    const store = memoryObjects();
+    const base = await baseRevision(store);
+    const nodes = () => JSON.stringify([...base.byId.values()].map((p) => p.node));
+    const before = nodes();
+    const d = new Draft(base);
+    d.updatePage('install', { markdown: 'Run it twice.\n', slug: 'setup', description: 'How' });
+    d.updatePage('advanced', { markdown: '' });
+    d.updatePage('intro', { hidden: true, emoji: null });
+    d.insertPage('guide', { id: 'faq2', title: 'FAQ' });
+    d.movePage('faq', 'guide', 0); // its slug is taken among its new siblings: renamed
+    const next = await store.commit(d);
+    expect(nodes()).toBe(before);
+    expect(next.byId.get('install')!.node).toMatchObject({ slug: 'setup-2', description: 'How' });
+    expect(next.byId.get('faq')!.node.slug).toBe('faq-2');
+    expect(await store.body(next, 'install')).toBe('Run it twice.\n');
+    expect(await store.body(base, 'install')).toBe('Run the installer.\n');
+  });
+
   it('leaves the revision it was opened on as it was', async () => {
     const store = memoryObjects();
     const base = await baseRevision(store);

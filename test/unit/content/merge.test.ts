@@ -40,6 +40,8 @@ interface Merged {
   merged: Snapshot;
   draft: Draft;
   store: MemoryObjects;
+  /** Statements mergeInto sent. */
+  statements: number;
 }
 
 /** Edit `base` on two sides and merge theirs into ours. */
@@ -55,8 +57,10 @@ async function merge(ours: (d: Draft) => unknown, theirs: (d: Draft) => unknown)
   };
   const [oursSnap, theirsSnap] = [await side(ours), await side(theirs)];
   const draft = new Draft(oursSnap);
+  const before = store.queries;
   const conflicts = await mergeInto(store.db, store.spaceId, baseSnap, oursSnap, theirsSnap, draft, mergeText);
-  return { conflicts, merged: await store.commit(draft), draft, store };
+  const statements = store.queries - before;
+  return { conflicts, merged: await store.commit(draft), draft, store, statements };
 }
 
 const BASE_OUTLINE = 'intro guide(install setup(advanced)) faq';
@@ -91,6 +95,25 @@ describe('merge: work follows what changed', () => {
     expect(merged.byId.get('advanced')?.node.title).toBe('Expert');
     expect(merged.byId.get('advanced')?.parentId).toBe('setup');
     expect(await store.body(merged, 'faq')).toBe('Our questions.\n');
+  });
+});
+
+describe('merge: reading their texts', () => {
+  it('reads the texts of every page they changed or added in one statement', async () => {
+    const { conflicts, merged, store, statements } = await merge(
+      (d) => d.setVariables({ product: 'Acme', version: '2' }),
+      (d) => {
+        d.updatePage('intro', { markdown: 'Welcome aboard.\n' });
+        d.updatePage('install', { markdown: `${TEXT}Done.\n` });
+        d.insertPage('setup', { id: 'proxy', title: 'Proxy', markdown: 'Set HTTPS_PROXY.\n' });
+      },
+    );
+    expect(conflicts).toEqual([]);
+    expect(statements).toBe(1);
+    expect(await store.body(merged, 'intro')).toBe('Welcome aboard.\n');
+    expect(await store.body(merged, 'install')).toBe(`${TEXT}Done.\n`);
+    expect(await store.body(merged, 'proxy')).toBe('Set HTTPS_PROXY.\n');
+    expect(merged.root.variables).toEqual({ product: 'Acme', version: '2' });
   });
 });
 
