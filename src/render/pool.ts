@@ -12,6 +12,7 @@
 // - with results cached by input (bodies are immutable; the same page is read again and again):
 //   a page parses once per process, not once per read. A plain-text result caused by the time limit
 //   is kept for a minute only, so that a busy moment does not pin it.
+import { createHash } from 'node:crypto';
 import { Piscina } from 'piscina';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log.js';
@@ -34,6 +35,9 @@ import {
   type RepositoryOutput,
   type TaskOutput,
 } from './tasks.js';
+
+/** HTML fragments longer than this (images inline) are not kept in the cache. */
+const MAX_CACHED_HTML = 1024 * 1024;
 
 /** Inputs up to this many characters are handled on the calling thread. */
 const INLINE_CHARS = 512;
@@ -94,16 +98,20 @@ export class MarkdownPool {
     return (await this.body('plan', md)).value;
   }
 
-  /** A body as an HTML fragment; `lookups` answers everything `plan` listed. */
+  /**
+   * A body as an HTML fragment; `lookups` answers everything `plan` listed. Cached by the body and
+   * a digest of the lookups (the fragment is a function of both): an export made again after a
+   * few pages changed renders only those.
+   */
   async html(md: string, lookups: HtmlLookups): Promise<string> {
-    const task = { op: 'html' as const, md, ...lookups };
-    if (this.slow.has(md)) return plainValue(task, this.timeoutReason()) as string;
-    const out = (await this.run(task, md.length, () => {
-      this.slow.set(md, true);
-      const reason = this.timeoutReason();
-      return { value: plainValue(task, reason), plain: reason };
-    })) as BodyOutput<'html'>;
-    return out.value;
+    const digest = createHash('sha256')
+      .update(JSON.stringify([lookups.anchor, lookups.images, lookups.links, lookups.files, lookups.operations ?? []]))
+      .digest('base64url');
+    const key = `html\n${digest}\n${md}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit.value as string;
+    // A fragment carrying large images inline would crowd out everything else.
+    return (await this.compute({ op: 'html', md, ...lookups }, key, (out) => out.value.length <= MAX_CACHED_HTML)).value;
   }
 
   /**
@@ -215,14 +223,19 @@ export class MarkdownPool {
     // Readers of the same body at the same time share one task.
     let pending = this.pending.get(key);
     if (!pending) {
-      pending = this.compute(op, md, key).finally(() => this.pending.delete(key));
+      pending = this.compute({ op, md } as Extract<MarkdownTask, { op: BodyOp }> & { op: K }, key).finally(() => this.pending.delete(key));
       this.pending.set(key, pending);
     }
     return pending as Promise<BodyOutput<K>>;
   }
 
-  private async compute<K extends CachedOp>(op: K, md: string, key: string): Promise<BodyOutput<K>> {
-    const task = { op, md } as Extract<MarkdownTask, { op: CachedOp }>;
+  /** Run a body op (unless its body is known to be slow) and remember its output under `key` if `keep` says so. */
+  private async compute<K extends BodyOp>(
+    task: Extract<MarkdownTask, { op: BodyOp }> & { op: K },
+    key: string,
+    keep: (out: BodyOutput<K>) => boolean = () => true,
+  ): Promise<BodyOutput<K>> {
+    const { md } = task;
     if (this.slow.has(md)) {
       const reason = this.timeoutReason();
       return { value: plainValue(task, reason), plain: reason } as BodyOutput<K>;
@@ -234,7 +247,7 @@ export class MarkdownPool {
       const reason = this.timeoutReason();
       return { value: plainValue(task, reason), plain: reason };
     })) as BodyOutput<K>;
-    this.remember(key, out, timedOut);
+    if (keep(out)) this.remember(key, out, timedOut);
     return out;
   }
 

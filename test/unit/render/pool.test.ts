@@ -92,6 +92,20 @@ describe('MarkdownPool', () => {
     expect(await p.scan(`${'> '.repeat(40)}x`.padEnd(1000, ' '), LIMITS.pageChars)).toMatchObject({ limit: 'depth' });
   });
 
+  it('caches an HTML fragment by its body and its lookups', async () => {
+    const p = pool({ threads: 1, timeoutMs: 60_000 });
+    const md = `# Setup\n\n![Diagram](d.png) and [the guide](guide.md).\n\n${'More text.\n\n'.repeat(60)}`;
+    const lookups = { anchor: 'p1', images: [['d.png', { src: 'data:image/png;base64,AAAA' }]], links: [['guide.md', '#p2']], files: [] };
+    const html = await p.html(md, lookups as never);
+    expect(html).toContain('src="data:image/png;base64,AAAA"');
+    expect(html).toContain('href="#p2"');
+    await p.close();
+    // No thread left: the same body with equal lookups comes from the cache, any other needs one.
+    expect(await p.html(md, JSON.parse(JSON.stringify(lookups)))).toBe(html);
+    await expect(p.html(md, { ...lookups, links: [['guide.md', '#p3']] } as never)).rejects.toThrow('closed');
+    await expect(p.html(`${md}Changed.\n`, lookups as never)).rejects.toThrow('closed');
+  });
+
   it('stops a task past its time limit, gives plain text, and keeps working', async () => {
     const p = pool({ threads: 1, timeoutMs: 300 });
     // Within every limit, but seconds of parsing: 48,000 links.
