@@ -30,6 +30,9 @@
 //     requests, a word every page contains. Baseline: a bare handler doing the token lookup and
 //     the bare SQL: websearch_to_tsquery over that space's search_sections with ts_rank ORDER BY
 //     ... LIMIT 50 (no per-page grouping, no total count, no snippets, no freshness check).
+//     For reference, the floor of ours on the same bare server: the token lookup and the
+//     statements the result needs as ours runs them (query compiled, pages ranked and counted,
+//     the sections to show with their highlights), raw rows out, vs the same baseline.
 //     And the index of the large space built from scratch (reindexSpace when the spaces are built,
 //     one sample), beside the same for the small space.
 //  4. History: a second space built like the large one is given BENCH_HISTORY_REVISIONS (50) more
@@ -50,6 +53,8 @@ import { findTokenByHash } from '../src/db/repos/tokens.js';
 import { editMainContent } from '../src/content/commit.js';
 import { loadBodies, loadSnapshot } from '../src/content/snapshot.js';
 import { reindexSpace } from '../src/search/indexer.js';
+import { compileQueries, matchingSections, rankedPages } from '../src/db/repos/search-query.js';
+import { MATCH_START, MATCH_STOP, SNIPPET_MAX } from '../src/search/snippet.js';
 import {
   COMMON_WORD,
   VOCABULARY,
@@ -138,6 +143,24 @@ function bareContent(db: Db, searchConfig: Map<string, string>): BareHandler {
         [search[1], config, url.searchParams.get('query') ?? '', SEARCH_LIMIT],
       );
       return { status: 200, body: { items: rows } };
+    }
+    const floor = /^\/v1\/spaces\/([^/]+)\/search-floor$/.exec(url.pathname);
+    if (floor) {
+      // The floor of ours, for reference: the statements the result itself needs, as ours runs
+      // them (the query compiled, the matching pages grouped, counted and ranked, the sections to
+      // show of the listed ones with their highlights), raw rows out; no access or index check,
+      // no snippets cut, no API shaping.
+      const config = searchConfig.get(floor[1]);
+      if (!config) return { status: 404, body: { error: 'not found' } };
+      const tsquery = (await compileQueries(db, url.searchParams.get('query') ?? '', [config])).get(config) ?? '';
+      const group = { config, spaceIds: [floor[1]], tsquery, latin: tsquery };
+      const ranked = await rankedPages(db, [group], 0, SEARCH_LIMIT);
+      const sections = await matchingSections(db, group, ranked.pages, {
+        perPage: 10, // src/search/search.ts MAX_SECTIONS_PER_PAGE
+        headlineOptions: `StartSel=${MATCH_START}, StopSel=${MATCH_STOP}, HighlightAll=true`,
+        headlineAbove: SNIPPET_MAX,
+      });
+      return { status: 200, body: { count: ranked.total, pages: ranked.pages, sections } };
     }
     return { status: 404, body: { error: 'not found' } };
   };
@@ -322,9 +345,25 @@ export async function benchContent(env: BenchEnv, cleanup: Cleanup): Promise<Row
     },
     { rounds: ROUNDS, requests: SEARCH_REQUESTS, warmup: SEARCH_WORDS.length, headers },
   );
+  const rareFloor = await compareLatency(
+    'search rare word, floor',
+    {
+      ours: (i) => bareBase + searchPath(SEARCH_WORDS[i % SEARCH_WORDS.length]).replace('/search?', '/search-floor?'),
+      baseline: (i) => bareBase + searchPath(SEARCH_WORDS[i % SEARCH_WORDS.length]),
+    },
+    { rounds: ROUNDS, requests: SEARCH_REQUESTS, warmup: SEARCH_WORDS.length, headers },
+  );
   const broad = await compareLatency(
     'search common word',
     { ours: () => apiBase + searchPath(COMMON_WORD), baseline: () => bareBase + searchPath(COMMON_WORD) },
+    { rounds: ROUNDS, requests: BROAD_REQUESTS, warmup: 1, headers },
+  );
+  const broadFloor = await compareLatency(
+    'search common word, floor',
+    {
+      ours: () => bareBase + searchPath(COMMON_WORD).replace('/search?', '/search-floor?'),
+      baseline: () => bareBase + searchPath(COMMON_WORD),
+    },
     { rounds: ROUNDS, requests: BROAD_REQUESTS, warmup: 1, headers },
   );
 
@@ -427,7 +466,9 @@ export async function benchContent(env: BenchEnv, cleanup: Cleanup): Promise<Row
       higherIsBetter: false,
     },
     ...latencyRows(`GET .../search?query=<word in ~3% of ${SPACE_PAGES} pages>`, rare, 2),
+    ...latencyRows(`  for reference: its floor (the SQL the result needs, bare handler) vs the bare ranked query`, rareFloor, 2),
     ...latencyRows(`GET .../search?query=<word in every page>`, broad, 1),
+    ...latencyRows(`  for reference: its floor, as above`, broadFloor, 1),
   );
   return rows;
 }

@@ -15,14 +15,16 @@
 //                                       (pingWorkers), run by the real workers (startWorkers: claim,
 //                                       lease, processor, durable final state) vs a bare BullMQ
 //                                       Worker with a no-op processor (same concurrency, job options,
-//                                       prefix and Redis): jobs/s of a backlog of N, and accept ->
+//                                       prefix and Redis): jobs/s of a backlog of N (ours until the
+//                                       last final state is durable), and accept ->
 //                                       start latency p50/p99, one job at a time on idle workers
 //                                       (accepted: the service call returned, i.e. after the insert
 //                                       and the enqueue, or queue.add returned; start: the processor
 //                                       began, as it reports with a high-resolution clock). For
-//                                       reference, the floor of the real path: the bare Worker
-//                                       running only the runner's two writes per job (claim,
-//                                       durable finish) on pre-inserted operation rows.
+//                                       reference, the floors of the real path: the bare Worker
+//                                       running only the runner's two writes per job (claim, durable
+//                                       finish batched by a Finisher) on pre-inserted operation
+//                                       rows; accept -> start with the claim before the start.
 //  4. openapi.process jobs/s            a backlog of N small inline-text specs drained by the real
 //                                       workers (startWorkers, queue 'openapi') until every operation
 //                                       row is `succeeded`, vs a backlog of N no-op BullMQ jobs
@@ -66,7 +68,8 @@ import { createSpec } from '../src/services/openapi.js';
 import { startWorkers } from '../workers/start.js';
 import { pingWorkers } from '../src/services/workers.js';
 import { createOperation } from '../src/services/operations.js';
-import { claimOperation, finishOperation } from '../src/db/repos/operations.js';
+import { claimOperation } from '../src/db/repos/operations.js';
+import { Finisher } from '../workers/finisher.js';
 import { createRedis, redisConnection } from '../src/queue/client.js';
 import { benchContent } from './content.js';
 import { benchMerge } from './merge.js';
@@ -442,7 +445,11 @@ async function pingJobsPerSecond(env: BenchEnv, cleanup: Cleanup, monitor: Db, n
   const pool = startWorkers(env.app, [PING_QUEUE]);
   const stop = cleanup.add('stop the no-op job workers', () => pool.close(3000));
   try {
-    const { mainMs } = await withCpu(() => completions(pool.workers as Worker[], n));
+    // Done when every final state is durable: the runner frees a job's slot before its commit.
+    const { mainMs } = await withCpu(async () => {
+      await completions(pool.workers as Worker[], n);
+      await pool.settled();
+    });
     const rate = jobRate(n, started, mainMs);
     await allSucceeded(monitor, ids);
     return rate;
@@ -502,13 +509,21 @@ function bareNoop(
 }
 
 /** A backlog of one job per operation id added at once, then the Worker started: timed until it has completed them all. */
-async function drainBacklog(bare: ReturnType<typeof bareNoop>, operationIds: string[], tag: string): Promise<JobRate> {
+async function drainBacklog(
+  bare: ReturnType<typeof bareNoop>,
+  operationIds: string[],
+  tag: string,
+  settled: () => Promise<void> = async () => {},
+): Promise<JobRate> {
   await bare.queue.addBulk(
     operationIds.map((operationId, i) => ({ name: 'noop', data: { operationId }, opts: { jobId: `${tag}-${i}`, ...bare.opts } })),
   );
   const started = performance.now();
   const worker = bare.start();
-  const { mainMs } = await withCpu(() => completions([worker], operationIds.length));
+  const { mainMs } = await withCpu(async () => {
+    await completions([worker], operationIds.length);
+    await settled();
+  });
   return jobRate(operationIds.length, started, mainMs);
 }
 
@@ -531,31 +546,39 @@ async function noopJobsPerSecond(env: BenchEnv, cleanup: Cleanup, queueName: str
 
 /**
  * The floor of the real path, for reference: the bare Worker's processor makes the runner's two
- * writes and nothing else (claimOperation, whose commit does not wait for the WAL flush, and the
- * durable finishOperation) on operation rows inserted beforehand; timed like the baseline.
+ * writes and nothing else, as the runner makes them: the claim (its commit does not wait for the
+ * WAL flush) before the work, the durable final state handed to a Finisher after it (batched, the
+ * job's slot freed meanwhile), on operation rows inserted beforehand; timed like the baseline,
+ * until the last final state is durable.
  */
 async function floorJobsPerSecond(env: BenchEnv, cleanup: Cleanup, queueName: string, n: number, tag: string): Promise<JobRate> {
   const db = env.app.db;
   const lease = env.config.workers.lockDurationMs;
+  const finisher = new Finisher(db);
   const bare = bareNoop(env, cleanup, queueName, async (job) => {
     const owner = `floor:${job.id}`;
     const c = await claimOperation(db, job.data.operationId, owner, lease);
     if (c.state !== 'claimed') throw new Error(`floor: operation ${job.data.operationId} is ${c.state}`);
-    await finishOperation(db, job.data.operationId, 'succeeded', { result: null }, owner);
+    void finisher.finish({ id: job.data.operationId, status: 'succeeded', result: null, owner }).catch(() => {});
     return null;
   });
   try {
-    const ids: string[] = [];
-    for (let i = 0; i < n; i += 8) {
-      const ops = await Promise.all(
-        Array.from({ length: Math.min(8, n - i) }, () => createOperation(db, 'workers.ping', { organizationId: null, payload: {} })),
-      );
-      ids.push(...ops.map((o) => o.id));
-    }
-    return await drainBacklog(bare, ids, tag);
+    return await drainBacklog(bare, await insertPings(db, n), tag, () => finisher.drain());
   } finally {
     await bare.close();
   }
+}
+
+/** `n` workers.ping operation rows, accepted as the service does but not enqueued. */
+async function insertPings(db: Db, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += 8) {
+    const ops = await Promise.all(
+      Array.from({ length: Math.min(8, n - i) }, () => createOperation(db, 'workers.ping', { organizationId: null, payload: {} })),
+    );
+    ids.push(...ops.map((o) => o.id));
+  }
+  return ids;
 }
 
 /** Baseline: accept (queue.add returned) -> start of `n` no-op jobs, one at a time, on an idle bare Worker. */
@@ -568,6 +591,31 @@ async function noopLatency(env: BenchEnv, cleanup: Cleanup, queueName: string, n
     return await acceptToStart([worker], n, () =>
       bare.queue.add('noop', { operationId: `${tag}-${i}` }, { jobId: `${tag}-${i++}`, ...bare.opts }),
     );
+  } finally {
+    await bare.close();
+  }
+}
+
+/**
+ * The floor of accept -> start, for reference: accepted as ours (the durable operation row, then
+ * queue.add), and the bare Worker's processor claims the operation (the runner's one write before
+ * the work) before it reports its start.
+ */
+async function floorLatency(env: BenchEnv, cleanup: Cleanup, queueName: string, n: number): Promise<number[]> {
+  const db = env.app.db;
+  const lease = env.config.workers.lockDurationMs;
+  const bare = bareNoop(env, cleanup, queueName, async (job) => {
+    const c = await claimOperation(db, job.data.operationId, `floor:${job.id}`, lease);
+    if (c.state !== 'claimed') throw new Error(`floor: operation ${job.data.operationId} is ${c.state}`);
+    return { startedAt: preciseNow() };
+  });
+  try {
+    const worker = bare.start();
+    await sleep(100);
+    return await acceptToStart([worker], n, async () => {
+      const op = await createOperation(db, 'workers.ping', { organizationId: null, payload: {} });
+      await bare.queue.add('noop', { operationId: op.id }, { jobId: op.id, ...bare.opts });
+    });
   } finally {
     await bare.close();
   }
@@ -605,11 +653,13 @@ async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
   await pingJobsPerSecond(env, cleanup, monitor, JOB_WARMUP);
   await noopLatency(env, cleanup, noopQueue, JOB_WARMUP, 'warm-lat');
   await pingLatency(env, cleanup, monitor, JOB_WARMUP);
+  await floorLatency(env, cleanup, floorQueue, JOB_WARMUP);
   await openapiJobsPerSecond(env, cleanup, monitor, seeded, JOB_WARMUP, 'warm');
 
   // Alternate the two sides, as for HTTP, and keep the median of each (latency: all samples).
   const noop: Pair<JobRate[]> = { ours: [], baseline: [] };
   const latency: Pair<number[]> = { ours: [], baseline: [] };
+  const latencyFloor: number[] = [];
   const openapi: Pair<JobRate[]> = { ours: [], baseline: [] };
   const floor: Pair<JobRate[]> = { ours: [], baseline: [] };
   for (let i = 1; i <= JOB_ROUNDS; i++) {
@@ -624,6 +674,9 @@ async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
     log(`${round} bare BullMQ accept -> start      ${latencyLine(bl)}`);
     const pl = await pingLatency(env, cleanup, monitor, LATENCY_JOBS);
     log(`${round} no-op job accept -> start       ${latencyLine(pl)}`);
+    const fl = await floorLatency(env, cleanup, floorQueue, LATENCY_JOBS);
+    log(`${round} floor (claim) accept -> start   ${latencyLine(fl)}`);
+    latencyFloor.push(...fl);
     const o = await openapiJobsPerSecond(env, cleanup, monitor, seeded, OPENAPI_JOBS, `run${i}`);
     log(`${round} openapi.process        ${rateLine(o, OPENAPI_JOBS)}`);
     noop.baseline.push(b);
@@ -639,11 +692,19 @@ async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
   const noopName = `no-op job, real path vs bare BullMQ (concurrency ${c})`;
   return [
     ...jobRows(noopName, noop),
-    ...jobRows(`  for reference: SQL floor (bare BullMQ + claim + durable finish) vs bare BullMQ`, floor),
+    ...jobRows(`  for reference: SQL floor (bare BullMQ + claim + batched durable finish) vs bare BullMQ`, floor),
     ...[50, 99].map((q) => ({
       benchmark: `no-op job accept -> start, idle workers`,
       metric: `p${q} (ms)`,
       ours: percentile(latency.ours, q),
+      baseline: percentile(latency.baseline, q),
+      digits: 3,
+      higherIsBetter: false,
+    })),
+    ...[50, 99].map((q) => ({
+      benchmark: `  for reference: accept -> start floor (bare BullMQ + claim) vs bare BullMQ`,
+      metric: `p${q} (ms)`,
+      ours: percentile(latencyFloor, q),
       baseline: percentile(latency.baseline, q),
       digits: 3,
       higherIsBetter: false,
@@ -678,7 +739,9 @@ const SECTIONS: Section[] = [
       'Job baseline: a bare BullMQ Worker with a no-op processor at the same concurrency on the same Redis. No-op job, real path:',
       'workers.ping accepted by the service (durable operation row + enqueue) and run by the real workers (claim, durable final state).',
       'Accept -> start: from the accepting call returning to the processor beginning, one job at a time on idle workers (all samples).',
-      "SQL floor: the bare Worker's processor makes only the runner's two writes per job (claim without WAL flush wait, durable finish).",
+      "SQL floor: the bare Worker's processor makes only the runner's two writes per job (claim without WAL flush wait, durable finish",
+      'handed to a Finisher: batched, the slot freed meanwhile), timed until the last final state is durable. Accept -> start floor:',
+      "accepted as ours (durable row + queue.add), the bare Worker's processor claims the operation before it reports its start.",
     ],
   },
   {
