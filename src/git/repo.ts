@@ -16,6 +16,12 @@ import { ObjectStore } from './pack/store.js';
 
 export class GitSyncError extends Error {}
 
+/**
+ * What a fetch keeps of the objects its pack's indexing inflated: an import reads most of them
+ * next (its pages, then its files), and would inflate them again. At most 32 MB, objects up to 1 MB.
+ */
+const KEEP_RECEIVED = { bytes: 32 * 1024 * 1024, objectBytes: 1024 * 1024 };
+
 interface Remote {
   url: string;
   credentials?: GitCredentials;
@@ -196,15 +202,20 @@ export class Repository {
         const cached = await git.resolveRef({ fs, gitdir: this.gitdir, ref: tracking }).catch(() => null);
         const haves = cached && (await this.objects.has(cached)) ? [cached] : [];
         const c = this.remote.credentials;
-        await receivePack(this.gitdir, {
-          http: this.remote.http,
-          url: this.remote.url,
-          headers: c ? { authorization: `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}` } : {},
-          want,
-          haves,
-          capabilities: info.capabilities,
-        });
+        const received = await receivePack(
+          this.gitdir,
+          {
+            http: this.remote.http,
+            url: this.remote.url,
+            headers: c ? { authorization: `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}` } : {},
+            want,
+            haves,
+            capabilities: info.capabilities,
+          },
+          KEEP_RECEIVED,
+        );
         await this.objects.refresh();
+        this.objects.receive(received);
         if (!(await this.objects.has(want))) throw new RemotePackError('the pack does not hold the requested commit');
       }
       await git.addRemote({ fs, gitdir: this.gitdir, remote: 'origin', url: this.remote.url, force: true });

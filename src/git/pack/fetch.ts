@@ -6,7 +6,8 @@ import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import git from 'isomorphic-git';
 import type { HttpClient } from 'isomorphic-git';
-import { indexPack } from './index.js';
+import { indexPack, type KeepOptions } from './index.js';
+import type { GitObject } from './read.js';
 
 export class RemotePackError extends Error {}
 
@@ -99,16 +100,17 @@ export async function fetchPack(o: FetchPackOptions): Promise<number> {
  * and verified from disk, then named after its checksum beside its .idx (the .idx last: a pack is
  * only seen once it has one).
  */
-export async function receivePack(gitdir: string, o: Omit<FetchPackOptions, 'file'>): Promise<void> {
+export async function receivePack(gitdir: string, o: Omit<FetchPackOptions, 'file'>, keep?: KeepOptions): Promise<Map<string, GitObject>> {
   const dir = path.join(gitdir, 'objects', 'pack');
   await mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `tmp-${randomBytes(8).toString('hex')}`);
   try {
     await fetchPack({ ...o, file: `${tmp}.pack` });
-    const { checksum, idx } = await indexPack(`${tmp}.pack`);
+    const { checksum, idx, kept } = await indexPack(`${tmp}.pack`, keep);
     await writeFile(`${tmp}.idx`, idx);
     await rename(`${tmp}.pack`, path.join(dir, `pack-${checksum}.pack`));
     await rename(`${tmp}.idx`, path.join(dir, `pack-${checksum}.idx`));
+    return kept;
   } finally {
     await rm(`${tmp}.pack`, { force: true });
     await rm(`${tmp}.idx`, { force: true });

@@ -16,6 +16,7 @@ import {
   applyDelta,
   parseHeader,
   typeName,
+  type GitObject,
   type ObjectHeader,
 } from './read.js';
 
@@ -119,10 +120,29 @@ export interface IndexedPack {
   /** A version 2 pack index. */
   idx: Buffer;
   objects: number;
+  /** Objects kept as they were inflated (`keepBytes`), by oid. */
+  kept: Map<string, GitObject>;
 }
 
-/** Index the pack at `path`: every object's oid, offset and CRC, deltas resolved within the pack. */
-export async function indexPack(path: string): Promise<IndexedPack> {
+/** What indexPack keeps of the objects it inflates anyway: at most `bytes` of them, none larger than `objectBytes`. */
+export interface KeepOptions {
+  bytes: number;
+  objectBytes: number;
+}
+
+/**
+ * Index the pack at `path`: every object's oid, offset and CRC, deltas resolved within the pack.
+ * With `keep`, the objects it inflated are also given back, up to that many bytes: a fetch's
+ * caller reads most of them next (an import's pages and images), and need not inflate them again.
+ */
+export async function indexPack(path: string, keep: KeepOptions = { bytes: 0, objectBytes: 0 }): Promise<IndexedPack> {
+  const kept = new Map<string, GitObject>();
+  let keptBytes = 0;
+  const keepObject = (oid: string, obj: GitObject) => {
+    if (obj.data.length > keep.objectBytes || keptBytes + obj.data.length > keep.bytes) return;
+    kept.set(oid, obj);
+    keptBytes += obj.data.length;
+  };
   const fh = await open(path, 'r');
   try {
     const { size } = await fh.stat();
@@ -143,14 +163,18 @@ export async function indexPack(path: string): Promise<IndexedPack> {
     for (let i = 0; i < count; i++) {
       if (offset >= limit) throw new PackFormatError('the pack has fewer objects than its header says');
       const { entry, end, header, data } = await scanObject(scan, offset, limit);
-      if (entry.oid) resolved.set(offset, { type: typeName(header.kind), data });
-      else {
+      if (entry.oid) {
+        const obj = { type: typeName(header.kind), data };
+        resolved.set(offset, obj);
+        keepObject(entry.oid, obj);
+      } else {
         const baseAt = header.kind === OFS_DELTA ? header.baseOffset! : byOid.get(entry.baseOid!);
         const base = baseAt === undefined ? undefined : resolved.get(baseAt);
         if (base) {
           const obj = { type: base.type, data: applyDelta(base.data, data) };
           entry.oid = objectId(obj.type, obj.data);
           resolved.set(offset, obj);
+          keepObject(entry.oid, obj);
         }
       }
       if (entry.oid) byOid.set(entry.oid, offset);
@@ -173,11 +197,12 @@ export async function indexPack(path: string): Promise<IndexedPack> {
         const obj = await reader.read(e.offset);
         e.oid = objectId(obj.type, obj.data);
         byOid.set(e.oid, e.offset);
+        keepObject(e.oid, obj);
       }
       if (next.length === pending.length) throw new PackFormatError(`delta base ${next[0]!.baseOid} is not in the pack`);
       pending = next;
     }
-    return { checksum, idx: writeIndex(entries, checksum), objects: entries.length };
+    return { checksum, idx: writeIndex(entries, checksum), objects: entries.length, kept };
   } finally {
     await fh.close();
   }

@@ -15,6 +15,8 @@ interface Pack {
 
 export class ObjectStore {
   private packs: Promise<Pack[]> | null = null;
+  /** Objects of the last fetched pack as its indexing inflated them (bounded there), read without inflating again. */
+  private received = new Map<string, GitObject>();
 
   constructor(private readonly gitdir: string) {}
 
@@ -46,13 +48,14 @@ export class ObjectStore {
 
   /** Forget the packs seen so far (a new one was added) and close their files. */
   async refresh(): Promise<void> {
-    await this.close();
-  }
-
-  async close(): Promise<void> {
     const packs = this.packs;
     this.packs = null;
     if (packs) for (const p of await packs.catch(() => [])) await p.fh.close().catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    this.received = new Map();
+    await this.refresh();
   }
 
   private loosePath(oid: string): string {
@@ -70,8 +73,15 @@ export class ObjectStore {
     return undefined;
   }
 
+  /** Keep these objects of a pack just fetched (src/git/pack/index.ts `keep`) for the reads that follow. */
+  receive(objects: Map<string, GitObject>): void {
+    this.received = objects;
+  }
+
   /** The object, or null when this repository does not have it (or `oid` is not an object id). */
   async read(oid: string): Promise<GitObject | null> {
+    const known = this.received.get(oid);
+    if (known) return known;
     if (!/^[0-9a-f]{40}$/.test(oid)) return null;
     // Packs first: their index is in memory, a loose object costs a file read (or a failed open).
     const at = await this.packed(oid);

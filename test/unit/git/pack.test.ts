@@ -146,6 +146,36 @@ describe('git pack fetch, index and read', () => {
     expect(await git.resolveRef({ fs, gitdir, ref: 'refs/remotes/origin/main' })).toBe(head);
   });
 
+  it('gives back the objects its indexing inflated, as the pack holds them, within the bounds it was given', async () => {
+    const gitdir = await open('kept', async (repo) => (await repo.fetch('main'), repo.gitdir));
+    const [pack] = await packFiles(gitdir);
+    const store = new ObjectStore(gitdir);
+    try {
+      const all = await indexPack(pack!, { bytes: 1 << 30, objectBytes: 1 << 30 });
+      expect(all.kept.size).toBe(all.objects);
+      for (const [oid, obj] of all.kept) {
+        expect(objectId(obj.type, obj.data)).toBe(oid);
+        const read = await store.read(oid);
+        expect(read?.type).toBe(obj.type);
+        expect(read!.data.equals(obj.data)).toBe(true);
+      }
+      const sizes = [...all.kept.values()].map((o) => o.data.length);
+      const small = Math.min(...sizes.filter((n) => n > 1000)) - 1;
+      const bounded = await indexPack(pack!, { bytes: 20_000, objectBytes: small });
+      expect(bounded.kept.size).toBeGreaterThan(0);
+      expect(bounded.kept.size).toBeLessThan(all.objects);
+      let total = 0;
+      for (const obj of bounded.kept.values()) {
+        expect(obj.data.length).toBeLessThanOrEqual(small);
+        total += obj.data.length;
+      }
+      expect(total).toBeLessThanOrEqual(20_000);
+      expect((await indexPack(pack!)).kept.size).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses a corrupted pack', async () => {
     const gitdir = await open('corrupt', async (repo) => (await repo.fetch('main'), repo.gitdir));
     const [pack] = await packFiles(gitdir);
