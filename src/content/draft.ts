@@ -143,7 +143,7 @@ export class Draft {
   }
 
   /**
-   * Body objects committed already (objects.ts storeBodiesAhead), by markdown: a page whose body
+   * Body objects committed already (objects.ts ObjectsAhead), by markdown: a page whose body
    * is among them names it without writing it again when the draft is committed.
    */
   knowStoredBodies(bodies: ReadonlyMap<string, Hash>): void {
@@ -151,6 +151,39 @@ export class Draft {
   }
 
   private storedBodies: ReadonlyMap<string, Hash> | null = null;
+
+  /**
+   * The objects of the pages as they are now (page nodes, and bodies not stored already), for the
+   * caller to store ahead of the commit (objects.ts ObjectsAhead): the pages keep these hashes, so
+   * `writeObjects` writes only what changes after this call, the files and the root.
+   */
+  pageObjectsNow(): Map<Hash, string> {
+    this.ensureBuilt();
+    const out = new Map<Hash, string>();
+    this.finalizePages(out);
+    return out;
+  }
+
+  /** Each top page's hash; the objects of pages changed since they last had one go into `out`. */
+  private finalizePages(out: Map<Hash, string>): Hash[] {
+    const add = objectAdder(out);
+    // A page keeps its hash only while nothing in its subtree changed (`dirty` clears the hashes of
+    // a changed page's ancestors): only the changed paths are walked.
+    const finalize = (m: MPage): Hash => {
+      if (m.hash) return m.hash;
+      // Subpages never made are as in the source.
+      const childHashes = m.children ? m.children.map(finalize) : m.tree!.node.children;
+      if (m.markdown !== undefined) {
+        const node = this.writable(m);
+        if (m.markdown === '') delete (node as Partial<PageNode>).body;
+        else node.body = this.storedBodies?.get(m.markdown) ?? add.json(bodyJson(m.markdown));
+        m.markdown = undefined;
+      }
+      m.hash = add({ ...m.node, children: childHashes } as PageNode);
+      return m.hash;
+    };
+    return this.top.map(finalize);
+  }
 
   /**
    * A page of the source snapshot the caller has at hand (a merge walking it): the draft finds it,
@@ -371,30 +404,9 @@ export class Draft {
   async writeObjects(db: Queryable, spaceId: string): Promise<Hash> {
     if (this.source && !this.rootDirty) return this.source.rootHash;
     this.ensureBuilt();
-    // Each object serialized once: its hash and its stored row come from the same JSON.
     const out = new Map<Hash, string>();
-    const addJson = (json: string) => {
-      const h = hashJson(json);
-      out.set(h, json);
-      return h;
-    };
-    const add = (o: ContentObject) => addJson(canonicalJson(o));
-    // A page keeps its hash only while nothing in its subtree changed (`dirty` clears the hashes of
-    // a changed page's ancestors): only the changed paths are walked.
-    const finalize = (m: MPage): Hash => {
-      if (m.hash) return m.hash;
-      // Subpages never made are as in the source.
-      const childHashes = m.children ? m.children.map(finalize) : m.tree!.node.children;
-      if (m.markdown !== undefined) {
-        const node = this.writable(m);
-        if (m.markdown === '') delete (node as Partial<PageNode>).body;
-        else node.body = this.storedBodies?.get(m.markdown) ?? addJson(bodyJson(m.markdown));
-        m.markdown = undefined;
-      }
-      m.hash = add({ ...m.node, children: childHashes } as PageNode);
-      return m.hash;
-    };
-    const pages = this.top.map(finalize);
+    const add = objectAdder(out);
+    const pages = this.finalizePages(out);
     const files = this.files.map((f) => {
       if (f.hash) return f.hash;
       const { hash: _h, ...node } = f;
@@ -407,6 +419,16 @@ export class Draft {
     await putObjects(db, spaceId, out);
     return rootHash;
   }
+}
+
+/** Adds objects to `out`, each serialized once: its hash and its stored row come from the same JSON. */
+function objectAdder(out: Map<Hash, string>) {
+  const json = (text: string) => {
+    const h = hashJson(text);
+    out.set(h, text);
+    return h;
+  };
+  return Object.assign((o: ContentObject) => json(canonicalJson(o)), { json });
 }
 
 function clamp(n: number, lo: number, hi: number) {

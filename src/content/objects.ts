@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type { PoolClient } from 'pg';
 import type { Db, Queryable } from '../db/pool.js';
 import type { ContentObject, Hash } from './types.js';
 import * as repo from '../db/repos/content-objects.js';
@@ -121,36 +122,72 @@ export async function putObjects(db: Queryable, spaceId: string, objects: Map<Ha
 }
 
 /**
- * Store the body objects of pages ahead of the revision that will reference them (a git import:
- * its bodies are most of the revision's bytes), in statements of their own on the pool, while the
- * caller's transaction does its other work; `Draft.knowStoredBodies` then commits the revision
- * without writing them again. Their commits do not wait for the WAL flush: the revision's durable
- * commit, later in the same WAL, covers them. Bodies of a revision that is never committed stay
- * unreferenced (nothing reads an object no revision names; the same import again reuses them).
- * Resolves, once they are committed, with the hash of each markdown's body object.
+ * Objects stored ahead of the revision that will reference them (a git import: its page bodies
+ * are most of the revision's bytes, and its pages' own objects are known before its files are
+ * stored), in statements of their own on one pool connection, while the caller's transaction does
+ * its other work. Their commits do not wait for the WAL flush: the revision's durable commit, later
+ * in the same WAL, covers them. Objects of a revision that is never committed stay unreferenced
+ * (nothing reads an object no revision names; the same import again reuses them).
  *
- * The pool connection is taken at the call (before the caller opens its transaction) and held
- * until every statement is done: a transaction waiting for these bodies never waits for a
- * connection they need, whatever the pool's size.
+ * The connection is taken at construction (before the caller opens its transaction) and held
+ * until `release`: a transaction waiting for these objects never waits for a connection they
+ * need, whatever the pool's size. Inserts run in the order they were asked for.
  */
-export async function storeBodiesAhead(pool: Db, spaceId: string, markdowns: Iterable<string>): Promise<Map<string, Hash>> {
-  const connection = pool.connect();
-  const byMarkdown = new Map<string, Hash>();
-  const objects = new Map<Hash, string>();
-  for (const markdown of markdowns) {
-    if (!markdown || byMarkdown.has(markdown)) continue;
-    const json = bodyJson(markdown);
-    const hash = hashJson(json);
-    byMarkdown.set(markdown, hash);
-    objects.set(hash, json);
+export class ObjectsAhead {
+  private readonly client: Promise<PoolClient>;
+  /** The inserts asked for so far, settled (the next one starts after them). */
+  private chain: Promise<unknown>;
+  private failed = false;
+
+  constructor(
+    pool: Db,
+    private readonly spaceId: string,
+  ) {
+    this.client = pool.connect();
+    this.client.catch(() => {}); // seen by the inserts and by release
+    this.chain = this.client;
   }
-  const client = await connection;
-  try {
-    if (objects.size) await repo.insertObjects(client, spaceId, [...objects.keys()], [...objects.values()], { flushWait: false });
-  } finally {
-    client.release();
+
+  /**
+   * Store the body objects of these markdowns (`Draft.knowStoredBodies` then commits the revision
+   * without writing them again). Resolves, once they are committed, with each markdown's body hash.
+   */
+  async bodies(markdowns: Iterable<string>): Promise<Map<string, Hash>> {
+    const byMarkdown = new Map<string, Hash>();
+    const objects = new Map<Hash, string>();
+    for (const markdown of markdowns) {
+      if (!markdown || byMarkdown.has(markdown)) continue;
+      const json = bodyJson(markdown);
+      const hash = hashJson(json);
+      byMarkdown.set(markdown, hash);
+      objects.set(hash, json);
+    }
+    await this.objects(objects);
+    return byMarkdown;
   }
-  return byMarkdown;
+
+  /** Store objects given by hash as their canonicalJson (`Draft.pageObjectsNow`); resolves once committed. */
+  objects(objects: Map<Hash, string>): Promise<void> {
+    const done = this.chain.then(async () => {
+      if (!objects.size) return;
+      const client = await this.client;
+      try {
+        await repo.insertObjects(client, this.spaceId, [...objects.keys()], [...objects.values()], { flushWait: false });
+      } catch (err) {
+        this.failed = true;
+        throw err;
+      }
+    });
+    this.chain = done.catch(() => {});
+    return done;
+  }
+
+  /** Give the connection back once the inserts asked for are done (whatever their outcome). */
+  async release(): Promise<void> {
+    await this.chain;
+    const client = await this.client.catch(() => null);
+    client?.release(this.failed);
+  }
 }
 
 /** Copy every object of one space to another (duplicate): rows are copied, file bytes are not. */

@@ -10,7 +10,7 @@ import { getGitSyncState, recordGitSync, setSpaceGitSync } from '../db/repos/git
 import type { PageFields } from '../content/draft.js';
 import { editMainContent, revisionSnapshot, WriteTargetGoneError } from '../content/commit.js';
 import { storeFilesBytes, type StoredBytes } from '../content/files.js';
-import { canonicalJson, storeBodiesAhead } from '../content/objects.js';
+import { canonicalJson, ObjectsAhead } from '../content/objects.js';
 import { dumpYaml } from './format/yaml.js';
 import { loadBodies, type TreePage } from '../content/snapshot.js';
 import { gitSyncSummary } from './sync-state.js';
@@ -216,12 +216,21 @@ export async function completedImport(
  * the operation, so a second run of the same operation changes nothing (see `completedImport`).
  */
 export async function importRepository(app: AppContext, p: GitJobPayload, run: ImportRun): Promise<ImportResult> {
-  const { operationId, progress } = run;
+  const { operationId } = run;
   const projectDir = p.repoProjectDirectory ?? '';
   const revisionId = importRevisionId(operationId);
+  // Progress is written while the import goes on (nothing here needs it done; a write that waits
+  // behind the bodies stored ahead took 10-25 ms); every report is done before the import returns.
+  const reports: Promise<void>[] = [];
+  const progress = (fraction: number) => {
+    const report = run.progress(fraction);
+    report.catch(() => {}); // awaited below; an import that fails first does not wait for it
+    reports.push(report);
+  };
+  const reported = async <T>(result: T): Promise<T> => (await Promise.all(reports), result);
   return withRepository(app.config.git.cacheDir, p.spaceId, remoteFor(app, p), p.repoCacheID, async (repo) => {
     const commit = await repo.fetch(p.ref);
-    await progress(0.3);
+    progress(0.3);
     // Importing the commit the space's content already is (unchanged since that import) creates no revision.
     if (!p.standalone) {
       const space = await getSpace(app.db, p.spaceId);
@@ -229,7 +238,7 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
       const g = current?.git;
       if (current && g && g.oid === commit && g.ref === p.ref && g.url === (p.repoCommitURL ?? p.url)) {
         await recordSync(app.db, p, commit);
-        return { revision: current.id, commit, standalone: false, operation: operationId, unchanged: true };
+        return reported({ revision: current.id, commit, standalone: false, operation: operationId, unchanged: true });
       }
     }
     const files = await projectFiles(app, repo, commit, projectDir);
@@ -237,130 +246,139 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
     if (projectDir && contents.size === 0) throw new GitSyncError(`The directory "${projectDir}" does not exist in ${p.ref}`);
     const parsed = await parseOrFail(app, contents);
     // The pages' bodies, most of the revision's bytes, are stored on a connection of their own
-    // while the transaction below stores the files and builds the tree; the revision commits after
-    // them (objects.ts storeBodiesAhead).
-    const bodies = storeBodiesAhead(app.db, p.spaceId, documentMarkdowns(parsed.pages));
-    bodies.catch(() => {}); // awaited below; an import that fails first does not wait for it
-    const message = (await repo.commitInfo(commit)).message.trim();
-    await progress(0.5);
+    // while the transaction below builds the tree; then, on it too, the pages' own objects while
+    // the transaction stores the files. The revision commits after them (objects.ts ObjectsAhead).
+    const ahead = new ObjectsAhead(app.db, p.spaceId);
+    try {
+      const bodies = ahead.bodies(documentMarkdowns(parsed.pages));
+      bodies.catch(() => {}); // awaited below; an import that fails first does not wait for it
+      const message = (await repo.commitInfo(commit)).message.trim();
+      progress(0.5);
 
-    const result = await withTx(app.db, async (c) => {
-      // A git import applies to a locked space too: the repository is the source of truth.
-      const write = await editMainContent(
-        c,
-        p.spaceId,
-        async (draft) => {
-          await run.fence?.(c);
-          // Another run of this operation committed while this one was fetching: nothing to do.
-          const done = await getRevision(c, p.spaceId, revisionId);
-          if (done) return done;
-          const current = draft.base!;
-          const byPath = new Map<string, TreePage>();
-          const groups = new Map<string, TreePage>();
-          for (const tp of current.ordered) {
-            if (tp.node.git?.path) byPath.set(tp.node.git.path, tp);
-            else groups.set(`${tp.node.type}:${tp.node.title}`, tp);
-          }
-          // The repository's tree replaces the whole content (pages and files keep their ids by path).
-          draft.reset(null);
-          const add = (parentId: string | null, ip: ImportedPage) => {
-            const gitPath = ip.type === 'document' && ip.path ? repoPath(projectDir, parsed.config, ip.path) : undefined;
-            const existing = gitPath ? byPath.get(gitPath) : groups.get(`${ip.type}:${ip.title}`);
-            const docsEntry = ip.path ? entries.get(path.join(parsed.config.root || '.', ip.path).replace(/^\.\//, '')) : undefined;
-            const fields: PageFields & { id: string; title: string } = {
-              id: existing && !draft.has(existing.node.id) ? existing.node.id : newId(),
-              type: ip.type,
-              title: ip.title,
-              description: ip.description ?? null,
-              icon: ip.icon ?? null,
-              emoji: ip.emoji ?? null,
-              hidden: ip.hidden ?? false,
-              layout: ip.layout ?? null,
-              markdown: ip.type === 'document' ? ip.markdown : '',
-              git: gitPath ? { oid: docsEntry?.oid ?? '', path: gitPath } : null,
-              linkTitle: ip.linkTitle ?? null,
-            };
-            if (ip.type === 'link') {
-              fields.href = ip.href ?? '';
-              fields.target = { kind: 'url', url: ip.href ?? '' };
+      const result = await withTx(app.db, async (c) => {
+        // A git import applies to a locked space too: the repository is the source of truth.
+        const write = await editMainContent(
+          c,
+          p.spaceId,
+          async (draft) => {
+            await run.fence?.(c);
+            // Another run of this operation committed while this one was fetching: nothing to do.
+            const done = await getRevision(c, p.spaceId, revisionId);
+            if (done) return done;
+            const current = draft.base!;
+            const byPath = new Map<string, TreePage>();
+            const groups = new Map<string, TreePage>();
+            for (const tp of current.ordered) {
+              if (tp.node.git?.path) byPath.set(tp.node.git.path, tp);
+              else groups.set(`${tp.node.type}:${tp.node.title}`, tp);
             }
-            if (ip.type === 'computed' && ip.computed) fields.computed = ip.computed;
-            if (ip.cover && 'url' in ip.cover) fields.cover = { ref: { kind: 'url', url: ip.cover.url } };
-            const id = draft.insertPage(parentId, fields);
-            if (ip.cover && 'path' in ip.cover) covers.push([id, ip.cover.path]);
-            for (const child of ip.children) add(id, child);
-          };
-          // Pages whose cover is a file of the repository: set once the files have their ids.
-          const covers: [string, string][] = [];
-          for (const ip of parsed.pages) add(null, ip);
-          draft.setRedirects(parsed.config.redirects);
+            // The repository's tree replaces the whole content (pages and files keep their ids by path).
+            draft.reset(null);
+            const add = (parentId: string | null, ip: ImportedPage) => {
+              const gitPath = ip.type === 'document' && ip.path ? repoPath(projectDir, parsed.config, ip.path) : undefined;
+              const existing = gitPath ? byPath.get(gitPath) : groups.get(`${ip.type}:${ip.title}`);
+              const docsEntry = ip.path ? entries.get(path.join(parsed.config.root || '.', ip.path).replace(/^\.\//, '')) : undefined;
+              const fields: PageFields & { id: string; title: string } = {
+                id: existing && !draft.has(existing.node.id) ? existing.node.id : newId(),
+                type: ip.type,
+                title: ip.title,
+                description: ip.description ?? null,
+                icon: ip.icon ?? null,
+                emoji: ip.emoji ?? null,
+                hidden: ip.hidden ?? false,
+                layout: ip.layout ?? null,
+                markdown: ip.type === 'document' ? ip.markdown : '',
+                git: gitPath ? { oid: docsEntry?.oid ?? '', path: gitPath } : null,
+                linkTitle: ip.linkTitle ?? null,
+              };
+              if (ip.type === 'link') {
+                fields.href = ip.href ?? '';
+                fields.target = { kind: 'url', url: ip.href ?? '' };
+              }
+              if (ip.type === 'computed' && ip.computed) fields.computed = ip.computed;
+              if (ip.cover && 'url' in ip.cover) fields.cover = { ref: { kind: 'url', url: ip.cover.url } };
+              const id = draft.insertPage(parentId, fields);
+              if (ip.cover && 'path' in ip.cover) covers.push([id, ip.cover.path]);
+              for (const child of ip.children) add(id, child);
+            };
+            // Pages whose cover is a file of the repository: set once the files have their ids.
+            const covers: [string, string][] = [];
+            for (const ip of parsed.pages) add(null, ip);
+            draft.setRedirects(parsed.config.redirects);
+            // The bodies started before the transaction: stored by now, as a rule.
+            draft.knowStoredBodies(await bodies);
+            const pagesStored = ahead.objects(draft.pageObjectsNow());
+            pagesStored.catch(() => {}); // awaited below; an import that fails first does not wait for it
 
-          const filesByPath = new Map(current.files.filter((f) => f.git?.path).map((f) => [f.git!.path, f]));
-          const fileIds = new Map<string, string>();
-          // Bytes are stored in batches (one set of statements per batch, BlobStore calls in
-          // parallel), at most FILE_BATCH_BYTES of them in memory; files enter the revision in order.
-          const stored: StoredBytes[] = [];
-          let batch: { bytes: Buffer; contentType: string }[] = [];
-          let batchBytes = 0;
-          const flush = async () => {
-            stored.push(...(await storeFilesBytes(app, c, p.spaceId, batch)));
-            batch = [];
-            batchBytes = 0;
-          };
-          for (const f of parsed.files) {
-            const rel = path.join(parsed.config.root || '.', f.path).replace(/^\.\//, '');
-            const bytes = await fileBytes(app, repo, files, rel, f.content);
-            if (batch.length && (batch.length >= FILE_BATCH || batchBytes + bytes.length > FILE_BATCH_BYTES)) await flush();
-            batch.push({ bytes, contentType: f.contentType });
-            batchBytes += bytes.length;
-          }
-          await flush();
-          for (const [i, f] of parsed.files.entries()) {
-            const gitPath = repoPath(projectDir, parsed.config, f.path);
-            const entry = entries.get(path.join(parsed.config.root || '.', f.path).replace(/^\.\//, ''));
-            const fileId = draft.insertFile({
-              id: filesByPath.get(gitPath)?.id,
-              name: f.name,
-              contentType: f.contentType,
-              size: stored[i].size,
-              blobKey: stored[i].blobKey,
-              sha256: stored[i].sha256,
-              dimensions: stored[i].dimensions,
-              git: { oid: entry?.oid ?? '', path: gitPath },
-            });
-            fileIds.set(f.path, fileId);
-          }
-          for (const [pageId, coverPath] of covers) {
-            const file = fileIds.get(coverPath);
-            if (file) draft.updatePage(pageId, { cover: { ref: { kind: 'file', file } } });
-          }
-          draft.knowStoredBodies(await bodies);
-          return null;
-        },
-        {
-          id: revisionId,
-          git: { oid: commit, message, url: p.repoCommitURL ?? p.url, ref: p.ref, createdByService: true },
-          createdBy: null,
-        },
-        { allowLocked: true, makeCurrent: !p.standalone },
-      ).catch((err) => {
-        throw err instanceof WriteTargetGoneError ? new GitSyncError('The space no longer exists') : err;
+            const filesByPath = new Map(current.files.filter((f) => f.git?.path).map((f) => [f.git!.path, f]));
+            const fileIds = new Map<string, string>();
+            // Bytes are stored in batches (one set of statements per batch, BlobStore calls in
+            // parallel), at most FILE_BATCH_BYTES of them in memory; files enter the revision in order.
+            const stored: StoredBytes[] = [];
+            let batch: { bytes: Buffer; contentType: string }[] = [];
+            let batchBytes = 0;
+            const flush = async () => {
+              stored.push(...(await storeFilesBytes(app, c, p.spaceId, batch)));
+              batch = [];
+              batchBytes = 0;
+            };
+            for (const f of parsed.files) {
+              const rel = path.join(parsed.config.root || '.', f.path).replace(/^\.\//, '');
+              const bytes = await fileBytes(app, repo, files, rel, f.content);
+              if (batch.length && (batch.length >= FILE_BATCH || batchBytes + bytes.length > FILE_BATCH_BYTES)) await flush();
+              batch.push({ bytes, contentType: f.contentType });
+              batchBytes += bytes.length;
+            }
+            await flush();
+            for (const [i, f] of parsed.files.entries()) {
+              const gitPath = repoPath(projectDir, parsed.config, f.path);
+              const entry = entries.get(path.join(parsed.config.root || '.', f.path).replace(/^\.\//, ''));
+              const fileId = draft.insertFile({
+                id: filesByPath.get(gitPath)?.id,
+                name: f.name,
+                contentType: f.contentType,
+                size: stored[i].size,
+                blobKey: stored[i].blobKey,
+                sha256: stored[i].sha256,
+                dimensions: stored[i].dimensions,
+                git: { oid: entry?.oid ?? '', path: gitPath },
+              });
+              fileIds.set(f.path, fileId);
+            }
+            for (const [pageId, coverPath] of covers) {
+              const file = fileIds.get(coverPath);
+              if (file) draft.updatePage(pageId, { cover: { ref: { kind: 'file', file } } });
+            }
+            await pagesStored;
+            return null;
+          },
+          {
+            id: revisionId,
+            git: { oid: commit, message, url: p.repoCommitURL ?? p.url, ref: p.ref, createdByService: true },
+            createdBy: null,
+          },
+          { allowLocked: true, makeCurrent: !p.standalone },
+        ).catch((err) => {
+          throw err instanceof WriteTargetGoneError ? new GitSyncError('The space no longer exists') : err;
+        });
+        const done = write.result;
+        if (done) return { revision: done.id, commit: String(done.git?.oid ?? commit) };
+        // In the same transaction: a retry after a crash never finds a revision without its sync record.
+        await recordSync(c, p, p.standalone ? null : commit);
+        return { revision: write.revision.id, commit };
       });
-      const done = write.result;
-      if (done) return { revision: done.id, commit: String(done.git?.oid ?? commit) };
-      // In the same transaction: a retry after a crash never finds a revision without its sync record.
-      await recordSync(c, p, p.standalone ? null : commit);
-      return { revision: write.revision.id, commit };
-    });
-    if (!p.standalone) await run.afterContentChange(p.spaceId);
-    const warnings = parsed.warnings.slice(0, MAX_WARNINGS);
-    return {
-      revision: result.revision,
-      commit: result.commit,
-      standalone: !!p.standalone,
-      operation: operationId,
-      ...(warnings.length ? { warnings } : {}),
-    };
+      if (!p.standalone) await run.afterContentChange(p.spaceId);
+      const warnings = parsed.warnings.slice(0, MAX_WARNINGS);
+      return reported({
+        revision: result.revision,
+        commit: result.commit,
+        standalone: !!p.standalone,
+        operation: operationId,
+        ...(warnings.length ? { warnings } : {}),
+      });
+    } finally {
+      await ahead.release();
+    }
   });
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Draft, DraftError } from '../../../src/content/draft.js';
 import type { FileNode } from '../../../src/content/types.js';
-import { storeBodiesAhead } from '../../../src/content/objects.js';
+import { ObjectsAhead } from '../../../src/content/objects.js';
 import { loadSnapshot } from '../../../src/content/snapshot.js';
 import type { Db, Queryable } from '../../../src/db/pool.js';
 import { memoryObjects, outline, type MemoryObjects } from '../../helpers/memory-objects.js';
@@ -244,7 +244,10 @@ describe('Draft: revisions', () => {
     const pool = {
       connect: async () => (held++, { query: store.db.query.bind(store.db), release: () => held-- }),
     } as unknown as Db;
-    const ahead = await storeBodiesAhead(pool, store.spaceId, ['# One\n', 'Two.\n', '# One\n', '']);
+    const objectsAhead = new ObjectsAhead(pool, store.spaceId);
+    expect(held).toBe(1); // taken at once, before the caller's transaction
+    const ahead = await objectsAhead.bodies(['# One\n', 'Two.\n', '# One\n', '']);
+    await objectsAhead.release();
     expect(held).toBe(0);
     expect(store.size).toBe(2); // one object per distinct non-empty body
     const sent: string[] = [];
@@ -268,6 +271,39 @@ describe('Draft: revisions', () => {
     expect(await store.body(s, 'one')).toBe('# One\n');
     expect(await store.body(s, 'two')).toBe('Two.\n');
     expect(await store.body(s, 'three')).toBe('Three.\n');
+  });
+
+  it("gives its pages' objects for storing ahead, then commits only what changed after them", async () => {
+    const store = memoryObjects();
+    const pool = { connect: async () => ({ query: store.db.query.bind(store.db), release: () => {} }) } as unknown as Db;
+    const sent: string[] = [];
+    const spy = {
+      query: (text: string, values: unknown[]) => {
+        if (/^\s*INSERT INTO content_objects/.test(text)) sent.push(...(values[1] as string[]));
+        return store.db.query(text, values);
+      },
+    } as unknown as Queryable;
+    const d = new Draft(null);
+    const parent = d.insertPage(null, { id: 'guide', title: 'Guide', markdown: '# Guide\n' });
+    d.insertPage(parent, { id: 'setup', title: 'Setup', markdown: 'Set it up.\n' });
+    d.insertPage(null, { id: 'faq', title: 'FAQ', markdown: 'Questions.\n' });
+    const ahead = new ObjectsAhead(pool, store.spaceId);
+    const early = d.pageObjectsNow();
+    expect(early.size).toBe(6); // three pages, three bodies
+    await ahead.objects(early);
+    await ahead.release();
+    // After the objects went ahead: a page changes, and a file comes.
+    d.updatePage('setup', { title: 'Set-up' });
+    d.insertFile(file('a.png'));
+    const s = await loadSnapshot(store.db, store.spaceId, await d.writeObjects(spy, store.spaceId));
+    // The changed page and its parent, the file, the root; no body, nothing of FAQ.
+    expect(sent).toHaveLength(4);
+    for (const hash of sent) expect(early.has(hash)).toBe(false);
+    expect(outline(s)).toBe('guide(setup) faq');
+    expect(s.byId.get('setup')!.node.title).toBe('Set-up');
+    expect(await store.body(s, 'setup')).toBe('Set it up.\n');
+    expect(await store.body(s, 'faq')).toBe('Questions.\n');
+    expect(s.files.map((f) => f.name)).toEqual(['a.png']);
   });
 
   it('is never unchanged without a base revision', () => {
