@@ -331,7 +331,7 @@ export class Repository {
    * Push a commit to a remote branch; without `force` a non-fast-forward is refused. Only the
    * objects the remote lacks are sent: those of the new commits (up to the commits the remote
    * advertises) that are not in the trees of the advertised commits this cache holds; the pack is
-   * built on disk and streamed (src/git/pack/push.ts).
+   * sent while it is made (src/git/pack/push.ts).
    */
   async push(commit: string, ref: string, force: boolean): Promise<void> {
     const { refs, capabilities } = await this.pushAdvertisement();
@@ -358,7 +358,6 @@ export class Repository {
         ),
         read: (oid) => this.objects.read(oid),
         stored: (oid) => this.objects.stored(oid),
-        tmpDir: path.join(this.gitdir, 'tmp'),
       });
     } catch (err) {
       if (err instanceof PushRefusedError) {

@@ -23,9 +23,10 @@ export function guardedHttp(opts: { allowPrivate: boolean; timeoutMs: number; ma
       } catch (err) {
         throw new GitTransportError((err as Error).message);
       }
-      // A body of announced length (a push's pack) is streamed; isomorphic-git's small request
-      // bodies are gathered first to announce theirs.
-      const streamed = req.body && req.headers?.['content-length'] !== undefined ? req.body : null;
+      // A body of announced length, or sent chunked (a push's pack, made while it is sent), is
+      // streamed; isomorphic-git's small request bodies are gathered first to announce theirs.
+      const streamed =
+        req.body && (req.headers?.['content-length'] !== undefined || req.headers?.['transfer-encoding'] === 'chunked') ? req.body : null;
       const chunks: Uint8Array[] = [];
       if (req.body && !streamed) for await (const c of req.body) chunks.push(c);
       const body = Buffer.concat(chunks);

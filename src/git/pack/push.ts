@@ -1,11 +1,8 @@
-// A smart-HTTP (protocol v0/v1) receive-pack request updating one ref: the objects the remote
-// lacks are written to a pack file first (native zlib, no deltas), then streamed from there with
-// the command, so memory does not grow with the repository; the server's report-status says
-// whether the ref moved.
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, open, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
+// A smart-HTTP (protocol v0/v1) receive-pack request updating one ref: the command, then a pack
+// of the objects the remote lacks (native zlib, no deltas) sent while it is made, a chunk at a
+// time, so memory does not grow with the repository; the server's report-status says whether the
+// ref moved.
+import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import git from 'isomorphic-git';
 import type { HttpClient } from 'isomorphic-git';
@@ -14,7 +11,7 @@ import type { GitObject, ObjectType } from './read.js';
 
 const TYPE_NUMBERS: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 const ZERO_OID = '0'.repeat(40);
-/** Pack bytes gathered before one write to the file. */
+/** Pack bytes gathered before one chunk is sent. */
 const WRITE_CHUNK = 1 << 20;
 
 /** The remote took the objects but refused to move the ref (`ng <ref> <reason>`), or could not unpack them. */
@@ -42,61 +39,51 @@ export function objectHeader(type: ObjectType, size: number): Buffer {
 export type StoredObject = (oid: string) => Promise<{ type: ObjectType; size: number; zlib: Buffer } | null>;
 
 /**
- * Write a version-2 pack of `oids` to `file`; returns its size. An object another pack holds whole
- * is copied as it is stored (`stored`), others are read with `read` and deflated.
+ * A version-2 pack of `oids`, as it is made, in chunks of about WRITE_CHUNK bytes: an object
+ * another pack holds whole is copied as it is stored (`stored`), others are read with `read` and
+ * deflated. The count is known first and the checksum computed on the way, so nothing waits for
+ * the whole pack (a push sends it while it is made, as git does).
  */
-export async function writePack(
-  file: string,
+export async function* packChunks(
   oids: string[],
   read: (oid: string) => Promise<GitObject | null>,
   stored: StoredObject = async () => null,
-): Promise<number> {
-  const fh = await open(file, 'w');
+): AsyncGenerator<Buffer> {
   const hash = createHash('sha1');
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  let size = 0;
-  const flush = async () => {
-    if (!pendingBytes) return;
-    const buf = Buffer.concat(pending, pendingBytes);
-    pending = [];
-    pendingBytes = 0;
-    await fh.write(buf, 0, buf.length);
-  };
-  const put = async (buf: Buffer) => {
+  const put = (buf: Buffer) => {
     hash.update(buf);
     pending.push(buf);
     pendingBytes += buf.length;
-    size += buf.length;
-    if (pendingBytes >= WRITE_CHUNK) await flush();
   };
-  try {
-    const head = Buffer.alloc(12);
-    head.write('PACK', 0, 'latin1');
-    head.writeUInt32BE(2, 4);
-    head.writeUInt32BE(oids.length, 8);
-    await put(head);
-    for (const oid of oids) {
-      const as = await stored(oid);
-      if (as) {
-        await put(objectHeader(as.type, as.size));
-        await put(as.zlib);
-        continue;
-      }
+  const take = () => {
+    const buf = Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    return buf;
+  };
+  const head = Buffer.alloc(12);
+  head.write('PACK', 0, 'latin1');
+  head.writeUInt32BE(2, 4);
+  head.writeUInt32BE(oids.length, 8);
+  put(head);
+  for (const oid of oids) {
+    const as = await stored(oid);
+    if (as) {
+      put(objectHeader(as.type, as.size));
+      put(as.zlib);
+    } else {
       const obj = await read(oid);
       if (!obj) throw new RemotePackError(`object ${oid} is missing from the local repository`);
-      await put(objectHeader(obj.type, obj.data.length));
-      await put(deflateSync(obj.data));
+      put(objectHeader(obj.type, obj.data.length));
+      put(deflateSync(obj.data));
     }
-    const checksum = hash.digest();
-    pending.push(checksum);
-    pendingBytes += checksum.length;
-    size += checksum.length;
-    await flush();
-  } finally {
-    await fh.close();
+    if (pendingBytes >= WRITE_CHUNK) yield take();
   }
-  return size;
+  pending.push(hash.digest());
+  pendingBytes += 20;
+  yield take();
 }
 
 export interface PushPackOptions {
@@ -114,46 +101,41 @@ export interface PushPackOptions {
   read: (oid: string) => Promise<GitObject | null>;
   /** Packed whole objects, copied as they are stored. */
   stored?: StoredObject;
-  /** A folder for the temporary pack file. */
-  tmpDir: string;
 }
 
-/** Send the objects and the ref update; throws PushRefusedError when the remote refuses it. */
+/**
+ * Send the objects and the ref update; throws PushRefusedError when the remote refuses it. The
+ * pack goes out while it is made (chunked: its length is not known before), so the remote indexes
+ * it meanwhile; an object that cannot be read cuts the request, and the remote keeps nothing of it.
+ */
 export async function pushPack(o: PushPackOptions): Promise<void> {
-  await mkdir(o.tmpDir, { recursive: true });
-  const file = path.join(o.tmpDir, `push-${randomBytes(8).toString('hex')}.pack`);
-  try {
-    await writePack(file, o.oids, o.read, o.stored);
-    const caps = ['report-status', 'side-band-64k'].filter((c) => o.capabilities.includes(c));
-    const band = caps.includes('side-band-64k');
-    const command = Buffer.concat([
-      pkt(`${o.oldOid ?? ZERO_OID} ${o.newOid} ${o.ref}\0${[...caps, 'agent=git/docsplatform'].join(' ')}\n`),
-      Buffer.from('0000'),
-    ]);
-    const packSize = (await stat(file)).size;
-    const res = await o.http.request({
-      url: `${o.url.replace(/\/+$/, '')}/git-receive-pack`,
-      method: 'POST',
-      headers: {
-        ...o.headers,
-        'content-type': 'application/x-git-receive-pack-request',
-        accept: 'application/x-git-receive-pack-result',
-        'user-agent': 'git/docsplatform',
-        'content-length': String(command.length + packSize),
-      },
-      body: (async function* () {
-        yield command;
-        for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) yield chunk as Buffer;
-      })(),
-    });
-    if (res.statusCode !== 200) throw new git.Errors.HttpError(res.statusCode, res.statusMessage, '');
-    if (!res.body) throw new git.Errors.EmptyServerResponseError();
-    const report = band ? await sideBandReport(res.body) : res.body;
-    if (caps.includes('report-status')) await checkReport(report, o.ref);
-    else for await (const chunk of report) void chunk; // drain
-  } finally {
-    await rm(file, { force: true });
-  }
+  const caps = ['report-status', 'side-band-64k'].filter((c) => o.capabilities.includes(c));
+  const band = caps.includes('side-band-64k');
+  const command = Buffer.concat([
+    pkt(`${o.oldOid ?? ZERO_OID} ${o.newOid} ${o.ref}\0${[...caps, 'agent=git/docsplatform'].join(' ')}\n`),
+    Buffer.from('0000'),
+  ]);
+  const pack = packChunks(o.oids, o.read, o.stored);
+  const res = await o.http.request({
+    url: `${o.url.replace(/\/+$/, '')}/git-receive-pack`,
+    method: 'POST',
+    headers: {
+      ...o.headers,
+      'content-type': 'application/x-git-receive-pack-request',
+      accept: 'application/x-git-receive-pack-result',
+      'user-agent': 'git/docsplatform',
+      'transfer-encoding': 'chunked',
+    },
+    body: (async function* () {
+      yield command;
+      yield* pack;
+    })(),
+  });
+  if (res.statusCode !== 200) throw new git.Errors.HttpError(res.statusCode, res.statusMessage, '');
+  if (!res.body) throw new git.Errors.EmptyServerResponseError();
+  const report = band ? await sideBandReport(res.body) : res.body;
+  if (caps.includes('report-status')) await checkReport(report, o.ref);
+  else for await (const chunk of report) void chunk; // drain
 }
 
 /** The report-status pkt-lines carried on band 1; band 2 is progress, band 3 a fatal error. */

@@ -13,6 +13,7 @@ import { guardedHttp } from '../../../src/git/transport.js';
 import { indexPack, objectId, PackIdx } from '../../../src/git/pack/index.js';
 import { parseCommit, parseTree } from '../../../src/git/pack/objects.js';
 import { PackFormatError } from '../../../src/git/pack/read.js';
+import { packChunks } from '../../../src/git/pack/push.js';
 import { ObjectStore } from '../../../src/git/pack/store.js';
 import { gitCli, startGitServer, type GitServer } from '../../helpers/git-server.js';
 
@@ -171,6 +172,36 @@ describe('git pack fetch, index and read', () => {
       }
       expect(total).toBeLessThanOrEqual(20_000);
       expect((await indexPack(pack!)).kept.size).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('makes a push pack chunk by chunk that indexes as the objects it was given, and stops at an object it cannot read', async () => {
+    const gitdir = await open('chunks', async (repo) => (await repo.fetch('main'), repo.gitdir));
+    const [pack] = await packFiles(gitdir);
+    const store = new ObjectStore(gitdir);
+    try {
+      const { kept } = await indexPack(pack!, { bytes: 1 << 30, objectBytes: 1 << 30 });
+      const oids = [...kept.keys()];
+      // Half copied as stored, half read and deflated again.
+      const stored = (oid: string) => (oids.indexOf(oid) % 2 ? store.stored(oid) : Promise.resolve(null));
+      const chunks: Buffer[] = [];
+      for await (const chunk of packChunks(oids, (oid) => store.read(oid), stored)) chunks.push(chunk);
+      const made = path.join(work, 'made.pack');
+      await writeFile(made, Buffer.concat(chunks));
+      const again = await indexPack(made, { bytes: 1 << 30, objectBytes: 1 << 30 });
+      expect(again.objects).toBe(oids.length);
+      for (const [oid, obj] of kept) expect(again.kept.get(oid)?.data.equals(obj.data), oid).toBe(true);
+      await expect(gitCli(['index-pack', '-o', path.join(work, 'made.idx'), made], work)).resolves.toBeDefined();
+
+      const missing = '0123456789abcdef0123456789abcdef01234567';
+      const broken = packChunks([oids[0]!, missing], (oid) => store.read(oid));
+      await expect(
+        (async () => {
+          for await (const _ of broken) void _;
+        })(),
+      ).rejects.toThrow(`object ${missing} is missing`);
     } finally {
       await store.close();
     }
