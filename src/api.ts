@@ -3,9 +3,9 @@ import { loadConfig } from './config.js';
 import { createAppContext, closeAppContext } from './context.js';
 import { createApiServer } from './server.js';
 import { bootstrap } from './services/identity.js';
-import { stopOnSignals } from './lifecycle.js';
+import { orExitOnConfigError, stopOnSignals } from './lifecycle.js';
 
-const config = loadConfig();
+const config = orExitOnConfigError(() => loadConfig());
 const app = await createAppContext(config, 'api');
 if (config.bootstrap) {
   const created = await bootstrap(app.db);

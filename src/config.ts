@@ -105,7 +105,8 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
-class ConfigError extends Error {}
+/** A setting the process cannot run with (src/lifecycle.ts `orExitOnConfigError` prints it as one line). */
+export class ConfigError extends Error {}
 
 function int(env: Env, name: string, def: number, min = 0): number {
   const raw = env[name];
@@ -241,4 +242,19 @@ function deepFreeze<T>(o: T): T {
     Object.freeze(o);
   }
   return o;
+}
+
+/**
+ * Refuse a pool of database connections too small for the git jobs this process would run at once:
+ * each holds one connection for its space's git lock for the whole job and needs another for its
+ * transaction, so with PG_POOL_MAX <= WORKER_CONCURRENCY they could all wait for one forever.
+ */
+export function checkConnectionBudget(config: Pick<Config, 'pgPoolMax' | 'workers'>, queues: readonly QueueName[]): void {
+  const need = config.workers.concurrency + 1;
+  if (queues.includes('git') && config.pgPoolMax < need) {
+    throw new ConfigError(
+      `PG_POOL_MAX (${config.pgPoolMax}) is too small for WORKER_CONCURRENCY ${config.workers.concurrency} on the git queue: ` +
+        `each running git job holds a connection for its lock and needs another, so set PG_POOL_MAX to at least ${need}`,
+    );
+  }
 }

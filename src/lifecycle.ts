@@ -1,5 +1,20 @@
 // How the API and worker processes end (src/api.ts, workers/main.ts).
 import type { Logger } from './log.js';
+import { ConfigError } from './config.js';
+
+/**
+ * `fn`'s value; a setting the process cannot run with (ConfigError) ends it with the reason on one
+ * line of stderr and exit code 2, rather than a stack trace. Other errors are thrown as they are.
+ */
+export function orExitOnConfigError<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`Configuration error: ${err.message}\n`);
+    process.exit(2);
+  }
+}
 
 /**
  * Run `stop` once when the process is asked to end, then exit 0:

@@ -4,16 +4,21 @@
 // separate containers.
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { loadConfig } from './config.js';
+import { checkConnectionBudget, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { createPool } from './db/pool.js';
 import { migrate } from './db/migrate.js';
 import { ensureDatabase } from './db/ensure-database.js';
 import { Supervisor } from './supervisor.js';
-import { isSecondSignal } from './lifecycle.js';
+import { isSecondSignal, orExitOnConfigError } from './lifecycle.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const config = loadConfig();
+// A setting the children could not run with stops here, once, rather than in a restart loop.
+const config = orExitOnConfigError(() => {
+  const c = loadConfig();
+  if (c.workers.processes > 0) checkConnectionBudget(c, c.workers.queues);
+  return c;
+});
 const log = createLogger(config.logLevel, 'supervisor');
 
 // Migrate once before the children start (they would also do it safely under the advisory lock).

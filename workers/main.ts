@@ -1,10 +1,14 @@
 // Worker process entrypoint: `npm run start:worker`. Runs the queues named in WORKER_QUEUES.
-import { loadConfig } from '../src/config.js';
+import { checkConnectionBudget, loadConfig } from '../src/config.js';
 import { createAppContext, closeAppContext } from '../src/context.js';
 import { startWorkers } from './start.js';
-import { stopOnSignals } from '../src/lifecycle.js';
+import { orExitOnConfigError, stopOnSignals } from '../src/lifecycle.js';
 
-const config = loadConfig();
+const config = orExitOnConfigError(() => {
+  const c = loadConfig();
+  checkConnectionBudget(c, c.workers.queues);
+  return c;
+});
 const app = await createAppContext(config, 'worker');
 const pool = startWorkers(app);
 // The Markdown pool's threads load their modules now, not during the first job.

@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import type { AppContext } from '../src/context.js';
-import type { Config, QueueName } from '../src/config.js';
+import { checkConnectionBudget, type QueueName } from '../src/config.js';
 import { redisConnection } from '../src/queue/client.js';
 import { checkProcessors } from '../jobs/index.js';
 import type { JobData } from '../src/queue/registry.js';
@@ -35,21 +35,6 @@ export interface WorkerPool {
  */
 function stalledCheckIntervalMs(stalledIntervalMs: number): number {
   return Math.max(100, Math.floor(stalledIntervalMs / 3));
-}
-
-/**
- * Refuse a pool of database connections too small for the git jobs this process would run at once:
- * each holds one connection for its space's git lock for the whole job and needs another for its
- * transaction, so with PG_POOL_MAX <= WORKER_CONCURRENCY they could all wait for one forever.
- */
-export function checkConnectionBudget(config: Pick<Config, 'pgPoolMax' | 'workers'>, queues: readonly QueueName[]): void {
-  const need = config.workers.concurrency + 1;
-  if (queues.includes('git') && config.pgPoolMax < need) {
-    throw new Error(
-      `PG_POOL_MAX (${config.pgPoolMax}) is too small for WORKER_CONCURRENCY ${config.workers.concurrency} on the git queue: ` +
-        `each running git job holds a connection for its lock and needs another, so set PG_POOL_MAX to at least ${need}`,
-    );
-  }
 }
 
 /** One BullMQ Worker per configured queue, plus the reconciler loop. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { checkConnectionBudget, loadConfig } from '../../src/config.js';
+import { runTs } from '../helpers/processes.js';
 
 describe('config', () => {
   it('has working defaults: local storage, all queues, loopback fetches refused', () => {
@@ -33,7 +34,6 @@ describe('SEARCH_TEXT_CONFIG', () => {
 
 describe('the connection budget of a git worker', () => {
   it('refuses PG_POOL_MAX below WORKER_CONCURRENCY + 1 on a process that runs git jobs, and only there', async () => {
-    const { checkConnectionBudget } = await import('../../workers/start.js');
     const config = (env: Record<string, string>) => loadConfig(env);
     expect(() => checkConnectionBudget(config({ PG_POOL_MAX: '2', WORKER_CONCURRENCY: '2' }), ['git'])).toThrow(
       /PG_POOL_MAX \(2\) is too small for WORKER_CONCURRENCY 2 .*at least 3/,
@@ -42,5 +42,22 @@ describe('the connection budget of a git worker', () => {
     expect(() => checkConnectionBudget(config({ PG_POOL_MAX: '2', WORKER_CONCURRENCY: '2' }), ['pdf', 'openapi'])).not.toThrow();
     // The defaults leave room.
     expect(() => checkConnectionBudget(config({}), config({}).workers.queues)).not.toThrow();
+  });
+
+  it('stops a process with a setting it cannot run with on one line, exit code 2, before connecting anywhere', async () => {
+    // Nothing listens at these addresses: the process must stop before it tries them.
+    const unreachable = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:1' };
+    const cases: [string, Record<string, string>, RegExp][] = [
+      ['workers/main.ts', { WORKER_QUEUES: 'git', PG_POOL_MAX: '2', WORKER_CONCURRENCY: '2' }, /PG_POOL_MAX \(2\) is too small/],
+      ['src/main.ts', { WORKER_QUEUES: 'git', PG_POOL_MAX: '2', WORKER_CONCURRENCY: '2' }, /PG_POOL_MAX \(2\) is too small/],
+      ['src/api.ts', { WORKER_CONCURRENCY: 'lots' }, /WORKER_CONCURRENCY must be an integer/],
+    ];
+    for (const [entry, env, reason] of cases) {
+      const { code, stderr } = await runTs(entry, [], { ...unreachable, ...env });
+      expect(code, `${entry}: ${stderr}`).toBe(2);
+      expect(stderr).toMatch(reason);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(stderr).toMatch(/^Configuration error: /);
+    }
   });
 });
