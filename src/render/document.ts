@@ -146,7 +146,7 @@ export async function buildExport(
 
     // Parsing and rendering run on the Markdown pool; a body beyond the content limits (or too
     // slow to parse) is printed as plain text with a notice, never a failed export.
-    const plan = await app.markdown.plan(markdown);
+    const { plan, parsed } = await app.markdown.planParsed(markdown);
     const images: [string, ImageSource][] = [];
     for (const url of plan.images) {
       const file = imageFile(resolver, filesBySha, snapshot, url, page);
@@ -164,16 +164,20 @@ export async function buildExport(
 
     let bodyHtml: string;
     try {
-      bodyHtml = await app.markdown.html(markdown, {
-        anchor,
-        images,
-        links: plan.links.map((url) => [url, linkHref(app, resolver, snapshot, inExport, url, page, anchor)]),
-        files: plan.files.map((src) => {
-          const f = resolver.file(src, page);
-          return [src, f ? { name: f.name } : null];
-        }),
-        operations: await evaluateOperationBlocks(app, input.organizationId, plan.operations, (src) => resolver.file(src, page) ?? null),
-      });
+      bodyHtml = await app.markdown.html(
+        markdown,
+        {
+          anchor,
+          images,
+          links: plan.links.map((url) => [url, linkHref(app, resolver, snapshot, inExport, url, page, anchor)]),
+          files: plan.files.map((src) => {
+            const f = resolver.file(src, page);
+            return [src, f ? { name: f.name } : null];
+          }),
+          operations: await evaluateOperationBlocks(app, input.organizationId, plan.operations, (src) => resolver.file(src, page) ?? null),
+        },
+        parsed,
+      );
     } catch (err) {
       throw new PageRenderError(n.title, (err as Error).message);
     }

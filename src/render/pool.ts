@@ -19,6 +19,7 @@ import type { Logger } from '../log.js';
 import { checkDocument, type LimitViolation } from '../content/limits.js';
 import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/markdown.js';
 import type { RenderPlan } from './html.js';
+import type { Parsed } from '../content/markdown/parse.js';
 import type { ReferenceOptions } from '../content/openapi-render.js';
 import { RepoFormatError, type ParsedRepository } from '../git/format.js';
 import { needsScan, simpleSections } from '../content/markdown/simple-sections.js';
@@ -99,11 +100,23 @@ export class MarkdownPool {
   }
 
   /**
+   * `plan`, and the body's parse when it had to be made now: handed to `html` for the same body,
+   * the HTML is made from it instead of parsing the body a second time (on whichever thread).
+   * The plan is cached as `plan`'s is; the parse is not kept.
+   */
+  async planParsed(md: string): Promise<{ plan: RenderPlan; parsed?: Parsed }> {
+    const hit = this.cache.get(`plan\n${md}`);
+    if (hit) return { plan: hit.value as RenderPlan };
+    const { value, parsed } = await this.compute({ op: 'plan', md, withParsed: true }, `plan\n${md}`);
+    return { plan: value, parsed };
+  }
+
+  /**
    * A body as an HTML fragment; `lookups` answers everything `plan` listed. Cached by the body and
    * a digest of the lookups (the fragment is a function of both): an export made again after a
    * few pages changed renders only those.
    */
-  async html(md: string, lookups: HtmlLookups): Promise<string> {
+  async html(md: string, lookups: HtmlLookups, parsed?: Parsed): Promise<string> {
     const digest = createHash('sha256')
       .update(JSON.stringify([lookups.anchor, lookups.images, lookups.links, lookups.files, lookups.operations ?? []]))
       .digest('base64url');
@@ -111,7 +124,7 @@ export class MarkdownPool {
     const hit = this.cache.get(key);
     if (hit) return hit.value as string;
     // A fragment carrying large images inline would crowd out everything else.
-    return (await this.compute({ op: 'html', md, ...lookups }, key, (out) => out.value.length <= MAX_CACHED_HTML)).value;
+    return (await this.compute({ op: 'html', md, ...lookups, parsed }, key, (out) => out.value.length <= MAX_CACHED_HTML)).value;
   }
 
   /**
@@ -252,7 +265,9 @@ export class MarkdownPool {
   }
 
   private remember(key: string, out: BodyOutput, timedOut: boolean) {
-    this.cache.set(key, out, timedOut ? { ttl: PLAIN_AFTER_TIMEOUT_TTL_MS } : undefined);
+    // A parse given along (planParsed) is for the caller at hand, never kept.
+    const kept = out.parsed ? { value: out.value, ...(out.plain ? { plain: out.plain } : {}) } : out;
+    this.cache.set(key, kept, timedOut ? { ttl: PLAIN_AFTER_TIMEOUT_TTL_MS } : undefined);
   }
 
   /** One op over many bodies: cached ones answered at once, the rest in batches. */

@@ -8,7 +8,7 @@
 import { LIMITS, checkDocument, checkTree, scanMarkdown, type LimitViolation } from '../content/limits.js';
 import { documentToMarkdown, headings, markdownToDocument, pageLinks, splitSections } from '../content/markdown.js';
 import type { HeadingInfo, JSONDocument, PageLink, Section } from '../content/markdown.js';
-import { parseExtended } from '../content/markdown/parse.js';
+import { knowParsed, parseExtended, type Parsed } from '../content/markdown/parse.js';
 import { needsScan, simpleSections } from '../content/markdown/simple-sections.js';
 import { diff3Merge } from 'node-diff3';
 import YAML from 'yaml';
@@ -33,9 +33,13 @@ export interface HtmlLookups {
 }
 
 export type MarkdownTask =
-  /** `plain`: skip parsing, give the plain-text form with this reason (after a time-out). */
-  | { op: Exclude<BodyOp, 'html'>; md: string; plain?: string }
-  | ({ op: 'html'; md: string; plain?: string } & HtmlLookups)
+  /**
+   * `plain`: skip parsing, give the plain-text form with this reason (after a time-out).
+   * `withParsed`: give the parse too (BodyOutput.parsed), for an `html` task on the same body.
+   */
+  | { op: Exclude<BodyOp, 'html'>; md: string; plain?: string; withParsed?: true }
+  /** `parsed`: the parse a `withParsed` task gave of this very body (not parsed again). */
+  | ({ op: 'html'; md: string; plain?: string; parsed?: Parsed } & HtmlLookups)
   | { op: 'fromDocument'; doc: unknown; maxChars: number }
   | { op: 'scan'; md: string; maxChars: number }
   | { op: 'batch'; tasks: MarkdownTask[] }
@@ -63,6 +67,8 @@ export interface BodyValues {
 export interface BodyOutput<K extends BodyOp = BodyOp> {
   value: BodyValues[K];
   plain?: string;
+  /** The body's parse (asked with `withParsed`, and the body was within the limits). */
+  parsed?: Parsed;
 }
 
 export type FromDocumentOutput = { markdown: string } | { violation: LimitViolation };
@@ -186,6 +192,9 @@ export function plainValue(task: Extract<MarkdownTask, { op: BodyOp }>, reason: 
 }
 
 function runBody(task: Extract<MarkdownTask, { op: BodyOp }>): BodyOutput {
+  // The plan task of this body parsed it already (on whichever thread): checked and converted
+  // from that parse, not parsed again.
+  if (task.op === 'html' && task.parsed && !task.plain) knowParsed(task.md, task.parsed);
   let reason = task.plain;
   if (task.op === 'sections' && !reason) {
     // The plainest bodies (most pages of most spaces) are split without the parser; what they
@@ -202,7 +211,8 @@ function runBody(task: Extract<MarkdownTask, { op: BodyOp }>): BodyOutput {
   }
   if (!reason) {
     try {
-      return { value: parsedValue(task) };
+      const value = parsedValue(task);
+      return task.op !== 'html' && task.withParsed && task.md.trim() !== '' ? { value, parsed: parseExtended(task.md) } : { value };
     } catch (err) {
       reason = `it could not be converted (${(err as Error).message})`;
     }

@@ -47,7 +47,7 @@ export async function renderPageBody(
 ): Promise<PageBody> {
   const resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl });
   const markdown = await readerBodyMarkdown(app, orgId, snapshot, page, resolver);
-  const plan = await app.markdown.plan(markdown);
+  const { plan, parsed } = await app.markdown.planParsed(markdown);
   const images: [string, ImageSource][] = plan.images.map((url) => {
     const t = resolver.resolve(url, page);
     if (t?.kind === 'file') return [url, { src: fileDownloadUrl(app, snapshot.filesById.get(t.file)!) }];
@@ -70,12 +70,16 @@ export async function renderPageBody(
     const f = resolver.file(src, page);
     return f ? { name: f.name, href: fileDownloadUrl(app, f) } : null;
   };
-  const html = await app.markdown.html(markdown, {
-    anchor: '',
-    images,
-    links: plan.links.map((url) => [url, link(url)]),
-    files: plan.files.map((src) => [src, attachment(src)]),
-    operations: await evaluateOperationBlocks(app, orgId, plan.operations, (src) => resolver.file(src, page) ?? null),
-  });
+  const html = await app.markdown.html(
+    markdown,
+    {
+      anchor: '',
+      images,
+      links: plan.links.map((url) => [url, link(url)]),
+      files: plan.files.map((src) => [src, attachment(src)]),
+      operations: await evaluateOperationBlocks(app, orgId, plan.operations, (src) => resolver.file(src, page) ?? null),
+    },
+    parsed,
+  );
   return { markdown, html };
 }

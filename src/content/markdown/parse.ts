@@ -87,7 +87,7 @@ interface ExtendedRoot {
   children: Block[];
 }
 
-interface Parsed {
+export interface Parsed {
   root: ExtendedRoot;
   /** The whole body parsed as GFM alone (GitBook block tags left as text). */
   full: Root;
@@ -280,6 +280,14 @@ function collectDefinitions(root: Root): Map<string, Definition> {
 
 /** Parses with GFM plus the GitBook block tags; memoises the last input (every API re-parses). */
 let last: { md: string; parsed: Parsed } | undefined;
+
+/**
+ * Take `parsed` as what parseExtended gives for `md` (the parse another thread made of the same
+ * text, src/render/tasks.ts): the next calls on `md` use it instead of parsing again.
+ */
+export function knowParsed(md: string, parsed: Parsed): void {
+  last = { md, parsed };
+}
 
 export function parseExtended(md: string): Parsed {
   if (last && last.md === md) return last.parsed;

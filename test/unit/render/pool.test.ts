@@ -106,6 +106,26 @@ describe('MarkdownPool', () => {
     await expect(p.html(`${md}Changed.\n`, lookups as never)).rejects.toThrow('closed');
   });
 
+  it("renders a body's HTML from the parse its plan made, on another thread, without parsing it again", async () => {
+    const p = pool({ threads: 2, timeoutMs: 60_000 });
+    const md = `# Setup\n\n![Diagram](d.png) and [the guide](guide.md).\n\n${'More text.\n\n'.repeat(60)}`;
+    const lookups = { anchor: 'p1', images: [['d.png', { src: 'data:image/png;base64,AAAA' }]], links: [['guide.md', '#p2']], files: [] };
+    const first = await p.planParsed(md);
+    expect(first.plan).toEqual({ images: ['d.png'], links: ['guide.md'], files: [], operations: [] });
+    expect(first.parsed?.root.type).toBe('root');
+    // Planned once: the plan is cached, the parse is not kept.
+    expect(await p.planParsed(md)).toEqual({ plan: first.plan });
+    expect(await p.html(md, lookups as never, first.parsed)).toBe(await pool({ threads: 0, timeoutMs: 60_000 }).html(md, lookups as never));
+    // The parse given is the one used: another text's parse shows through (so none was made).
+    const other = `# Other\n\n${'Else.\n\n'.repeat(60)}`;
+    const { parsed } = await p.planParsed(other);
+    expect(await p.html(md, { ...lookups, anchor: 'p9' } as never, parsed)).toContain('Else.');
+    // A body beyond the limits gives no parse, and its HTML is plain text as ever.
+    const deep = await p.planParsed(`${DEEP}\nsecond line`);
+    expect(deep.parsed).toBeUndefined();
+    await p.close();
+  });
+
   it('stops a task past its time limit, gives plain text, and keeps working', async () => {
     const p = pool({ threads: 1, timeoutMs: 300 });
     // Within every limit, but seconds of parsing: 48,000 links.
