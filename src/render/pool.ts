@@ -114,7 +114,8 @@ export class MarkdownPool {
   /**
    * A body as an HTML fragment; `lookups` answers everything `plan` listed. Cached by the body and
    * a digest of the lookups (the fragment is a function of both): an export made again after a
-   * few pages changed renders only those.
+   * few pages changed renders only those. `parsed`: what `planParsed` gave for this very `md`
+   * (the fragment is made from it, so it must be that body's).
    */
   async html(md: string, lookups: HtmlLookups, parsed?: Parsed): Promise<string> {
     const digest = createHash('sha256')
