@@ -7,7 +7,7 @@ import { newId, derivedId } from '../util/ids.js';
 import { getSpace } from '../db/repos/spaces.js';
 import { getRevision, type RevisionRow } from '../db/repos/revisions.js';
 import { getGitSyncState, recordGitSync, setSpaceGitSync } from '../db/repos/git-sync.js';
-import type { PageFields } from '../content/draft.js';
+import type { Draft, PageFields } from '../content/draft.js';
 import { editMainContent, revisionSnapshot, WriteTargetGoneError } from '../content/commit.js';
 import { storeFilesBytes, type StoredBytes } from '../content/files.js';
 import { canonicalJson, ObjectsAhead } from '../content/objects.js';
@@ -242,7 +242,7 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
       }
     }
     const files = await projectFiles(app, repo, commit, projectDir);
-    const { contents, entries } = files;
+    const { contents } = files;
     if (projectDir && contents.size === 0) throw new GitSyncError(`The directory "${projectDir}" does not exist in ${p.ref}`);
     const parsed = await parseOrFail(app, contents);
     // The pages' bodies, most of the revision's bytes, are stored on a connection of their own
@@ -265,91 +265,7 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
             // Another run of this operation committed while this one was fetching: nothing to do.
             const done = await getRevision(c, p.spaceId, revisionId);
             if (done) return done;
-            const current = draft.base!;
-            const byPath = new Map<string, TreePage>();
-            const groups = new Map<string, TreePage>();
-            for (const tp of current.ordered) {
-              if (tp.node.git?.path) byPath.set(tp.node.git.path, tp);
-              else groups.set(`${tp.node.type}:${tp.node.title}`, tp);
-            }
-            // The repository's tree replaces the whole content (pages and files keep their ids by path).
-            draft.reset(null);
-            const add = (parentId: string | null, ip: ImportedPage) => {
-              const gitPath = ip.type === 'document' && ip.path ? repoPath(projectDir, parsed.config, ip.path) : undefined;
-              const existing = gitPath ? byPath.get(gitPath) : groups.get(`${ip.type}:${ip.title}`);
-              const docsEntry = ip.path ? entries.get(path.join(parsed.config.root || '.', ip.path).replace(/^\.\//, '')) : undefined;
-              const fields: PageFields & { id: string; title: string } = {
-                id: existing && !draft.has(existing.node.id) ? existing.node.id : newId(),
-                type: ip.type,
-                title: ip.title,
-                description: ip.description ?? null,
-                icon: ip.icon ?? null,
-                emoji: ip.emoji ?? null,
-                hidden: ip.hidden ?? false,
-                layout: ip.layout ?? null,
-                markdown: ip.type === 'document' ? ip.markdown : '',
-                git: gitPath ? { oid: docsEntry?.oid ?? '', path: gitPath } : null,
-                linkTitle: ip.linkTitle ?? null,
-              };
-              if (ip.type === 'link') {
-                fields.href = ip.href ?? '';
-                fields.target = { kind: 'url', url: ip.href ?? '' };
-              }
-              if (ip.type === 'computed' && ip.computed) fields.computed = ip.computed;
-              if (ip.cover && 'url' in ip.cover) fields.cover = { ref: { kind: 'url', url: ip.cover.url } };
-              const id = draft.insertPage(parentId, fields);
-              if (ip.cover && 'path' in ip.cover) covers.push([id, ip.cover.path]);
-              for (const child of ip.children) add(id, child);
-            };
-            // Pages whose cover is a file of the repository: set once the files have their ids.
-            const covers: [string, string][] = [];
-            for (const ip of parsed.pages) add(null, ip);
-            draft.setRedirects(parsed.config.redirects);
-            // The bodies started before the transaction: stored by now, as a rule.
-            draft.knowStoredBodies(await bodies);
-            const pagesStored = ahead.objects(draft.pageObjectsNow());
-            pagesStored.catch(() => {}); // awaited below; an import that fails first does not wait for it
-
-            const filesByPath = new Map(current.files.filter((f) => f.git?.path).map((f) => [f.git!.path, f]));
-            const fileIds = new Map<string, string>();
-            // Bytes are stored in batches (one set of statements per batch, BlobStore calls in
-            // parallel), at most FILE_BATCH_BYTES of them in memory; files enter the revision in order.
-            const stored: StoredBytes[] = [];
-            let batch: { bytes: Buffer; contentType: string }[] = [];
-            let batchBytes = 0;
-            const flush = async () => {
-              stored.push(...(await storeFilesBytes(app, c, p.spaceId, batch)));
-              batch = [];
-              batchBytes = 0;
-            };
-            for (const f of parsed.files) {
-              const rel = path.join(parsed.config.root || '.', f.path).replace(/^\.\//, '');
-              const bytes = await fileBytes(app, repo, files, rel, f.content);
-              if (batch.length && (batch.length >= FILE_BATCH || batchBytes + bytes.length > FILE_BATCH_BYTES)) await flush();
-              batch.push({ bytes, contentType: f.contentType });
-              batchBytes += bytes.length;
-            }
-            await flush();
-            for (const [i, f] of parsed.files.entries()) {
-              const gitPath = repoPath(projectDir, parsed.config, f.path);
-              const entry = entries.get(path.join(parsed.config.root || '.', f.path).replace(/^\.\//, ''));
-              const fileId = draft.insertFile({
-                id: filesByPath.get(gitPath)?.id,
-                name: f.name,
-                contentType: f.contentType,
-                size: stored[i].size,
-                blobKey: stored[i].blobKey,
-                sha256: stored[i].sha256,
-                dimensions: stored[i].dimensions,
-                git: { oid: entry?.oid ?? '', path: gitPath },
-              });
-              fileIds.set(f.path, fileId);
-            }
-            for (const [pageId, coverPath] of covers) {
-              const file = fileIds.get(coverPath);
-              if (file) draft.updatePage(pageId, { cover: { ref: { kind: 'file', file } } });
-            }
-            await pagesStored;
+            await importIntoDraft(app, c, draft, { p, projectDir, repo, files, parsed, bodies, ahead });
             return null;
           },
           {
@@ -380,6 +296,116 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
       await ahead.release();
     }
   });
+}
+
+/** What an import's transaction puts into its draft (importRepository). */
+interface DraftImport {
+  p: GitJobPayload;
+  projectDir: string;
+  repo: Repository;
+  files: Awaited<ReturnType<typeof projectFiles>>;
+  parsed: ParsedRepository;
+  /** The bodies' objects, stored ahead (their hashes by markdown). */
+  bodies: Promise<Map<string, string>>;
+  ahead: ObjectsAhead;
+}
+
+/**
+ * Replace the draft's content with the repository's tree (pages and files keep their ids by path),
+ * storing the files' bytes in `c`'s transaction and the pages' objects ahead meanwhile.
+ */
+async function importIntoDraft(
+  app: AppContext,
+  c: Queryable,
+  draft: Draft,
+  { p, projectDir, repo, files, parsed, bodies, ahead }: DraftImport,
+) {
+  const { entries } = files;
+  const current = draft.base!;
+  const byPath = new Map<string, TreePage>();
+  const groups = new Map<string, TreePage>();
+  for (const tp of current.ordered) {
+    if (tp.node.git?.path) byPath.set(tp.node.git.path, tp);
+    else groups.set(`${tp.node.type}:${tp.node.title}`, tp);
+  }
+  // The repository's tree replaces the whole content (pages and files keep their ids by path).
+  draft.reset(null);
+  const add = (parentId: string | null, ip: ImportedPage) => {
+    const gitPath = ip.type === 'document' && ip.path ? repoPath(projectDir, parsed.config, ip.path) : undefined;
+    const existing = gitPath ? byPath.get(gitPath) : groups.get(`${ip.type}:${ip.title}`);
+    const docsEntry = ip.path ? entries.get(path.join(parsed.config.root || '.', ip.path).replace(/^\.\//, '')) : undefined;
+    const fields: PageFields & { id: string; title: string } = {
+      id: existing && !draft.has(existing.node.id) ? existing.node.id : newId(),
+      type: ip.type,
+      title: ip.title,
+      description: ip.description ?? null,
+      icon: ip.icon ?? null,
+      emoji: ip.emoji ?? null,
+      hidden: ip.hidden ?? false,
+      layout: ip.layout ?? null,
+      markdown: ip.type === 'document' ? ip.markdown : '',
+      git: gitPath ? { oid: docsEntry?.oid ?? '', path: gitPath } : null,
+      linkTitle: ip.linkTitle ?? null,
+    };
+    if (ip.type === 'link') {
+      fields.href = ip.href ?? '';
+      fields.target = { kind: 'url', url: ip.href ?? '' };
+    }
+    if (ip.type === 'computed' && ip.computed) fields.computed = ip.computed;
+    if (ip.cover && 'url' in ip.cover) fields.cover = { ref: { kind: 'url', url: ip.cover.url } };
+    const id = draft.insertPage(parentId, fields);
+    if (ip.cover && 'path' in ip.cover) covers.push([id, ip.cover.path]);
+    for (const child of ip.children) add(id, child);
+  };
+  // Pages whose cover is a file of the repository: set once the files have their ids.
+  const covers: [string, string][] = [];
+  for (const ip of parsed.pages) add(null, ip);
+  draft.setRedirects(parsed.config.redirects);
+  // The bodies started before the transaction: stored by now, as a rule.
+  draft.knowStoredBodies(await bodies);
+  const pagesStored = ahead.objects(draft.pageObjectsNow());
+  pagesStored.catch(() => {}); // awaited below; an import that fails first does not wait for it
+
+  const filesByPath = new Map(current.files.filter((f) => f.git?.path).map((f) => [f.git!.path, f]));
+  const fileIds = new Map<string, string>();
+  // Bytes are stored in batches (one set of statements per batch, BlobStore calls in
+  // parallel), at most FILE_BATCH_BYTES of them in memory; files enter the revision in order.
+  const stored: StoredBytes[] = [];
+  let batch: { bytes: Buffer; contentType: string }[] = [];
+  let batchBytes = 0;
+  const flush = async () => {
+    stored.push(...(await storeFilesBytes(app, c, p.spaceId, batch)));
+    batch = [];
+    batchBytes = 0;
+  };
+  for (const f of parsed.files) {
+    const rel = path.join(parsed.config.root || '.', f.path).replace(/^\.\//, '');
+    const bytes = await fileBytes(app, repo, files, rel, f.content);
+    if (batch.length && (batch.length >= FILE_BATCH || batchBytes + bytes.length > FILE_BATCH_BYTES)) await flush();
+    batch.push({ bytes, contentType: f.contentType });
+    batchBytes += bytes.length;
+  }
+  await flush();
+  for (const [i, f] of parsed.files.entries()) {
+    const gitPath = repoPath(projectDir, parsed.config, f.path);
+    const entry = entries.get(path.join(parsed.config.root || '.', f.path).replace(/^\.\//, ''));
+    const fileId = draft.insertFile({
+      id: filesByPath.get(gitPath)?.id,
+      name: f.name,
+      contentType: f.contentType,
+      size: stored[i].size,
+      blobKey: stored[i].blobKey,
+      sha256: stored[i].sha256,
+      dimensions: stored[i].dimensions,
+      git: { oid: entry?.oid ?? '', path: gitPath },
+    });
+    fileIds.set(f.path, fileId);
+  }
+  for (const [pageId, coverPath] of covers) {
+    const file = fileIds.get(coverPath);
+    if (file) draft.updatePage(pageId, { cover: { ref: { kind: 'file', file } } });
+  }
+  await pagesStored;
 }
 
 /** The deepest folder holding every path given ('' when they share none). */
