@@ -17,6 +17,18 @@ function draftError(fn: () => unknown): DraftError {
   throw new Error('expected a DraftError');
 }
 
+/** The store's connection, noting the hash of every object an INSERT sends (in `sent`). */
+function insertSpy(store: MemoryObjects): { spy: Queryable; sent: string[] } {
+  const sent: string[] = [];
+  const spy = {
+    query: (text: string, values: unknown[]) => {
+      if (/^\s*INSERT INTO content_objects/.test(text)) sent.push(...(values[1] as string[]));
+      return store.db.query(text, values);
+    },
+  } as unknown as Queryable;
+  return { spy, sent };
+}
+
 const file = (name: string, id?: string): Omit<FileNode, 'kind' | 'createdAt' | 'id'> & { id?: string } => ({
   id,
   name,
@@ -250,13 +262,7 @@ describe('Draft: revisions', () => {
     await objectsAhead.release();
     expect(held).toBe(0);
     expect(store.size).toBe(2); // one object per distinct non-empty body
-    const sent: string[] = [];
-    const spy = {
-      query: (text: string, values: unknown[]) => {
-        if (/^\s*INSERT INTO content_objects/.test(text)) sent.push(...(values[1] as string[]));
-        return store.db.query(text, values);
-      },
-    } as unknown as Queryable;
+    const { spy, sent } = insertSpy(store);
     const d = new Draft(null);
     d.insertPage(null, { id: 'one', title: 'One', markdown: '# One\n' });
     d.insertPage(null, { id: 'two', title: 'Two', markdown: 'Two.\n' });
@@ -276,13 +282,7 @@ describe('Draft: revisions', () => {
   it("gives its pages' objects for storing ahead, then commits only what changed after them", async () => {
     const store = memoryObjects();
     const pool = { connect: async () => ({ query: store.db.query.bind(store.db), release: () => {} }) } as unknown as Db;
-    const sent: string[] = [];
-    const spy = {
-      query: (text: string, values: unknown[]) => {
-        if (/^\s*INSERT INTO content_objects/.test(text)) sent.push(...(values[1] as string[]));
-        return store.db.query(text, values);
-      },
-    } as unknown as Queryable;
+    const { spy, sent } = insertSpy(store);
     const d = new Draft(null);
     const parent = d.insertPage(null, { id: 'guide', title: 'Guide', markdown: '# Guide\n' });
     d.insertPage(parent, { id: 'setup', title: 'Setup', markdown: 'Set it up.\n' });
