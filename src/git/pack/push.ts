@@ -116,26 +116,39 @@ export async function pushPack(o: PushPackOptions): Promise<void> {
     Buffer.from('0000'),
   ]);
   const pack = packChunks(o.oids, o.read, o.stored);
-  const res = await o.http.request({
-    url: `${o.url.replace(/\/+$/, '')}/git-receive-pack`,
-    method: 'POST',
-    headers: {
-      ...o.headers,
-      'content-type': 'application/x-git-receive-pack-request',
-      accept: 'application/x-git-receive-pack-result',
-      'user-agent': 'git/docsplatform',
-      'transfer-encoding': 'chunked',
-    },
-    body: (async function* () {
-      yield command;
+  // Whatever the remote or the connection then says (a cut request, an unpack error), a pack that
+  // could not be made is the reason the push failed.
+  let packError: { error: unknown } | undefined;
+  const body = async function* () {
+    yield command;
+    try {
       yield* pack;
-    })(),
-  });
-  if (res.statusCode !== 200) throw new git.Errors.HttpError(res.statusCode, res.statusMessage, '');
-  if (!res.body) throw new git.Errors.EmptyServerResponseError();
-  const report = band ? await sideBandReport(res.body) : res.body;
-  if (caps.includes('report-status')) await checkReport(report, o.ref);
-  else for await (const chunk of report) void chunk; // drain
+    } catch (error) {
+      packError = { error };
+      throw error;
+    }
+  };
+  try {
+    const res = await o.http.request({
+      url: `${o.url.replace(/\/+$/, '')}/git-receive-pack`,
+      method: 'POST',
+      headers: {
+        ...o.headers,
+        'content-type': 'application/x-git-receive-pack-request',
+        accept: 'application/x-git-receive-pack-result',
+        'user-agent': 'git/docsplatform',
+        'transfer-encoding': 'chunked',
+      },
+      body: body(),
+    });
+    if (res.statusCode !== 200) throw new git.Errors.HttpError(res.statusCode, res.statusMessage, '');
+    if (!res.body) throw new git.Errors.EmptyServerResponseError();
+    const report = band ? await sideBandReport(res.body) : res.body;
+    if (caps.includes('report-status')) await checkReport(report, o.ref);
+    else for await (const chunk of report) void chunk; // drain
+  } catch (err) {
+    throw packError ? packError.error : err;
+  }
 }
 
 /** The report-status pkt-lines carried on band 1; band 2 is progress, band 3 a fatal error. */

@@ -13,7 +13,7 @@ import { guardedHttp } from '../../../src/git/transport.js';
 import { indexPack, objectId, PackIdx } from '../../../src/git/pack/index.js';
 import { parseCommit, parseTree } from '../../../src/git/pack/objects.js';
 import { PackFormatError } from '../../../src/git/pack/read.js';
-import { packChunks } from '../../../src/git/pack/push.js';
+import { packChunks, pushPack } from '../../../src/git/pack/push.js';
 import { ObjectStore } from '../../../src/git/pack/store.js';
 import { gitCli, startGitServer, type GitServer } from '../../helpers/git-server.js';
 
@@ -196,6 +196,21 @@ describe('git pack fetch, index and read', () => {
       await expect(gitCli(['index-pack', '-o', path.join(work, 'made.idx'), made], work)).resolves.toBeDefined();
 
       const missing = '0123456789abcdef0123456789abcdef01234567';
+      // Pushed, it cuts the request: the push fails with that reason and the remote moves nothing.
+      const head = (await gitCli(['rev-parse', 'HEAD'], workTree)).trim();
+      const push = pushPack({
+        http,
+        url: remoteUrl,
+        headers: {},
+        oldOid: null,
+        newOid: head,
+        ref: 'refs/heads/cut',
+        capabilities: ['report-status', 'side-band-64k'],
+        oids: [...oids, missing],
+        read: (oid) => store.read(oid),
+      });
+      await expect(push).rejects.toThrow(`object ${missing} is missing from the local repository`);
+      expect(await gitCli(['ls-remote', remoteUrl], work)).not.toContain('refs/heads/cut');
       const broken = packChunks([oids[0]!, missing], (oid) => store.read(oid));
       await expect(
         (async () => {
