@@ -1,6 +1,7 @@
 import type { Processor } from './types.js';
 import { JobFailure, JobSkipped } from '../src/queue/errors.js';
-import { importRepository, completedImport, GitSyncError } from '../src/git/sync.js';
+import { importRepository, completedImport } from '../src/git/import-repository.js';
+import { GitSyncError } from '../src/git/repo.js';
 import { inSpaceOrder } from '../src/git/ordering.js';
 import { getSpace } from '../src/db/repos/spaces.js';
 import { afterImport } from '../src/services/content-hooks.js';
