@@ -138,6 +138,7 @@ export class ObjectsAhead {
   /** The inserts asked for so far, settled (the next one starts after them). */
   private chain: Promise<unknown>;
   private failed = false;
+  private released = false;
 
   constructor(
     pool: Db,
@@ -168,6 +169,7 @@ export class ObjectsAhead {
 
   /** Store objects given by hash as their canonicalJson (`Draft.pageObjectsNow`); resolves once committed. */
   objects(objects: Map<Hash, string>): Promise<void> {
+    if (this.released) return Promise.reject(new Error('objects asked for after the connection was given back'));
     const done = this.chain.then(async () => {
       if (!objects.size) return;
       const client = await this.client;
@@ -182,8 +184,13 @@ export class ObjectsAhead {
     return done;
   }
 
-  /** Give the connection back once the inserts asked for are done (whatever their outcome). */
+  /**
+   * Give the connection back once the inserts asked for are done (whatever their outcome): as soon
+   * as the caller has what it needs, and again in its `finally` (later calls do nothing).
+   */
   async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
     await this.chain;
     const client = await this.client.catch(() => null);
     client?.release(this.failed);

@@ -302,4 +302,6 @@ async function importIntoDraft(
     if (file) draft.updatePage(pageId, { cover: { ref: { kind: 'file', file } } });
   }
   await pagesStored;
+  // Everything ahead is in: the connection goes back before the transaction commits.
+  await ahead.release();
 }

@@ -120,7 +120,7 @@ export interface IndexedPack {
   /** A version 2 pack index. */
   idx: Buffer;
   objects: number;
-  /** Objects kept as they were inflated (`keepBytes`), by oid. */
+  /** Objects kept as they were inflated (`keep`), by oid. */
   kept: Map<string, GitObject>;
 }
 

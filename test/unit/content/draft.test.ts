@@ -261,6 +261,9 @@ describe('Draft: revisions', () => {
     const ahead = await objectsAhead.bodies(['# One\n', 'Two.\n', '# One\n', '']);
     await objectsAhead.release();
     expect(held).toBe(0);
+    await objectsAhead.release(); // again (the caller's finally): nothing more is given back
+    expect(held).toBe(0);
+    await expect(objectsAhead.objects(new Map([['h', '{}']]))).rejects.toThrow('after the connection was given back');
     expect(store.size).toBe(2); // one object per distinct non-empty body
     const { spy, sent } = insertSpy(store);
     const d = new Draft(null);
