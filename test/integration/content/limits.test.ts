@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { editContent } from '../../helpers/content.js';
 import { withTx } from '../../../src/db/pool.js';
-import { editMainContent } from '../../../src/content/commit.js';
+import { editChangeRequestContent, editMainContent } from '../../../src/content/commit.js';
 
 // Hostile Markdown and JSON documents: refused on every write with a 400 naming the limit; when
 // stored anyway (older content, imports, the database), read as plain text, bounded, while the
@@ -288,10 +288,11 @@ describe('merging pages whose lines changed on both sides', () => {
     const lines = (prefix: string) => Array.from({ length: 100_000 }, (_, i) => `${prefix}${i}`).join('\n');
     await editContent(m, s, (d) => d.insertPage(null, { id: 'big', title: 'Big', markdown: lines('l') }));
     const c = (await call('POST', `/v1/spaces/${s}/change-requests`, { subject: 'Rewrite' })).body;
-    const w = await call('POST', `/v1/spaces/${s}/change-requests/${c.id}/content`, {
-      changes: [{ operation: 'update_page', page: 'big', document: { markdown: lines('r') } }],
-    });
-    expect(w.status, JSON.stringify(w.body).slice(0, 300)).toBe(200);
+    // Written past the API: its limit check of 100,000 lines shares the 500 ms this app allows,
+    // which a loaded machine can overrun; what is tested is the merge.
+    await withTx(m.app.db, (tx) =>
+      editChangeRequestContent(tx, s, c.id, (d) => d.updatePage('big', { markdown: lines('r') }), {}, { check: () => {} }),
+    );
     await editContent(m, s, (d) => d.updatePage('big', { markdown: `${lines('l')}\nmain` }));
     const order: string[] = [];
     const merge = call('POST', `/v1/spaces/${s}/change-requests/${c.id}/merge`).then((r) => (order.push('merge'), r));
