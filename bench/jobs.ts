@@ -206,20 +206,32 @@ async function acceptToStart(workers: Worker[], n: number, accept: () => Promise
   return out;
 }
 
-/** Our side: no-op operations accepted as the API does (pingWorkers: durable row, then the enqueue). */
-async function acceptPings(env: BenchEnv, n: number): Promise<string[]> {
+/**
+ * How our no-op jobs are accepted: `at once` as the service does (pingWorkers: durable row, then
+ * the enqueue with the payload, so the runner starts the processor at once); `claim first` with
+ * the same durable row but the job enqueued without its payload, so the runner claims the
+ * operation before the processor begins, as it does for every job with outside effects.
+ */
+type PingMode = 'at once' | 'claim first';
+
+async function acceptPing(env: BenchEnv, mode: PingMode): Promise<string> {
+  if (mode === 'at once') return (await pingWorkers(env.app, PING_QUEUE)).id;
+  const op = await createOperation(env.app.db, 'workers.ping', { organizationId: null, payload: {}, queue: PING_QUEUE });
+  await env.app.jobs.enqueue({ id: op.id, kind: op.kind, queue: op.queue });
+  return op.id;
+}
+
+async function acceptPings(env: BenchEnv, n: number, mode: PingMode): Promise<string[]> {
   const ids: string[] = [];
   const BATCH = 8;
-  for (let i = 0; i < n; i += BATCH) {
-    const ops = await Promise.all(Array.from({ length: Math.min(BATCH, n - i) }, () => pingWorkers(env.app, PING_QUEUE)));
-    ids.push(...ops.map((o) => o.id));
-  }
+  for (let i = 0; i < n; i += BATCH)
+    ids.push(...(await Promise.all(Array.from({ length: Math.min(BATCH, n - i) }, () => acceptPing(env, mode)))));
   return ids;
 }
 
 async function allSucceeded(monitor: Db, ids: string[]) {
   const { rows } = await monitor.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM operations WHERE id = ANY($1) AND status = 'succeeded'",
+    "SELECT count(*)::int AS n FROM operations WHERE id = ANY($1) AND status = 'succeeded' AND attempts = 1 AND started_at IS NOT NULL",
     [ids],
   );
   if (rows[0].n !== ids.length) throw new Error(`no-op operations: ${rows[0].n} of ${ids.length} succeeded`);
@@ -227,16 +239,15 @@ async function allSucceeded(monitor: Db, ids: string[]) {
 
 /**
  * Ours: a backlog of `n` workers.ping operations (accepted before the clock starts), drained by the
- * real workers started on PING_QUEUE; timed from startWorkers to the n-th completion (the runner
- * completes a job after the operation's durable final state), then every row is checked `succeeded`.
+ * real workers started on PING_QUEUE; timed from startWorkers to the n-th completion and every
+ * final state durable (the runner frees a job's slot before its commit), then every row is checked.
  */
-async function pingJobsPerSecond(env: BenchEnv, cleanup: Cleanup, monitor: Db, n: number): Promise<JobRate> {
-  const ids = await acceptPings(env, n);
+async function pingJobsPerSecond(env: BenchEnv, cleanup: Cleanup, monitor: Db, n: number, mode: PingMode): Promise<JobRate> {
+  const ids = await acceptPings(env, n, mode);
   const started = performance.now();
   const pool = startWorkers(env.app, [PING_QUEUE]);
   const stop = cleanup.add('stop the no-op job workers', () => pool.close(3000));
   try {
-    // Done when every final state is durable: the runner frees a job's slot before its commit.
     const { mainMs } = await withCpu(async () => {
       await completions(pool.workers as Worker[], n);
       await pool.settled();
@@ -250,13 +261,14 @@ async function pingJobsPerSecond(env: BenchEnv, cleanup: Cleanup, monitor: Db, n
 }
 
 /** Ours: accept -> start of `n` workers.ping operations, one at a time, on idle real workers. */
-async function pingLatency(env: BenchEnv, cleanup: Cleanup, monitor: Db, n: number): Promise<number[]> {
+async function pingLatency(env: BenchEnv, cleanup: Cleanup, monitor: Db, n: number, mode: PingMode): Promise<number[]> {
   const pool = startWorkers(env.app, [PING_QUEUE]);
   const stop = cleanup.add('stop the no-op job workers', () => pool.close(3000));
   try {
     await sleep(100); // the workers are up and waiting
     const ids: string[] = [];
-    const ms = await acceptToStart(pool.workers as Worker[], n, async () => ids.push((await pingWorkers(env.app, PING_QUEUE)).id));
+    const ms = await acceptToStart(pool.workers as Worker[], n, async () => ids.push(await acceptPing(env, mode)));
+    await pool.settled();
     await allSucceeded(monitor, ids);
     return ms;
   } finally {
@@ -336,21 +348,33 @@ async function noopJobsPerSecond(env: BenchEnv, cleanup: Cleanup, queueName: str
 }
 
 /**
- * The floor of the real path, for reference: the bare Worker's processor makes the runner's two
- * writes and nothing else, as the runner makes them: the claim (its commit does not wait for the
- * WAL flush) before the work, the durable final state handed to a Finisher after it (batched, the
- * job's slot freed meanwhile), on operation rows inserted beforehand; timed like the baseline,
- * until the last final state is durable.
+ * The floors of the real path, for reference: the bare Worker's processor makes the runner's
+ * writes and nothing else, as the runner makes them, on operation rows inserted beforehand; timed
+ * like the baseline, until the last final state is durable. `at once`: the one durable final state
+ * per job, handed to a Finisher (batched, the job's slot freed meanwhile), which makes the claim's
+ * checks itself; `claim first`: the claim (its commit does not wait for the WAL flush) before the
+ * work, then that final state.
  */
-async function floorJobsPerSecond(env: BenchEnv, cleanup: Cleanup, queueName: string, n: number, tag: string): Promise<JobRate> {
+async function floorJobsPerSecond(
+  env: BenchEnv,
+  cleanup: Cleanup,
+  queueName: string,
+  n: number,
+  tag: string,
+  mode: PingMode,
+): Promise<JobRate> {
   const db = env.app.db;
   const lease = env.config.workers.lockDurationMs;
   const finisher = new Finisher(db);
   const bare = bareNoop(env, cleanup, queueName, async (job) => {
     const owner = `floor:${job.id}`;
-    const c = await claimOperation(db, job.data.operationId, owner, lease);
-    if (c.state !== 'claimed') throw new Error(`floor: operation ${job.data.operationId} is ${c.state}`);
-    void finisher.finish({ id: job.data.operationId, status: 'succeeded', result: null, owner }).catch(() => {});
+    const since = new Date();
+    if (mode === 'claim first') {
+      const c = await claimOperation(db, job.data.operationId, owner, lease);
+      if (c.state !== 'claimed') throw new Error(`floor: operation ${job.data.operationId} is ${c.state}`);
+    }
+    const unclaimedSince = mode === 'at once' ? since : undefined;
+    void finisher.finish({ id: job.data.operationId, status: 'succeeded', result: null, owner, unclaimedSince }).catch(() => {});
     return null;
   });
   try {
@@ -388,9 +412,9 @@ async function noopLatency(env: BenchEnv, cleanup: Cleanup, queueName: string, n
 }
 
 /**
- * The floor of accept -> start, for reference: accepted as ours (the durable operation row, then
- * queue.add), and the bare Worker's processor claims the operation (the runner's one write before
- * the work) before it reports its start.
+ * The floor of accept -> start of a job that claims first, for reference: accepted as ours (the
+ * durable operation row, then queue.add), and the bare Worker's processor claims the operation
+ * (the runner's one write before the work) before it reports its start.
  */
 async function floorLatency(env: BenchEnv, cleanup: Cleanup, queueName: string, n: number): Promise<number[]> {
   const db = env.app.db;
@@ -440,66 +464,76 @@ export async function benchJobs(env: BenchEnv, cleanup: Cleanup): Promise<Row[]>
 
   // Warm-up (JIT, connections, the parser's first use), not measured.
   await noopJobsPerSecond(env, cleanup, noopQueue, JOB_WARMUP, 'warm');
-  await floorJobsPerSecond(env, cleanup, floorQueue, JOB_WARMUP, 'warm-floor');
-  await pingJobsPerSecond(env, cleanup, monitor, JOB_WARMUP);
+  for (const mode of MODES) {
+    await floorJobsPerSecond(env, cleanup, floorQueue, JOB_WARMUP, `warm-floor-${mode.replace(' ', '-')}`, mode);
+    await pingJobsPerSecond(env, cleanup, monitor, JOB_WARMUP, mode);
+    await pingLatency(env, cleanup, monitor, JOB_WARMUP, mode);
+  }
   await noopLatency(env, cleanup, noopQueue, JOB_WARMUP, 'warm-lat');
-  await pingLatency(env, cleanup, monitor, JOB_WARMUP);
   await floorLatency(env, cleanup, floorQueue, JOB_WARMUP);
   await openapiJobsPerSecond(env, cleanup, monitor, seeded, JOB_WARMUP, 'warm');
 
-  // Alternate the two sides, as for HTTP, and keep the median of each (latency: all samples).
-  const noop: Pair<JobRate[]> = { ours: [], baseline: [] };
-  const latency: Pair<number[]> = { ours: [], baseline: [] };
-  const latencyFloor: number[] = [];
-  const openapi: Pair<JobRate[]> = { ours: [], baseline: [] };
-  const floor: Pair<JobRate[]> = { ours: [], baseline: [] };
+  // Alternate the sides, as for HTTP, and keep the median of each (latency: all samples).
+  const rate = {
+    bare: [] as JobRate[],
+    openapi: [] as JobRate[],
+    ...perMode(() => [] as JobRate[]),
+    floor: perMode(() => [] as JobRate[]),
+  };
+  const latency = { bare: [] as number[], claimFloor: [] as number[], ...perMode(() => [] as number[]) };
   for (let i = 1; i <= JOB_ROUNDS; i++) {
     const round = `jobs round ${i}/${JOB_ROUNDS}`;
     const b = await noopJobsPerSecond(env, cleanup, noopQueue, NOOP_JOBS, `run${i}`);
-    log(`${round} bare BullMQ no-op       ${rateLine(b, NOOP_JOBS)}`);
-    const p = await pingJobsPerSecond(env, cleanup, monitor, NOOP_JOBS);
-    log(`${round} no-op job, real path   ${rateLine(p, NOOP_JOBS)}`);
-    const f = await floorJobsPerSecond(env, cleanup, floorQueue, NOOP_JOBS, `floor${i}`);
-    log(`${round} SQL floor              ${rateLine(f, NOOP_JOBS)}`);
+    log(`${round} bare BullMQ no-op                   ${rateLine(b, NOOP_JOBS)}`);
+    rate.bare.push(b);
+    for (const mode of MODES) {
+      const p = await pingJobsPerSecond(env, cleanup, monitor, NOOP_JOBS, mode);
+      log(`${round} no-op job, real path (${mode})${' '.repeat(11 - mode.length)} ${rateLine(p, NOOP_JOBS)}`);
+      const f = await floorJobsPerSecond(env, cleanup, floorQueue, NOOP_JOBS, `floor${i}-${mode.replace(' ', '-')}`, mode);
+      log(`${round} SQL floor (${mode})${' '.repeat(22 - mode.length)} ${rateLine(f, NOOP_JOBS)}`);
+      rate[mode].push(p);
+      rate.floor[mode].push(f);
+    }
     const bl = await noopLatency(env, cleanup, noopQueue, LATENCY_JOBS, `lat${i}`);
-    log(`${round} bare BullMQ accept -> start      ${latencyLine(bl)}`);
-    const pl = await pingLatency(env, cleanup, monitor, LATENCY_JOBS);
-    log(`${round} no-op job accept -> start       ${latencyLine(pl)}`);
+    log(`${round} bare BullMQ accept -> start                  ${latencyLine(bl)}`);
+    latency.bare.push(...bl);
+    for (const mode of MODES) {
+      const pl = await pingLatency(env, cleanup, monitor, LATENCY_JOBS, mode);
+      log(`${round} no-op job accept -> start (${mode})${' '.repeat(11 - mode.length)} ${latencyLine(pl)}`);
+      latency[mode].push(...pl);
+    }
     const fl = await floorLatency(env, cleanup, floorQueue, LATENCY_JOBS);
-    log(`${round} floor (claim) accept -> start   ${latencyLine(fl)}`);
-    latencyFloor.push(...fl);
+    log(`${round} floor (claim first) accept -> start          ${latencyLine(fl)}`);
+    latency.claimFloor.push(...fl);
     const o = await openapiJobsPerSecond(env, cleanup, monitor, seeded, OPENAPI_JOBS, `run${i}`);
-    log(`${round} openapi.process        ${rateLine(o, OPENAPI_JOBS)}`);
-    noop.baseline.push(b);
-    noop.ours.push(p);
-    floor.baseline.push(b);
-    floor.ours.push(f);
-    latency.baseline.push(...bl);
-    latency.ours.push(...pl);
-    openapi.baseline.push(b);
-    openapi.ours.push(o);
+    log(`${round} openapi.process                     ${rateLine(o, OPENAPI_JOBS)}`);
+    rate.openapi.push(o);
   }
   const c = env.config.workers.concurrency;
-  const noopName = `no-op job, real path vs bare BullMQ (concurrency ${c})`;
+  const vsBare = (ours: JobRate[]): Pair<JobRate[]> => ({ ours, baseline: rate.bare });
+  const latencyRows = (benchmark: string, ours: number[]): Row[] =>
+    [50, 99].map((q) => ({
+      benchmark,
+      metric: `p${q} (ms)`,
+      ours: percentile(ours, q),
+      baseline: percentile(latency.bare, q),
+      digits: 3,
+      higherIsBetter: false,
+    }));
   return [
-    ...jobRows(noopName, noop),
-    ...jobRows(`  for reference: SQL floor (bare BullMQ + claim + batched durable finish) vs bare BullMQ`, floor),
-    ...[50, 99].map((q) => ({
-      benchmark: `no-op job accept -> start, idle workers`,
-      metric: `p${q} (ms)`,
-      ours: percentile(latency.ours, q),
-      baseline: percentile(latency.baseline, q),
-      digits: 3,
-      higherIsBetter: false,
-    })),
-    ...[50, 99].map((q) => ({
-      benchmark: `  for reference: accept -> start floor (bare BullMQ + claim) vs bare BullMQ`,
-      metric: `p${q} (ms)`,
-      ours: percentile(latencyFloor, q),
-      baseline: percentile(latency.baseline, q),
-      digits: 3,
-      higherIsBetter: false,
-    })),
-    ...jobRows(`jobs (concurrency ${c}): openapi.process vs no-op`, openapi),
+    ...jobRows(`no-op job (workers.ping: starts at once), real path vs bare BullMQ (concurrency ${c})`, vsBare(rate['at once'])),
+    ...jobRows(`  for reference: its SQL floor (bare BullMQ + batched durable finish) vs bare BullMQ`, vsBare(rate.floor['at once'])),
+    ...jobRows(`  for reference: the same job claiming first (as jobs with outside effects), real path`, vsBare(rate['claim first'])),
+    ...jobRows(`  for reference: its SQL floor (bare BullMQ + claim + batched durable finish)`, vsBare(rate.floor['claim first'])),
+    ...latencyRows(`no-op job (starts at once) accept -> start, idle workers`, latency['at once']),
+    ...latencyRows(`  for reference: the same job claiming first, real path`, latency['claim first']),
+    ...latencyRows(`  for reference: its floor (bare BullMQ + claim) vs bare BullMQ`, latency.claimFloor),
+    ...jobRows(`jobs (concurrency ${c}): openapi.process vs no-op`, vsBare(rate.openapi)),
   ];
+}
+
+const MODES: readonly PingMode[] = ['at once', 'claim first'];
+
+function perMode<T>(make: () => T): Record<PingMode, T> {
+  return { 'at once': make(), 'claim first': make() };
 }

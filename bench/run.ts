@@ -10,21 +10,20 @@
 //  2. GET /v1/orgs/{id}/members?limit=100 on an organization with 1,000 members: our API server vs a
 //                                       bare handler running the same queries: token lookup, the
 //                                       membership check (getOrgForUser) and listMembers (page + count).
-//  3. no-op job (workers.ping)         the real path of a job that does nothing: operation row
-//                                       inserted (durable) and enqueued by the service
-//                                       (pingWorkers), run by the real workers (startWorkers: claim,
-//                                       lease, processor, durable final state) vs a bare BullMQ
-//                                       Worker with a no-op processor (same concurrency, job options,
-//                                       prefix and Redis): jobs/s of a backlog of N (ours until the
-//                                       last final state is durable), and accept ->
+//  3. no-op job (workers.ping)         the real path of a job that does nothing (bench/jobs.ts):
+//                                       operation row inserted (durable) and enqueued by the service
+//                                       (pingWorkers), run by the real workers (startWorkers: it
+//                                       starts at once, its final write batched and durable) vs a
+//                                       bare BullMQ Worker with a no-op processor (same concurrency,
+//                                       job options, prefix and Redis): jobs/s of a backlog of N
+//                                       (ours until the last final state is durable), and accept ->
 //                                       start latency p50/p99, one job at a time on idle workers
 //                                       (accepted: the service call returned, i.e. after the insert
 //                                       and the enqueue, or queue.add returned; start: the processor
 //                                       began, as it reports with a high-resolution clock). For
-//                                       reference, the floors of the real path: the bare Worker
-//                                       running only the runner's two writes per job (claim, durable
-//                                       finish batched by a Finisher) on pre-inserted operation
-//                                       rows; accept -> start with the claim before the start.
+//                                       reference, the same job claiming first (as every job with
+//                                       outside effects does), and the floors of both paths: the bare
+//                                       Worker making only the runner's writes on pre-inserted rows.
 //  4. openapi.process jobs/s            a backlog of N small inline-text specs drained by the real
 //                                       workers (startWorkers, queue 'openapi') until every operation
 //                                       row is `succeeded`, vs a backlog of N no-op BullMQ jobs
@@ -245,11 +244,14 @@ const SECTIONS: Section[] = [
     run: benchJobs,
     notes: [
       'Job baseline: a bare BullMQ Worker with a no-op processor at the same concurrency on the same Redis. No-op job, real path:',
-      'workers.ping accepted by the service (durable operation row + enqueue) and run by the real workers (claim, durable final state).',
-      'Accept -> start: from the accepting call returning to the processor beginning, one job at a time on idle workers (all samples).',
-      "SQL floor: the bare Worker's processor makes only the runner's two writes per job (claim without WAL flush wait, durable finish",
-      'handed to a Finisher: batched, the slot freed meanwhile), timed until the last final state is durable. Accept -> start floor:',
-      "accepted as ours (durable row + queue.add), the bare Worker's processor claims the operation before it reports its start.",
+      'workers.ping accepted by the service (durable operation row + enqueue with its payload) and run by the real workers: it starts',
+      'at once, its claim deferred to its first turn, so a run that ends first sends none and its durable final write (batched by a',
+      'Finisher, the slot freed meanwhile) makes the checks. Claiming first: the same operation enqueued without its payload, so the',
+      'runner claims it before the processor begins, as for every job with outside effects. Accept -> start: from the accepting call',
+      'returning to the processor beginning, one job at a time on idle workers (all samples). SQL floors: the bare Worker makes only',
+      "the runner's writes per job on pre-inserted rows (at once: the batched durable finish; claiming first: the claim without WAL",
+      'flush wait, then that finish), timed until the last final state is durable; accept -> start floor: accepted as ours, the bare',
+      "Worker's processor claims the operation before it reports its start.",
     ],
   },
   {

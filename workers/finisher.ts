@@ -33,18 +33,38 @@ export class Finisher {
     return this.open;
   }
 
-  /** Write `state` durably; resolves with whether it was recorded (false: already final, or the run lost its lease). */
-  finish(state: FinalState): Promise<boolean> {
+  /**
+   * Write `state` durably; resolves with whether it was recorded (false: already final, or the run
+   * lost its lease). `state` may be a promise of it (a run whose claim is still on its way), or of
+   * null (nothing to write after all: false); it counts as pending, and `drain` waits for it.
+   */
+  finish(state: FinalState | Promise<FinalState | null>): Promise<boolean> {
     this.open++;
-    return new Promise<boolean>((resolve, reject) => {
-      this.queue.push({ state, resolve, reject });
-      if (!this.inFlight) this.flush();
-    }).finally(() => this.open--);
+    const written = state instanceof Promise ? this.later(state) : this.write1(state);
+    return written.finally(() => this.open--);
   }
 
   /** Resolves once every state handed over so far has been written (or has failed). */
   async drain(): Promise<void> {
-    while (this.inFlight) await this.inFlight;
+    while (this.inFlight || this.awaited.size) await (this.inFlight ?? Promise.allSettled(this.awaited));
+  }
+
+  /** States still being made (see `finish`). */
+  private readonly awaited = new Set<Promise<unknown>>();
+
+  private later(state: Promise<FinalState | null>): Promise<boolean> {
+    const written = state.then((s) => (s ? this.write1(s) : false));
+    const tracked = written.catch(() => {});
+    this.awaited.add(tracked);
+    void tracked.then(() => this.awaited.delete(tracked));
+    return written;
+  }
+
+  private write1(state: FinalState): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.queue.push({ state, resolve, reject });
+      if (!this.inFlight) this.flush();
+    });
   }
 
   private flush() {

@@ -2,7 +2,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Config, QueueName } from '../config.js';
 import { ALL_QUEUES } from '../config.js';
-import { JOBS, queueFor, type JobData, type JobName } from './registry.js';
+import { JOBS, isJobName, queueFor, startsAtOnce, type JobData, type JobSpec } from './registry.js';
 
 /** BullMQ connection options parsed from REDIS_URL (workers need their own blocking connection). */
 export function redisConnection(url: string): ConnectionOptions {
@@ -50,22 +50,21 @@ export class JobClient {
   /**
    * Add the job for an operation; the job id is the operation id, so adding twice is a no-op. The
    * queue is the registry's, or the operation's own for a job that lets its caller choose (`anyQueue`).
+   * A job that starts at once carries a copy of the payload when the caller has it (without it, it
+   * runs after its claim, as the others do).
    */
-  async enqueue(op: { id: string; kind: string; queue?: string }): Promise<void> {
-    const spec = JOBS[op.kind as JobName];
-    if (!spec) throw new Error(`Unknown job kind "${op.kind}"`);
+  async enqueue(op: { id: string; kind: string; queue?: string; payload?: Record<string, unknown> }): Promise<void> {
+    if (!isJobName(op.kind)) throw new Error(`Unknown job kind "${op.kind}"`);
+    const spec: JobSpec = JOBS[op.kind];
     const w = this.config.workers;
-    await this.queue(queueFor(op.kind as JobName, op.queue)).add(
-      op.kind,
-      { operationId: op.id },
-      {
-        jobId: op.id,
-        attempts: spec.attempts ?? w.attempts,
-        backoff: { type: 'exponential', delay: w.backoffMs },
-        removeOnComplete: { count: w.keepCompleted },
-        removeOnFail: { count: w.keepFailed },
-      },
-    );
+    const data: JobData = startsAtOnce(op.kind) && op.payload ? { operationId: op.id, payload: op.payload } : { operationId: op.id };
+    await this.queue(queueFor(op.kind, op.queue)).add(op.kind, data, {
+      jobId: op.id,
+      attempts: spec.attempts ?? w.attempts,
+      backoff: { type: 'exponential', delay: w.backoffMs },
+      removeOnComplete: { count: w.keepCompleted },
+      removeOnFail: { count: w.keepFailed },
+    });
   }
 
   async close(): Promise<void> {

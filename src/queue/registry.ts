@@ -1,7 +1,8 @@
 // The contract between the API (which enqueues) and the workers (which process): every job name,
-// the queue it runs on, the payload it carries and its default options. Redis only ever holds
-// `{ operationId }`: the payload lives in the operation's PostgreSQL row, so a flushed Redis loses
-// nothing and no secret (a git credential, say) sits in Redis.
+// the queue it runs on, the payload it carries and its default options. The payload lives in the
+// operation's PostgreSQL row, so a flushed Redis loses nothing; Redis holds `{ operationId }`, and
+// a copy of the payload only for the jobs that start at once (`startsAtOnce`), whose payloads are
+// ids: no secret (a git credential, say) ever sits in Redis.
 import { ALL_QUEUES, type QueueName } from '../config.js';
 
 export interface JobPayloads {
@@ -67,7 +68,7 @@ export interface GitJobPayload {
 
 export type JobName = keyof JobPayloads;
 
-interface JobSpec {
+export interface JobSpec {
   /** The queue its jobs run on (for a job with `anyQueue`, the default one). */
   queue: QueueName;
   /** The caller names the queue (a health check of each pool); the operation row keeps it. */
@@ -76,9 +77,17 @@ interface JobSpec {
   attempts?: number;
   /** Human description for the dashboard and README. */
   description: string;
+  /**
+   * The processor begins as soon as BullMQ hands the job over, its claim of the operation on its
+   * way meanwhile (workers/runner.ts), instead of after it. Only for a job whose payload holds no
+   * secret (it travels in the BullMQ job), whose processor gets no `operation`, progress or fence
+   * (a `RunContext`), and whose work is safe to do twice at once: a run that turns out not to hold
+   * the operation drops its outcome, but its work is done.
+   */
+  startsAtOnce?: boolean;
 }
 
-export const JOBS: { readonly [K in JobName]: JobSpec } = {
+export const JOBS = {
   'openapi.process': { queue: 'openapi', description: 'Fetch, parse, validate and store an OpenAPI spec version' },
   'pdf.render': { queue: 'pdf', description: 'Render a space or change request export to PDF' },
   'spaces.purge': {
@@ -89,13 +98,30 @@ export const JOBS: { readonly [K in JobName]: JobSpec } = {
   'git.export': { queue: 'git', description: 'Export a space to a git branch' },
   'import.website': { queue: 'import', description: 'Import a website into a space or a change request' },
   'translation.run': { queue: 'translation', description: "Translate a space's changed pages into its translation's result space" },
-  'search.index': { queue: 'search', description: "Bring a space's search index up to its current revision after an import" },
-  'workers.ping': { queue: 'maintenance', anyQueue: true, description: 'Health check of a worker pool: a job that does nothing' },
-};
+  'search.index': {
+    queue: 'search',
+    startsAtOnce: true,
+    description: "Bring a space's search index up to its current revision after an import",
+  },
+  'workers.ping': {
+    queue: 'maintenance',
+    anyQueue: true,
+    startsAtOnce: true,
+    description: 'Health check of a worker pool: a job that does nothing',
+  },
+} as const satisfies { readonly [K in JobName]: JobSpec };
+
+/** The jobs whose processor starts before its claim is back (`startsAtOnce`). */
+export type AtOnceJobName = { [K in JobName]: (typeof JOBS)[K] extends { startsAtOnce: true } ? K : never }[JobName];
+
+/** Whether jobs named `name` start at once (see `JobSpec.startsAtOnce`). */
+export function startsAtOnce(name: JobName): name is AtOnceJobName {
+  return (JOBS[name] as JobSpec).startsAtOnce === true;
+}
 
 /** The queue an operation of `kind` runs on: `requested` when the job lets its caller choose, else the registry's. */
 export function queueFor(kind: JobName, requested?: string | null): QueueName {
-  const spec = JOBS[kind];
+  const spec: JobSpec = JOBS[kind];
   return spec.anyQueue && requested && (ALL_QUEUES as readonly string[]).includes(requested) ? (requested as QueueName) : spec.queue;
 }
 
@@ -104,6 +130,8 @@ export const JOB_NAMES = Object.keys(JOBS) as JobName[];
 /** What a BullMQ job carries. */
 export interface JobData {
   operationId: string;
+  /** A copy of the operation's payload, for a job that starts at once only (see `JobSpec.startsAtOnce`). */
+  payload?: Record<string, unknown>;
 }
 
 export function isJobName(name: string): name is JobName {

@@ -170,12 +170,19 @@ export interface FinalState {
   error?: string | null;
   /** The run that must still hold the lease; null: whoever holds it. */
   owner: string | null;
+  /**
+   * Set when the run never claimed the operation (it started at once and ended before its claim
+   * went out): then it is finished only where a claim would have succeeded (no other run holds a
+   * live lease), counting the attempt and keeping this as its start. Ignored with `owner` null.
+   */
+  unclaimedSince?: Date;
 }
 
 /**
  * finishOperation for several runs in one statement and one durable commit (one WAL flush for
  * all). Each id at most once. Returns the ids that were moved to their final state (the others
- * were already final, or their run no longer held them).
+ * were already final, or their run no longer held them, or, for a run that never claimed its
+ * operation, another run held it).
  */
 export async function finishOperations(db: Queryable, states: FinalState[]): Promise<Set<string>> {
   if (!states.length) return new Set();
@@ -184,9 +191,12 @@ export async function finishOperations(db: Queryable, states: FinalState[]): Pro
     name: 'operation_finish_many',
     text: `UPDATE operations o SET status = f.status, result = f.result::jsonb, error = f.error,
             progress = CASE WHEN f.status = 'succeeded' THEN 1 ELSE o.progress END,
+            attempts = o.attempts + (f.since IS NOT NULL)::int, started_at = coalesce(o.started_at, f.since),
             finished_at = clock_timestamp(), updated_at = clock_timestamp(), lease_owner = NULL, lease_expires_at = NULL
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS f(id, status, result, error, owner)
-      WHERE o.id = f.id AND o.status IN ('queued', 'running') AND (f.owner IS NULL OR o.lease_owner = f.owner)
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS f(id, status, result, error, owner, since)
+      WHERE o.id = f.id AND o.status IN ('queued', 'running')
+        AND (f.owner IS NULL OR o.lease_owner = f.owner
+             OR (f.since IS NOT NULL AND (o.lease_expires_at IS NULL OR o.lease_expires_at <= clock_timestamp())))
       RETURNING o.id`,
     values: [
       states.map((s) => s.id),
@@ -194,6 +204,7 @@ export async function finishOperations(db: Queryable, states: FinalState[]): Pro
       states.map((s) => (s.result === undefined ? null : JSON.stringify(s.result))),
       states.map((s) => s.error ?? null),
       states.map((s) => s.owner),
+      states.map((s) => (s.owner !== null && s.unclaimedSince ? s.unclaimedSince : null)),
     ],
   });
   return new Set(rows.map((r) => r.id));
