@@ -123,7 +123,7 @@ export async function readerStructure(app: AppContext, site: SiteRow, ctx: Condi
     tree = await loadTree(app.db, site);
     trees.set(treeKey, tree);
   }
-  const rows = await spacesByIds(app.db, [...new Set(tree.siteSpaces.map((s) => s.space_id))]);
+  const rows = await spacesByIds(app.db, [...new Set(tree.siteSpaces.map((s) => s.space_id))], { counters: false });
   const spaces = new Map(rows.map((r) => [r.id, r]));
   const live = tree.siteSpaces.filter((ss) => spaces.has(ss.space_id));
   const visible = visibleSite(sectionsInOrder(tree), live, ctx);

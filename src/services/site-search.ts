@@ -49,7 +49,7 @@ export async function searchSite(
   }
   const ids = [...new Set(chosen.map((ss) => ss.space_id))];
   const [rows, { ctx, spaceGrants: explicit }] = await Promise.all([
-    spacesByIds(app.db, ids),
+    spacesByIds(app.db, ids, { counters: false }),
     accessWithSpaceGrants(app.db, orgId, p, ids),
   ]);
   const readable = rows.filter((r) => spaceRole(ctx, r, explicit.get(r.id))).map((r) => r.id);

@@ -60,7 +60,7 @@ export function wantsHtml(req: IncomingMessage): boolean {
   return /\btext\/html\b/.test(String(req.headers.accept ?? ''));
 }
 
-export function html(status: number, body: string, headers: Record<string, string> = {}): Reply {
+export function html(status: number, body: string | Buffer, headers: Record<string, string> = {}): Reply {
   return { status, body, headers: { 'content-type': 'text/html; charset=utf-8', ...headers } };
 }
 

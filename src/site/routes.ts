@@ -45,7 +45,8 @@ import { assetByName, assetsVersion } from './assets.js';
 import { notFoundHtml, pageHtml, searchHtml, themeStylesheet, type Chrome } from './layout.js';
 
 /** Rendered pages by render key; entries expire before the signed file URLs inside them do. */
-const rendered = new LRUCache<string, string>({ max: 500, maxSize: 64 * 1024 * 1024, sizeCalculation: (s) => Math.max(1, s.length) });
+// Kept as the bytes sent: a cached page is written as it is, not measured and encoded again per request.
+const rendered = new LRUCache<string, Buffer>({ max: 500, maxSize: 64 * 1024 * 1024, sizeCalculation: (b) => Math.max(1, b.length) });
 
 function chrome(app: AppContext, site: ServedSite, extra: Partial<Chrome> = {}): Chrome {
   const settings = readerCustomization(app, effectiveCustomization(site.customization));
@@ -151,7 +152,7 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
     const page = await readerPage(app, loc, r.ctx);
     // The canonical URL: the site's custom host when it has one, whichever base served this copy.
     const canonical = `${siteBaseUrl(app, r.site)}/${loc.path}`;
-    body = pageHtml(
+    const text = pageHtml(
       page,
       chrome(app, r.site, {
         settings: page.settings,
@@ -165,6 +166,7 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
         ogImage: page.cover?.light,
       }),
     );
+    body = Buffer.from(text);
     rendered.set(etag, body, { ttl: Math.max(1000, (app.config.fileUrlTtlSeconds * 1000) / 2) });
   }
   return html(200, body, headers);

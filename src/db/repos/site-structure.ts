@@ -1,7 +1,7 @@
 // Sections, section groups and site spaces of a site. A site's structure is small (bounded by the
 // service), so reads load a whole site's rows at once, in sibling order (position, created, id).
 import type { Queryable } from '../pool.js';
-import { SPACE_COLUMNS, type SpaceRow } from './spaces.js';
+import { spaceColumns, type SpaceRow } from './spaces.js';
 
 export interface SectionRow {
   id: string;
@@ -72,10 +72,19 @@ export async function listAllSiteSpaces(db: Queryable, siteId: string): Promise<
   return rows;
 }
 
-/** Live spaces by id, with their counters (for the Space objects inside site spaces). */
-export async function spacesByIds(db: Queryable, ids: string[]): Promise<SpaceRow[]> {
+/**
+ * Live spaces by id, with their counters (for the Space objects inside site spaces), or, with
+ * `counters: false`, without (they read as 0: the reader site and site search show none). Named
+ * per variant (prepared once per connection): the reader site loads them on every page view.
+ */
+export async function spacesByIds(db: Queryable, ids: string[], opts: { counters?: boolean } = {}): Promise<SpaceRow[]> {
   if (!ids.length) return [];
-  const { rows } = await db.query<SpaceRow>(`SELECT ${SPACE_COLUMNS} FROM spaces s WHERE s.id = ANY($1) AND s.deleted_at IS NULL`, [ids]);
+  const counters = opts.counters !== false;
+  const { rows } = await db.query<SpaceRow>({
+    name: `spaces_by_ids_${counters ? 'counted' : 'bare'}`,
+    text: `SELECT ${spaceColumns(counters)} FROM spaces s WHERE s.id = ANY($1) AND s.deleted_at IS NULL`,
+    values: [ids],
+  });
   return rows;
 }
 

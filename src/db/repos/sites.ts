@@ -54,7 +54,12 @@ export async function insertSite(
 }
 
 export async function getSite(db: Queryable, id: string): Promise<SiteRow | null> {
-  const { rows } = await db.query<SiteRow>(`SELECT ${SITE_COLUMNS} FROM ${SITES} WHERE s.id = $1`, [id]);
+  // Named (prepared once per connection): the reader site loads its site on every page view.
+  const { rows } = await db.query<SiteRow>({
+    name: 'site_by_id',
+    text: `SELECT ${SITE_COLUMNS} FROM ${SITES} WHERE s.id = $1`,
+    values: [id],
+  });
   return rows[0] ?? null;
 }
 
