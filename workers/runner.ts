@@ -271,7 +271,7 @@ async function handOver(
   const { app, finisher, id, owner, log } = run;
   const recorded = finisher.finish(state).then(
     (ok) => {
-      if (!ok) log().warn('operation finished by another run; this result was not recorded');
+      if (!ok) log().warn('the operation is final or held by another run; this result was not recorded');
       else if (run.logsInfo) log().info({ ms: Date.now() - started }, 'operation succeeded');
       return ok;
     },
