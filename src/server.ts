@@ -71,6 +71,20 @@ function send(res: ServerResponse, reply: Reply, head = false) {
     reply.stream.pipe(res);
     return;
   }
+  if (reply.chunks) {
+    let length = 0;
+    for (const c of reply.chunks) length += c.length;
+    res.setHeader('content-length', length);
+    if (head) {
+      res.end();
+      return;
+    }
+    // One write of all the parts (corked until end), none of them copied into a whole.
+    res.cork();
+    for (const c of reply.chunks) res.write(c);
+    res.end();
+    return;
+  }
   let payload: string | Buffer | undefined;
   if (reply.json !== undefined) {
     res.setHeader('content-type', 'application/json; charset=utf-8');

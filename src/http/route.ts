@@ -15,6 +15,11 @@ export interface Reply {
   stream?: Readable;
   /** A body already serialized as JSON (cached responses); `body` is ignored when set. */
   json?: string;
+  /**
+   * A body already encoded, in parts written one after the other (a cached pages tree: see
+   * src/util/byte-parts.ts), with the content type in `headers`; `body` is ignored when set.
+   */
+  chunks?: readonly Buffer[];
 }
 
 /** What a token-free route's handler gets: no principal, since nobody was authenticated. */

@@ -5,6 +5,7 @@ import type { RevisionRow } from '../db/repos/revisions.js';
 import type { Snapshot, TreePage } from '../content/snapshot.js';
 import type { FileNode } from '../content/types.js';
 import { fileDownloadUrl, pageAppUrl } from '../content/present.js';
+import { ByteParts } from '../util/byte-parts.js';
 
 export interface ReadOptions {
   /** false omits mutable git metadata. */
@@ -127,11 +128,14 @@ export function treePagesJson(app: AppContext, spaceId: string, pages: TreePage[
   return `[${pages.map((tp) => subtreeText(app, spaceId, tp, o, key, true)).join(',')}]`;
 }
 
-/** The same as UTF-8 bytes, between `head` and `tail`: a copy of the cached pages of the top level. */
-export function treePagesBytes(app: AppContext, spaceId: string, pages: TreePage[], o: ReadOptions, head: string, tail: string): Buffer {
+/**
+ * The same as UTF-8 bytes, between `head` and `tail`, as the parts a response writes one after the
+ * other: the cached pages of the top level by reference, not copied into one buffer (see
+ * src/util/byte-parts.ts), small ones joined.
+ */
+export function treePagesParts(app: AppContext, spaceId: string, pages: TreePage[], o: ReadOptions, head: string, tail: string): Buffer[] {
   const key = subtreeKey(app, spaceId, o);
-  const comma = Buffer.from(',');
-  const parts: Buffer[] = [Buffer.from(`${head}[`)];
+  const parts = new ByteParts().push(Buffer.from(`${head}[`));
   pages.forEach((tp, i) => {
     const k = key(tp);
     let bytes = topBytes.get(k);
@@ -139,12 +143,12 @@ export function treePagesBytes(app: AppContext, spaceId: string, pages: TreePage
       bytes = Buffer.from(subtreeText(app, spaceId, tp, o, key, false));
       topBytes.set(k, bytes);
     }
-    if (i) parts.push(comma);
+    if (i) parts.push(COMMA);
     parts.push(bytes);
   });
-  parts.push(Buffer.from(`]${tail}`));
-  return Buffer.concat(parts);
+  return parts.push(Buffer.from(`]${tail}`)).done();
 }
+const COMMA = Buffer.from(',');
 
 export function toFile(app: AppContext, f: FileNode, o: ReadOptions) {
   return {

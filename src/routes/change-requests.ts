@@ -3,7 +3,7 @@ import { route, ok, okJson, created } from '../http/route.js';
 import { entityId, qBool, listQuery } from '../http/validate.js';
 import * as service from '../services/change-requests.js';
 import * as content from '../services/content.js';
-import { readFlags, pageFlags, okJsonBytes } from './content.js';
+import { readFlags, pageFlags, okJsonParts } from './content.js';
 
 const crParams = { spaceId: entityId, changeRequestId: entityId };
 const subject = z.string().max(100, { message: 'must be at most 100 characters' });
@@ -152,7 +152,7 @@ export const changeRequestRoutes = [
     params: crParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      okJsonBytes(
+      okJsonParts(
         await content.readPagesJson(app, await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), query),
       ),
   }),

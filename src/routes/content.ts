@@ -6,10 +6,10 @@ import { openSignedFile } from '../services/files.js';
 import { proxiedImage } from '../services/image-proxy.js';
 
 const spaceParams = { spaceId: entityId };
-/** A 200 whose body is JSON already encoded (a cached pages tree): sent as it is. */
-export const okJsonBytes = (bytes: Buffer): Reply => ({
+/** A 200 whose body is JSON already encoded, in parts (a cached pages tree): written as they are. */
+export const okJsonParts = (chunks: readonly Buffer[]): Reply => ({
   status: 200,
-  body: bytes,
+  chunks,
   headers: { 'content-type': 'application/json; charset=utf-8' },
 });
 
@@ -35,7 +35,7 @@ export const contentRoutes = [
     params: spaceParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      okJsonBytes(await content.readPagesJson(app, await content.mainTarget(app, principal, params.spaceId), query)),
+      okJsonParts(await content.readPagesJson(app, await content.mainTarget(app, principal, params.spaceId), query)),
   }),
   route({
     method: 'GET',

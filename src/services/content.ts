@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { pageInMemory } from '../core/pagination.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
-import { toFile, toRevisionJson, toTreePage, treePagesBytes, type ReadOptions } from '../presenters/content.js';
+import { toFile, toRevisionJson, toTreePage, treePagesParts, type ReadOptions } from '../presenters/content.js';
 import { evaluateComputedPage } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
 import { requireSpace } from '../core/access/spaces.js';
@@ -33,17 +33,20 @@ export async function readRevisionText(app: AppContext, t: ContentTarget, o: Rea
   return toRevisionJson(app, t.spaceId, revision, snapshot, o);
 }
 
-/** The pages tree of a revision as JSON (`{"pages": [...]}`, UTF-8), made from cached subtrees. */
-export async function readPagesBytes(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<Buffer> {
+/** The pages tree of a revision as JSON (`{"pages": [...]}`, UTF-8, in parts), made from cached subtrees. */
+export async function readPagesParts(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<Buffer[]> {
   const { snapshot } = await targetSnapshot(app.db, t);
-  return treePagesBytes(app, t.spaceId, snapshot.pages, o, '{"pages":', '}');
+  return treePagesParts(app, t.spaceId, snapshot.pages, o, '{"pages":', '}');
 }
 
 // A revision never changes, so its serialized tree (the costly part of a read of a large space)
 // is cached by revision and flags, bounded by size.
-const serialized = new LRUCache<string, string | Buffer>({ maxSize: 128 * 1024 * 1024, sizeCalculation: (s) => s.length || 1 });
+const serialized = new LRUCache<string, string | Buffer[]>({
+  maxSize: 128 * 1024 * 1024,
+  sizeCalculation: (s) => (typeof s === 'string' ? s.length : s.reduce((n, b) => n + b.length, 0)) || 1,
+});
 
-async function cached<T extends string | Buffer>(key: string, build: () => Promise<T>): Promise<T> {
+async function cached<T extends string | Buffer[]>(key: string, build: () => Promise<T>): Promise<T> {
   let json = serialized.get(key) as T | undefined;
   if (json === undefined) {
     json = await build();
@@ -56,9 +59,9 @@ export function readRevisionJson(app: AppContext, t: ContentTarget, o: ReadOptio
   return cached(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readRevisionText(app, t, o));
 }
 
-/** The pages tree as JSON bytes (what the response sends as it is). */
-export function readPagesJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<Buffer> {
-  return cached(`pages:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readPagesBytes(app, t, o));
+/** The pages tree as JSON bytes in parts (what the response writes as they are). */
+export function readPagesJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<Buffer[]> {
+  return cached(`pages:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readPagesParts(app, t, o));
 }
 
 /** Files ordered by (name, id); the cursor is that key, so it survives files added in between. */
