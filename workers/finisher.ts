@@ -21,6 +21,8 @@ export class Finisher {
   private queue: Waiting[] = [];
   private inFlight: Promise<void> | null = null;
   private open = 0;
+  /** States handed over as promises and still being made (see `finish`). */
+  private readonly awaited = new Set<Promise<unknown>>();
 
   constructor(
     private readonly db: Queryable,
@@ -48,9 +50,6 @@ export class Finisher {
   async drain(): Promise<void> {
     while (this.inFlight || this.awaited.size) await (this.inFlight ?? Promise.allSettled(this.awaited));
   }
-
-  /** States still being made (see `finish`). */
-  private readonly awaited = new Set<Promise<unknown>>();
 
   private later(state: Promise<FinalState | null>): Promise<boolean> {
     const written = state.then((s) => (s ? this.write1(s) : false));

@@ -13,11 +13,9 @@ export class ByteParts {
   private readonly out: Buffer[] = [];
   private pending: Buffer[] = [];
   private pendingBytes = 0;
-  private total = 0;
 
   push(part: Buffer): this {
     if (!part.length) return this;
-    this.total += part.length;
     if (part.length >= KEEP_AT) {
       this.flush();
       this.out.push(part);
@@ -33,11 +31,6 @@ export class ByteParts {
   done(): Buffer[] {
     this.flush();
     return this.out;
-  }
-
-  /** Bytes pushed so far. */
-  get length(): number {
-    return this.total;
   }
 
   private flush() {

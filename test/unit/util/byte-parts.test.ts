@@ -11,7 +11,6 @@ describe('ByteParts', () => {
     for (const s of small.slice(0, 5)) p.push(s);
     p.push(big).push(Buffer.alloc(0));
     for (const s of small.slice(5)) p.push(s);
-    expect(p.length).toBe(21_000);
     const out = p.done();
     expect(out).toHaveLength(3);
     expect(out[1]).toBe(big); // the same object: not copied
