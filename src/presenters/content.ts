@@ -122,15 +122,9 @@ function subtreeText(app: AppContext, spaceId: string, tp: TreePage, o: ReadOpti
 }
 const EMPTY_PAGES = '"pages":[]';
 
-/** The JSON text of `JSON.stringify(pages.map((p) => toTreePage(app, spaceId, p, o)))`, from cached subtrees. */
-export function treePagesJson(app: AppContext, spaceId: string, pages: TreePage[], o: ReadOptions): string {
-  const key = subtreeKey(app, spaceId, o);
-  return `[${pages.map((tp) => subtreeText(app, spaceId, tp, o, key, true)).join(',')}]`;
-}
-
 /**
- * The same as UTF-8 bytes, between `head` and `tail`, as the parts a response writes one after the
- * other: the cached pages of the top level by reference, not copied into one buffer (see
+ * The JSON of `pages.map((p) => toTreePage(app, spaceId, p, o))` as UTF-8 bytes, between `head`
+ * and `tail`, as the parts a response writes one after the other: the cached pages of the top level by reference, not copied into one buffer (see
  * src/util/byte-parts.ts), small ones joined.
  */
 export function treePagesParts(app: AppContext, spaceId: string, pages: TreePage[], o: ReadOptions, head: string, tail: string): Buffer[] {
@@ -179,10 +173,10 @@ export function toRevision(app: AppContext, spaceId: string, rev: RevisionRow, s
   };
 }
 
-/** The JSON text of `toRevision` (its `pages` spliced from cached subtrees: see treePagesJson). */
-export function toRevisionJson(app: AppContext, spaceId: string, rev: RevisionRow, snap: Snapshot, o: ReadOptions): string {
+/** The JSON of `toRevision` as UTF-8 bytes in parts (its `pages` the cached subtrees: see treePagesParts). */
+export function toRevisionParts(app: AppContext, spaceId: string, rev: RevisionRow, snap: Snapshot, o: ReadOptions): Buffer[] {
   const json = JSON.stringify(toRevision(app, spaceId, rev, snap, o, []));
   // `pages` follows object, id, type and parents (strings): the first `"pages":[]` is it.
   const at = json.indexOf(EMPTY_PAGES);
-  return `${json.slice(0, at)}"pages":${treePagesJson(app, spaceId, snap.pages, o)}${json.slice(at + EMPTY_PAGES.length)}`;
+  return treePagesParts(app, spaceId, snap.pages, o, `${json.slice(0, at)}"pages":`, json.slice(at + EMPTY_PAGES.length));
 }

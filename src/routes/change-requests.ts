@@ -138,7 +138,7 @@ export const changeRequestRoutes = [
     params: crParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      okJson(
+      okJsonParts(
         await content.readRevisionJson(
           app,
           await service.changeRequestTarget(app, principal, params.spaceId, params.changeRequestId),

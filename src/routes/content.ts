@@ -27,7 +27,7 @@ export const contentRoutes = [
     params: spaceParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      okJson(await content.readRevisionJson(app, await content.mainTarget(app, principal, params.spaceId), query)),
+      okJsonParts(await content.readRevisionJson(app, await content.mainTarget(app, principal, params.spaceId), query)),
   }),
   route({
     method: 'GET',

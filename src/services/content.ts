@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { pageInMemory } from '../core/pagination.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
-import { toFile, toRevisionJson, toTreePage, treePagesParts, type ReadOptions } from '../presenters/content.js';
+import { toFile, toRevisionParts, toTreePage, treePagesParts, type ReadOptions } from '../presenters/content.js';
 import { evaluateComputedPage } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
 import { requireSpace } from '../core/access/spaces.js';
@@ -27,10 +27,10 @@ export async function targetSnapshot(db: Queryable, t: ContentTarget) {
   return revisionSnapshot(db, t.spaceId, t.revisionId);
 }
 
-/** A revision as JSON text, its pages tree made from cached subtrees. */
-export async function readRevisionText(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
+/** A revision as JSON (UTF-8, in parts), its pages tree made from cached subtrees. */
+export async function readRevisionParts(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<Buffer[]> {
   const { revision, snapshot } = await targetSnapshot(app.db, t);
-  return toRevisionJson(app, t.spaceId, revision, snapshot, o);
+  return toRevisionParts(app, t.spaceId, revision, snapshot, o);
 }
 
 /** The pages tree of a revision as JSON (`{"pages": [...]}`, UTF-8, in parts), made from cached subtrees. */
@@ -41,13 +41,13 @@ export async function readPagesParts(app: AppContext, t: ContentTarget, o: ReadO
 
 // A revision never changes, so its serialized tree (the costly part of a read of a large space)
 // is cached by revision and flags, bounded by size.
-const serialized = new LRUCache<string, string | Buffer[]>({
+const serialized = new LRUCache<string, Buffer[]>({
   maxSize: 128 * 1024 * 1024,
-  sizeCalculation: (s) => (typeof s === 'string' ? s.length : s.reduce((n, b) => n + b.length, 0)) || 1,
+  sizeCalculation: (parts) => parts.reduce((n, b) => n + b.length, 0) || 1,
 });
 
-async function cached<T extends string | Buffer[]>(key: string, build: () => Promise<T>): Promise<T> {
-  let json = serialized.get(key) as T | undefined;
+async function cached(key: string, build: () => Promise<Buffer[]>): Promise<Buffer[]> {
+  let json = serialized.get(key);
   if (json === undefined) {
     json = await build();
     serialized.set(key, json);
@@ -55,8 +55,9 @@ async function cached<T extends string | Buffer[]>(key: string, build: () => Pro
   return json;
 }
 
-export function readRevisionJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<string> {
-  return cached(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readRevisionText(app, t, o));
+/** A revision as JSON bytes in parts (what the response writes as they are). */
+export function readRevisionJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<Buffer[]> {
+  return cached(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readRevisionParts(app, t, o));
 }
 
 /** The pages tree as JSON bytes in parts (what the response writes as they are). */
