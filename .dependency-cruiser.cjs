@@ -1,21 +1,21 @@
 // Layer rules of ../shared/DESIGN.md, checked by `npm run lint` (dependency-cruiser). Top to bottom:
-//   edges      src/server.ts, src/routes, src/http, src/site, src/ops, entrypoints, jobs/, workers/
+//   edges      src/server.ts, src/routes, src/http, src/reader, src/ops, entrypoints, jobs/, workers/
 //   use cases  src/services
-//   policies   src/core/access
+//   policies   src/policies
 //   presenters src/presenters
 //   engines    src/content src/git src/search src/render src/import src/translate src/sso src/sites
-//   platform   src/queue src/db src/storage src/net src/core/*.ts src/auth src/util
+//   platform   src/queue src/db src/storage src/net src/core src/auth src/util
 //              src/config.ts src/log.ts
 // src/context.ts is the composition root: it builds the per-process AppContext (pool, blob store,
 // job client, the Markdown worker-thread pool of src/render) and may import platform and engines,
 // never services or edges.
 // An import may only point down (or sideways inside one folder); nothing below reaches up; no cycles.
-const EDGE = '^(src/(server|api|main|cli|supervisor|lifecycle)\\.ts$|src/(routes|http|site|ops)/|jobs/|workers/)';
+const EDGE = '^(src/(server|api|main|cli|supervisor|lifecycle)\\.ts$|src/(routes|http|reader|ops)/|jobs/|workers/)';
 const SERVICES = '^src/services/';
-const POLICIES = '^src/core/access/';
+const POLICIES = '^src/policies/';
 const PRESENTERS = '^src/presenters/';
 const ENGINES = '^src/(content|git|search|render|import|translate|sso|sites)/';
-const PLATFORM = '^src/(queue|db|storage|net|auth|util)/|^src/core/[^/]+\\.ts$|^src/(config|log)\\.ts$';
+const PLATFORM = '^src/(queue|db|storage|net|core|auth|util)/|^src/(config|log)\\.ts$';
 const ROOT = '^src/context\\.ts$';
 
 const above = (...layers) => layers.join('|');

@@ -7,7 +7,7 @@
 //      for the first time (body rendered on the Markdown pool, layout, cache fill) and then again
 //      (cached), one request at a time; p50 and max of each.
 import http from 'node:http';
-import { createSite, setPublished } from '../src/services/sites.js';
+import { createSite, setPublished } from '../src/services/sites/sites.js';
 import {
   buildSpace,
   compareHttp,

@@ -22,7 +22,7 @@ import { decodeOrKeep } from './util/uri.js';
 import { databaseErrorReply } from './http/db-errors.js';
 import { drainable } from './http/shutdown.js';
 import type { Principal } from './auth/principal.js';
-import { hostedSite, serveHosted } from './site/routes.js';
+import { hostedSite, serveHosted } from './reader/routes.js';
 import type { Logger } from './log.js';
 
 export interface ApiServer {

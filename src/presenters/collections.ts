@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import type { CollectionRow } from '../db/repos/collections.js';
 import { appUrls } from './urls.js';
 
-/** What the caller may do on a collection (computed by src/core/access/collections.ts). */
+/** What the caller may do on a collection (computed by src/policies/collections.ts). */
 export interface CollectionPermissions {
   view: boolean;
   admin: boolean;

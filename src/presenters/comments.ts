@@ -9,7 +9,7 @@ import { toUser } from './users.js';
 
 export type OutputFormat = 'markdown' | 'document';
 
-/** What the caller may do on a comment or reply (computed by src/core/access/comments.ts). */
+/** What the caller may do on a comment or reply (computed by src/policies/comments.ts). */
 export interface CommentPermissions {
   view: boolean;
   edit: boolean;

@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import type { OrgWithMembership } from '../db/repos/organizations.js';
 import { appUrls } from './urls.js';
 
-/** What the caller may do in an organization (computed by src/core/access/organizations.ts). */
+/** What the caller may do in an organization (computed by src/policies/organizations.ts). */
 export interface OrgPermissions {
   view: boolean;
   access: boolean;

@@ -18,7 +18,7 @@ export interface SitePermissions {
   editAdaptiveSchema: boolean;
 }
 
-/** Where the reader-facing site always lives: `${PUBLIC_URL}/site/{siteId}` (src/site/routes.ts). */
+/** Where the reader-facing site always lives: `${PUBLIC_URL}/site/{siteId}` (src/reader/routes.ts). */
 export function sitePathBaseUrl(app: AppContext, siteId: string): string {
   return `${app.config.publicUrl}/site/${siteId}`;
 }

@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
 import { appUrls } from './urls.js';
 
-/** What the caller may do on a space, as the Space object reports it (computed by src/core/access/spaces.ts). */
+/** What the caller may do on a space, as the Space object reports it (computed by src/policies/spaces.ts). */
 export interface SpacePermissions {
   view: boolean;
   access: boolean;

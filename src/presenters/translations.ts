@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import type { TranslationRow } from '../db/repos/translations.js';
 import { appUrls } from './urls.js';
 
-/** What the caller may do on a translation (src/core/access/translations.ts). */
+/** What the caller may do on a translation (src/policies/translations.ts). */
 export interface TranslationPermissions {
   view: boolean;
   edit: boolean;

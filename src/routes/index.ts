@@ -14,16 +14,16 @@ import { commentRoutes } from './comments.js';
 import { pdfRoutes } from './pdf.js';
 import { gitRoutes } from './git.js';
 import { importRoutes } from './imports.js';
-import { publishedRoutes } from './published.js';
+import { publishedRoutes } from './sites/published.js';
 import { translationRoutes } from './translations.js';
 import { teamRoutes } from './teams.js';
 import { permissionRoutes } from './permissions.js';
 import { samlRoutes } from './saml.js';
 import { ssoRoutes } from './sso.js';
-import { siteRoutes } from './sites.js';
-import { siteStructureRoutes } from './site-structure.js';
-import { siteAccessRoutes } from './site-access.js';
-import { readerSiteRoutes } from '../site/routes.js';
+import { siteRoutes } from './sites/sites.js';
+import { siteStructureRoutes } from './sites/structure.js';
+import { siteAccessRoutes } from './sites/access.js';
+import { readerSiteRoutes } from '../reader/routes.js';
 
 /** The routes of one file, grouped under `tag` in the generated API reference. */
 const tagged = (tag: string, routes: RouteDef[]): RouteDef[] => routes.map((r) => ({ tag, ...r }));

@@ -1,7 +1,7 @@
 /**
  * Collections: folders that group spaces (and other collections) in an organization.
  *
- * Access (src/core/access/collections.ts). A member's level on a collection is `admin` for
+ * Access (src/policies/collections.ts). A member's level on a collection is `admin` for
  * organization admins; otherwise the collection's `defaultLevel`, where `inherit` means the parent
  * collection's level, up to the top where it is the member's own organization role
  * (`inheritedLevel`). `null` grants nothing. Guests and non-members have no level on any
@@ -47,9 +47,9 @@ import { nextPosition } from '../db/repos/siblings.js';
 import { ApiError, badRequest, forbidden, notFound } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
-import { requireOrg } from '../core/access/organizations.js';
-import { accessContext, inheritedLevel, spaceGrants, spacePermissions, spaceRole, visibleSpaces } from '../core/access/spaces.js';
-import { collectionPermissions, collectionRole, requireCollection, requireParent } from '../core/access/collections.js';
+import { requireOrg } from '../policies/organizations.js';
+import { accessContext, inheritedLevel, spaceGrants, spacePermissions, spaceRole, visibleSpaces } from '../policies/spaces.js';
+import { collectionPermissions, collectionRole, requireCollection, requireParent } from '../policies/collections.js';
 import { toCollection } from '../presenters/collections.js';
 import { toSpace } from '../presenters/spaces.js';
 import { siblingKey } from './space-lists.js';

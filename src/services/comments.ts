@@ -1,6 +1,6 @@
 // Comments and replies on a space's main content or on a change request (the "base").
 //
-// Rules: who may read, post, edit, resolve and delete is src/core/access/comments.ts (each
+// Rules: who may read, post, edit, resolve and delete is src/policies/comments.ts (each
 // `permissions` object reports exactly that for the caller). Deleting removes replies and
 // reactions; deleting something absent is a 204, as every delete of the API.
 // - Reactions: one per user per emoji; adding twice changes nothing, removing one never added is
@@ -27,9 +27,9 @@ import { revisionSnapshot } from '../content/commit.js';
 import { loadBodies } from '../content/snapshot.js';
 import type { JSONDocument } from '../content/markdown.js';
 import { LIMITS } from '../content/limits.js';
-import { requireSpace } from '../core/access/spaces.js';
-import { requireChangeRequest } from '../core/access/change-requests.js';
-import { canResolve, commentPermissions, isAuthor } from '../core/access/comments.js';
+import { requireSpace } from '../policies/spaces.js';
+import { requireChangeRequest } from '../policies/change-requests.js';
+import { canResolve, commentPermissions, isAuthor } from '../policies/comments.js';
 import { toComment, toReply, type CommentBaseView, type CommentBody, type OutputFormat } from '../presenters/comments.js';
 import { toMember } from '../presenters/users.js';
 

@@ -9,7 +9,7 @@ import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { toFile, toRevisionParts, toTreePage, treePagesParts, type ReadOptions } from '../presenters/content.js';
 import { evaluateComputedPage } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
-import { requireSpace } from '../core/access/spaces.js';
+import { requireSpace } from '../policies/spaces.js';
 
 /** Where content is read from: the space's current revision, or a given one (change requests). */
 export interface ContentTarget {

@@ -9,7 +9,7 @@ import { deleteGitSync, getGitSyncState, latestGitOperation } from '../db/repos/
 import { gitSyncSummary } from '../git/sync-state.js';
 import { createOperation, enqueue } from './operations.js';
 import { operationLocation } from '../presenters/operations.js';
-import { requireSpace } from '../core/access/spaces.js';
+import { requireSpace } from '../policies/spaces.js';
 
 /** A request body of git import/export: the job payload as the client states it (URL may carry credentials). */
 export type GitRequest = Omit<GitJobPayload, 'spaceId' | 'credentials'> & { commitMessage?: string };

@@ -14,8 +14,8 @@ import { requireUnlocked } from '../content/commit.js';
 import { newId } from '../util/ids.js';
 import { createOperation, enqueue } from './operations.js';
 import { operationLocation } from '../presenters/operations.js';
-import { requireSpace } from '../core/access/spaces.js';
-import { requireChangeRequest, requireEditable } from '../core/access/change-requests.js';
+import { requireSpace } from '../policies/spaces.js';
+import { requireChangeRequest, requireEditable } from '../policies/change-requests.js';
 
 export interface ImportRequest {
   url: string;

@@ -20,9 +20,9 @@ import {
 import type { Snapshot, TreePage } from '../content/snapshot.js';
 import { toFile, toTreePage } from '../presenters/content.js';
 import type { FileNode } from '../content/types.js';
-import { requireSpace } from '../core/access/spaces.js';
+import { requireSpace } from '../policies/spaces.js';
 import { getSpace } from '../db/repos/spaces.js';
-import { requireChangeRequest } from '../core/access/change-requests.js';
+import { requireChangeRequest } from '../policies/change-requests.js';
 import { presentSpace as toSpace } from './spaces.js';
 import { presentOrganization as toOrganization } from './organizations.js';
 import { findPage, targetSnapshot, type ContentTarget } from './content.js';

@@ -11,8 +11,8 @@ import { buildPage, decodeCursor, DEFAULT_LIMIT, pageInMemory } from '../core/pa
 import { conflict, forbidden, notFound } from '../core/errors.js';
 import type { Role } from '../core/roles.js';
 import { signJwt } from '../auth/jwt.js';
-import { requireOrg } from '../core/access/organizations.js';
-import { spacePermissions, visibleSpaces } from '../core/access/spaces.js';
+import { requireOrg } from '../policies/organizations.js';
+import { spacePermissions, visibleSpaces } from '../policies/spaces.js';
 import { toMember } from '../presenters/users.js';
 import { toSpace } from '../presenters/spaces.js';
 import { toTeam } from '../presenters/teams.js';

@@ -11,7 +11,7 @@ import { checkFetchUrl } from '../net/safe-fetch.js';
 import { scrubSecrets, sealUrl, splitUrlSecrets } from '../net/url-secrets.js';
 import { newId } from '../util/ids.js';
 import { redactUrl } from '../log.js';
-import { requireOrg } from '../core/access/organizations.js';
+import { requireOrg } from '../policies/organizations.js';
 import { appUrls } from '../presenters/urls.js';
 import { specPath, toSpec } from '../presenters/openapi.js';
 import { createOperation, enqueue } from './operations.js';

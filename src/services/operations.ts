@@ -7,7 +7,7 @@ import { queueFor, type JobName, type JobPayloads } from '../queue/registry.js';
 import type { QueueName } from '../config.js';
 import { newId } from '../util/ids.js';
 import { notFound } from '../core/errors.js';
-import { canSeeOperation } from '../core/access/operations.js';
+import { canSeeOperation } from '../policies/operations.js';
 import { toOperation } from '../presenters/operations.js';
 
 /**
@@ -48,7 +48,7 @@ export async function enqueue(app: Pick<AppContext, 'jobs' | 'log'>, op: Operati
   }
 }
 
-/** An operation its target's readers may see (src/core/access/operations.ts); anyone else gets the 404 of an unknown id. */
+/** An operation its target's readers may see (src/policies/operations.ts); anyone else gets the 404 of an unknown id. */
 export async function getOperation(app: AppContext, p: Principal, id: string) {
   const op = await ops.getOperation(app.db, id);
   if (!op || !(await canSeeOperation(app.db, p, op))) throw notFound(`Operation "${id}" not found`);

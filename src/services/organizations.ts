@@ -5,7 +5,7 @@ import * as orgs from '../db/repos/organizations.js';
 import type { OrgWithMembership } from '../db/repos/organizations.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
 import { conflict } from '../core/errors.js';
-import { orgPermissions, requireOrg } from '../core/access/organizations.js';
+import { orgPermissions, requireOrg } from '../policies/organizations.js';
 import { toOrganization } from '../presenters/organizations.js';
 
 /** The Organization object with the permissions of the member it was loaded for. */

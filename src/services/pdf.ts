@@ -34,8 +34,8 @@ import { newId } from '../util/ids.js';
 import { scopeKey, type Scope } from '../render/document.js';
 import { createOperation, enqueue } from './operations.js';
 import { operationLocation } from '../presenters/operations.js';
-import { requireSpace } from '../core/access/spaces.js';
-import { requireChangeRequest } from '../core/access/change-requests.js';
+import { requireSpace } from '../policies/spaces.js';
+import { requireChangeRequest } from '../policies/change-requests.js';
 
 /** How long a link works (the public description: "The URL will work for 1h"). */
 export const PDF_URL_TTL_SECONDS = 3600;

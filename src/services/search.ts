@@ -4,8 +4,8 @@ import type { Principal } from '../auth/principal.js';
 import { badRequest } from '../core/errors.js';
 import { DEFAULT_LIMIT, decodeCursor, encodeCursor, type ListPage } from '../core/pagination.js';
 import { pageAppUrl } from '../content/present.js';
-import { requireOrg } from '../core/access/organizations.js';
-import { requireSpace, visibleSpaces } from '../core/access/spaces.js';
+import { requireOrg } from '../policies/organizations.js';
+import { requireSpace, visibleSpaces } from '../policies/spaces.js';
 import { readAhead, searchPages, searchSpaces, type PageMatch } from '../search/search.js';
 
 // Search of a space and of an organization (the spaces the user can see), over the index that

@@ -1,8 +1,8 @@
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { pageInMemory } from '../core/pagination.js';
-import { requireOrg } from '../core/access/organizations.js';
-import { spacePermissions, visibleSpaces, type VisibleSpace } from '../core/access/spaces.js';
+import { requireOrg } from '../policies/organizations.js';
+import { spacePermissions, visibleSpaces, type VisibleSpace } from '../policies/spaces.js';
 import { toSpace } from '../presenters/spaces.js';
 
 /** The stable sibling order of spaces: (position, created, id). */

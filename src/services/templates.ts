@@ -19,9 +19,9 @@ import { editChangeRequestContent, editMainContent } from '../content/commit.js'
 import { getTemplate, instantiateTemplate, describeTemplate, TEMPLATES, type TemplatePageInstance } from '../content/templates/index.js';
 import { badRequest } from '../core/errors.js';
 import { newId } from '../util/ids.js';
-import { requireSpace } from '../core/access/spaces.js';
+import { requireSpace } from '../policies/spaces.js';
 import { afterContentChange } from './content-hooks.js';
-import { requireChangeRequest, requireEditable } from '../core/access/change-requests.js';
+import { requireChangeRequest, requireEditable } from '../policies/change-requests.js';
 
 export interface TemplateContentRef {
   kind: 'file';

@@ -11,7 +11,7 @@ import * as repo from '../db/repos/translations.js';
 import { badRequest, forbidden, notFound } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
-import { translationOrg } from '../core/access/translations.js';
+import { translationOrg } from '../policies/translations.js';
 import { appUrls } from '../presenters/urls.js';
 
 /** Most entries one organization's glossary holds. */

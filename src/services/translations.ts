@@ -2,7 +2,7 @@
 // job (src/services/translation-run.ts). Create records the translation (status `pending`) and
 // starts its first run; run starts another (a run asked for while one is still queued joins it);
 // PUT changes the instructions, which makes the next run retranslate everything; DELETE removes the
-// translation but keeps its result space (user content). Access: src/core/access/translations.ts.
+// translation but keeps its result space (user content). Access: src/policies/translations.ts.
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
@@ -13,8 +13,8 @@ import { getSpace } from '../db/repos/spaces.js';
 import { badRequest, forbidden } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
-import { canSeeSource, requireTranslation, translationOrg } from '../core/access/translations.js';
-import { roleOnSpace } from '../core/access/spaces.js';
+import { canSeeSource, requireTranslation, translationOrg } from '../policies/translations.js';
+import { roleOnSpace } from '../policies/spaces.js';
 import { toTranslation, translationLocation } from '../presenters/translations.js';
 import { operationLocation } from '../presenters/operations.js';
 import { createOperation, enqueue } from './operations.js';

@@ -1,4 +1,4 @@
-// What an access check reads about a caller in one organization, in one statement (src/core/access/
+// What an access check reads about a caller in one organization, in one statement (src/policies/
 // computes roles from it): their membership, whether the organization enforces SSO, its collection
 // chain, their explicit grants on its collections and on the given spaces (own and through teams).
 // One round trip instead of five: every space request runs it.

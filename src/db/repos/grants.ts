@@ -1,6 +1,6 @@
 // Explicit grants on spaces and collections, to users (space_members, collection_members) and to
 // teams (space_team_permissions, collection_team_permissions). Roles are computed from them at
-// request time by src/core/access/; nothing here caches a role.
+// request time by src/policies/; nothing here caches a role.
 import type { Queryable } from '../pool.js';
 import { SELECT_MEMBER, type MemberRow } from './members.js';
 

@@ -5,7 +5,7 @@ import { assertMatchesSpec } from '../../helpers/spec.js';
 import type { Queryable } from '../../../src/db/pool.js';
 import type { Role } from '../../../src/core/roles.js';
 import { authenticate } from '../../../src/services/identity.js';
-import { requireSpace } from '../../../src/core/access/spaces.js';
+import { requireSpace } from '../../../src/policies/spaces.js';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,0 +1,290 @@
+// The reader-facing site: `PUBLIC_URL/site/{siteId}/…`, token-free. Access per request (the
+// site's visibility, a share key or visitor token turned into an HttpOnly cookie and re-checked on
+// every request), then the page, its Markdown, machine files (robots, sitemap, llms), search, and
+// the hashed assets. Rendered pages are cached by their immutable key (site version, revision,
+// page, audience) and answer 304 to a matching If-None-Match.
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import { LRUCache } from 'lru-cache';
+import type { AppContext } from '../context.js';
+import { route, type Reply } from '../http/route.js';
+import { entityId } from '../http/validate.js';
+import { cookieValue } from '../http/cookies.js';
+import { ApiError } from '../core/errors.js';
+import { effectiveCustomization } from '../sites/customization.js';
+import {
+  locatePage,
+  publishedSite,
+  readerMarkdown,
+  readerPage,
+  readerPagePdf,
+  readerCustomization,
+  readerSettings,
+  type ServedSite,
+} from '../services/sites/reader.js';
+import { readerPages, searchReaderSite } from '../services/sites/reader-lists.js';
+import { siteAtHost, siteHostName, type HostedSite } from '../services/sites/hosts.js';
+import { siteBaseUrl, sitePathBaseUrl } from '../presenters/sites.js';
+import { decodeOrKeep } from '../util/uri.js';
+import {
+  admit,
+  commonHeaders,
+  csp,
+  html,
+  login,
+  logout,
+  previewCookie,
+  Redirect,
+  requestUrl,
+  startPreview,
+  TEXT_CSP,
+  wantsHtml,
+  type Reader,
+} from './access.js';
+import { assetByName, assetsVersion } from './assets.js';
+import { notFoundHtml, pageHtml, searchHtml, themeStylesheet, type Chrome } from './layout.js';
+
+/** Rendered pages by render key; entries expire before the signed file URLs inside them do. */
+// Kept as the bytes sent: a cached page is written as it is, not measured and encoded again per request.
+const rendered = new LRUCache<string, Buffer>({ max: 500, maxSize: 64 * 1024 * 1024, sizeCalculation: (b) => Math.max(1, b.length) });
+
+function chrome(app: AppContext, site: ServedSite, extra: Partial<Chrome> = {}): Chrome {
+  const settings = readerCustomization(app, effectiveCustomization(site.customization));
+  const base = site.base;
+  return {
+    base,
+    title: typeof settings.title === 'string' ? settings.title : site.title,
+    settings,
+    themeCss: `${base}/~site/theme/${site.version}.css`,
+    noindex: site.visibility !== 'public' || !site.published,
+    signOut: site.visibility === 'visitor-auth' ? `${base}/~site/auth/logout` : undefined,
+    ...extra,
+  };
+}
+
+const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+async function machineFile(app: AppContext, r: Reader, name: string): Promise<Reply | null> {
+  const base = r.site.base;
+  const text = (body: string, type: string): Reply => ({
+    status: 200,
+    body,
+    headers: { ...commonHeaders(r), 'content-type': type, 'content-security-policy': TEXT_CSP },
+  });
+  if (name === 'robots.txt') {
+    const body =
+      r.site.visibility === 'public' ? `User-agent: *\nAllow: /\n\nSitemap: ${base}/sitemap.xml\n` : 'User-agent: *\nDisallow: /\n';
+    return text(body, 'text/plain; charset=utf-8');
+  }
+  if (name === 'sitemap.xml') {
+    if (r.site.visibility !== 'public') return null;
+    const pages = (await readerPages(app, r.site, r.ctx)).filter((p) => !p.noIndex);
+    return text(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${pages.map((p) => `<url><loc>${xml(p.url)}</loc></url>`).join('\n')}\n</urlset>\n`,
+      'application/xml; charset=utf-8',
+    );
+  }
+  if (name === 'llms.txt') {
+    const pages = await readerPages(app, r.site, r.ctx);
+    const lines = [`# ${chrome(app, r.site).title}`, ''];
+    let heading: string | null = null;
+    for (const p of pages) {
+      const h = [p.section, p.variant].filter(Boolean).join(' / ');
+      if (h !== heading) lines.push('', `## ${h}`, '');
+      heading = h;
+      lines.push(`- [${p.title}](${mdUrl(p.url, base)})${p.description ? `: ${p.description}` : ''}`);
+    }
+    return text(`${lines.join('\n')}\n`, 'text/plain; charset=utf-8');
+  }
+  if (name === 'llms-full.txt') {
+    const pages = await readerPages(app, r.site, r.ctx, 500);
+    const parts: string[] = [];
+    for (const p of pages) {
+      const loc = await locatePage(app, r.site, segmentsOf(p.url.slice(base.length)), r.ctx);
+      parts.push(await readerMarkdown(app, loc));
+    }
+    return text(`${parts.join('\n\n---\n\n')}\n`, 'text/plain; charset=utf-8');
+  }
+  return null;
+}
+
+function mdUrl(url: string, base: string): string {
+  return url === `${base}/` || url === base ? `${base}/index.md` : `${url}.md`;
+}
+
+function segmentsOf(path: string): string[] {
+  return path
+    .split('/')
+    .filter(Boolean)
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    });
+}
+
+async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest: string): Promise<Reply> {
+  const wantsMarkdown = rest.endsWith('.md') || /\btext\/markdown\b/.test(String(req.headers.accept ?? ''));
+  const path = rest.endsWith('.md') ? rest.slice(0, -3).replace(/(^|\/)index$/, '') : rest;
+  const loc = await locatePage(app, r.site, segmentsOf(path), r.ctx);
+  const headers = commonHeaders(r);
+  if (wantsMarkdown) {
+    return {
+      status: 200,
+      body: await readerMarkdown(app, loc),
+      headers: {
+        ...headers,
+        'content-type': 'text/markdown; charset=utf-8',
+        'content-security-policy': TEXT_CSP,
+        vary: headers.vary ? `${headers.vary}, Accept` : 'Accept',
+      },
+    };
+  }
+  const etag = `"${loc.key}.${assetsVersion}"`;
+  headers.etag = etag;
+  headers['content-security-policy'] = csp(r.site);
+  headers.vary = headers.vary ? `${headers.vary}, Accept` : 'Accept';
+  if (req.headers['if-none-match'] === etag) return { status: 304, headers };
+  let body = rendered.get(etag);
+  if (!body) {
+    const page = await readerPage(app, loc, r.ctx);
+    // The canonical URL: the site's custom host when it has one, whichever base served this copy.
+    const canonical = `${siteBaseUrl(app, r.site)}/${loc.path}`;
+    const text = pageHtml(
+      page,
+      chrome(app, r.site, {
+        settings: page.settings,
+        title: page.title,
+        canonical,
+        description: loc.page.node.description ?? undefined,
+        noindex: !page.indexable,
+        sections: page.sections,
+        headerLinks: page.headerLinks,
+        themeCss: `${page.base}/~site/theme/${r.site.version}-${loc.siteSpace.id}.css`,
+        ogImage: page.cover?.light,
+      }),
+    );
+    body = Buffer.from(text);
+    rendered.set(etag, body, { ttl: Math.max(1000, (app.config.fileUrlTtlSeconds * 1000) / 2) });
+  }
+  return html(200, body, headers);
+}
+
+/** Where one request reaches a site: its id (null: a site host with no site at this path) and base. */
+interface SiteTarget {
+  siteId: string | null;
+  base: string;
+}
+
+async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest: string): Promise<Reply> {
+  let site: ServedSite | null = null;
+  let reader: Reader | null = null;
+  try {
+    if (rest.startsWith('~site/static/')) {
+      const asset = assetByName(rest.slice('~site/static/'.length));
+      if (!asset) throw new ApiError(404, 'Not found');
+      return {
+        status: 200,
+        body: asset.body,
+        headers: {
+          'content-type': asset.type,
+          'cache-control': 'public, max-age=31536000, immutable',
+          'x-content-type-options': 'nosniff',
+        },
+      };
+    }
+    const siteId = at.siteId;
+    if (siteId === null) throw new ApiError(404, 'Not found');
+    if (rest === '~preview') return await startPreview(app, req, siteId, at.base);
+    const preview = cookieValue(req, previewCookie(siteId));
+    const api = new URL(app.config.publicUrl).origin;
+    site = { ...(await publishedSite(app, siteId, preview)), base: at.base, fileOrigin: new URL(at.base).origin === api ? undefined : api };
+    if (rest === '~site/auth/login') return login(app, req, site);
+    const theme = /^~site\/theme\/\d+(?:-([\w-]{1,128}))?\.css$/.exec(rest);
+    if (theme) {
+      return {
+        status: 200,
+        body: themeStylesheet(await readerSettings(app, site, theme[1])),
+        headers: {
+          'content-type': 'text/css; charset=utf-8',
+          'cache-control': 'public, max-age=31536000, immutable',
+          'x-content-type-options': 'nosniff',
+        },
+      };
+    }
+    if (rest === '~site/auth/logout') return logout(app, site);
+    reader = await admit(app, req, site);
+    const url = requestUrl(req);
+    if (rest === 'search' || rest === '~site/search') {
+      const q = (url.searchParams.get('q') ?? '').slice(0, 200);
+      const hits = await searchReaderSite(app, site, reader.ctx, q);
+      if (rest === '~site/search')
+        return { status: 200, body: { query: q, items: hits }, headers: { ...commonHeaders(reader), 'x-robots-tag': 'noindex' } };
+      return html(200, searchHtml(chrome(app, site), q, hits), { ...commonHeaders(reader), 'x-robots-tag': 'noindex' });
+    }
+    if (rest === '~site/pdf') {
+      // The `pdf` page action: gated by the customization, then a shared render of the page.
+      const loc = await locatePage(app, site, segmentsOf(url.searchParams.get('path') ?? ''), reader.ctx);
+      const settings = await readerSettings(app, site, loc.siteSpace.id);
+      if (!settings.pdf?.enabled) throw new ApiError(404, 'Not found');
+      return { status: 302, headers: { location: await readerPagePdf(app, loc), 'cache-control': 'no-store', 'x-robots-tag': 'noindex' } };
+    }
+    const file = ['robots.txt', 'sitemap.xml', 'llms.txt', 'llms-full.txt'].includes(rest)
+      ? await machineFile(app, reader, rest)
+      : undefined;
+    if (file) return file;
+    if (file === null) throw new ApiError(404, 'Not found');
+    return await servePage(app, req, reader, rest);
+  } catch (err) {
+    // Browsers get pages; API clients (no text/html in Accept) keep the API's JSON error body.
+    if (err instanceof Redirect && err.reply.status === 401 && !wantsHtml(req))
+      throw new ApiError(401, 'A valid visitor token is required');
+    if (err instanceof Redirect) return err.reply;
+    if (err instanceof ApiError && err.status === 404 && wantsHtml(req)) {
+      // A site the reader may enter gets its own 404 page; anything else reveals nothing.
+      const headers: Record<string, string> = {
+        'x-robots-tag': 'noindex',
+        'cache-control': 'no-store',
+        'content-security-policy': csp(null),
+      };
+      return html(404, notFoundHtml(reader && site ? chrome(app, site) : null), headers);
+    }
+    throw err;
+  }
+}
+
+/** Token-free routes of the reader site. */
+export const readerSiteRoutes = [
+  route({
+    method: 'GET',
+    path: '/site/:siteId',
+    auth: false,
+    params: { siteId: entityId },
+    handler: async ({ app, req, params }) => serve(app, req, { siteId: params.siteId, base: sitePathBaseUrl(app, params.siteId) }, ''),
+  }),
+  route({
+    method: 'GET',
+    path: '/site/:siteId/*',
+    auth: false,
+    params: { siteId: entityId, '*': z.string().max(2000) },
+    // find-my-way decoded the wildcard; segments are matched decoded.
+    handler: async ({ app, req, params }) =>
+      serve(app, req, { siteId: params.siteId, base: sitePathBaseUrl(app, params.siteId) }, params['*'].replace(/^\/+|\/+$/g, '')),
+  }),
+];
+
+/**
+ * The site a request's Host names (its custom hostname, or its organization's host and basename),
+ * or null when the host names none: then the request is the API's. `path` is as sent (not decoded).
+ */
+export function hostedSite(app: AppContext, hostHeader: string | undefined, path: string): Promise<HostedSite | null> | null {
+  const host = siteHostName(app, hostHeader);
+  return host ? siteAtHost(app, host, decodeOrKeep(path)) : null;
+}
+
+/** Serve a request on a site host: the same pages, files, search, assets and access as /site/{id}. */
+export function serveHosted(app: AppContext, req: IncomingMessage, hosted: HostedSite): Promise<Reply> {
+  return serve(app, req, hosted, hosted.rest);
+}
