@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { AppContext } from './context.js';
 import { buildRouter } from './http/router.js';
 import type { RouteDef, Reply } from './http/route.js';
-import { ApiError, errorBody, notFound, unauthorized, forbidden, badRequest } from './core/errors.js';
+import { notFound, unauthenticated, forbidden, invalid } from './core/errors.js';
+import { HttpError, errorBody, errorReply } from './http/errors.js';
 import { readJsonBody } from './http/body.js';
 import { validate } from './http/validate.js';
 import { authenticate } from './services/identity.js';
@@ -167,9 +168,9 @@ export function createApiServer(app: AppContext): ApiServer {
     const fromQuery = url.searchParams.get('token');
     const fromCookie = /(?:^|;\s*)dp_admin_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
     const token = bearer(req) ?? fromQuery ?? (fromCookie ? decodeOrKeep(fromCookie) : null);
-    if (token === null) throw unauthorized();
+    if (token === null) throw unauthenticated();
     const principal = await authenticate(app.db, token);
-    if (!principal) throw unauthorized('Invalid or expired access token');
+    if (!principal) throw unauthenticated('Invalid or expired access token');
     const user = await getUser(app.db, principal.userId);
     if (!user?.is_operator) throw forbidden('The job dashboard is for operators only');
     if (fromQuery) {
@@ -204,7 +205,7 @@ export function createApiServer(app: AppContext): ApiServer {
       if (hosted) {
         routeLabel = 'site-host';
         if (method !== 'GET' && method !== 'HEAD')
-          throw new ApiError(405, `Method ${method} is not allowed on ${path}`, { allow: 'GET, HEAD' });
+          throw new HttpError(405, `Method ${method} is not allowed on ${path}`, { allow: 'GET, HEAD' });
         await limit(res, `ip:${clientAddress(req)}`);
         send(res, await serveHosted(app, req, hosted), head);
         return;
@@ -218,7 +219,7 @@ export function createApiServer(app: AppContext): ApiServer {
       if (!m) throw notFound(`No route for ${method} ${path}`);
       if ('allowed' in m) {
         const allowed = m.allowed.includes('GET') ? [...m.allowed, 'HEAD'] : m.allowed;
-        throw new ApiError(405, `Method ${method} is not allowed on ${path}`, { allow: allowed.join(', ') });
+        throw new HttpError(405, `Method ${method} is not allowed on ${path}`, { allow: allowed.join(', ') });
       }
       const route = m.route;
       routeLabel = route.name ?? route.path;
@@ -231,7 +232,7 @@ export function createApiServer(app: AppContext): ApiServer {
         const found = token ? await authenticate(app.db, token) : cookie ? await sessionPrincipal(app, cookie) : null;
         if (!found) {
           await limit(res, `ip:${clientAddress(req)}`);
-          throw token === null && !cookie ? unauthorized() : unauthorized('Invalid or expired access token or session');
+          throw token === null && !cookie ? unauthenticated() : unauthenticated('Invalid or expired access token or session');
         }
         principal = found;
         await limit(res, `t:${found.tokenId}`);
@@ -244,7 +245,7 @@ export function createApiServer(app: AppContext): ApiServer {
       let body: unknown;
       if (route.body) {
         const raw = await readJsonBody(req, app.config.bodyLimitBytes);
-        if (raw === undefined && route.bodyRequired !== false) throw badRequest('Invalid request: body: a JSON body is required');
+        if (raw === undefined && route.bodyRequired !== false) throw invalid('Invalid request: body: a JSON body is required');
         body = raw === undefined ? undefined : validate(route.body, raw, 'body');
       } else if (!route.rawBody && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         await readJsonBody(req, app.config.bodyLimitBytes); // enforce the limit, ignore content
@@ -257,8 +258,9 @@ export function createApiServer(app: AppContext): ApiServer {
         res.destroy();
         return;
       }
-      if (err instanceof ApiError) {
-        send(res, { status: err.status, body: errorBody(err.status, err.message), headers: err.headers }, head);
+      const known = errorReply(err);
+      if (known) {
+        send(res, { status: known.status, body: errorBody(known.status, known.message), headers: known.headers }, head);
         return;
       }
       const fromDb = databaseErrorReply(err);

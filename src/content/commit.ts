@@ -6,7 +6,7 @@
 // the transaction commits).
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../util/ids.js';
-import { ApiError } from '../core/errors.js';
+import { DomainError } from '../core/errors.js';
 import { insertRevision, getRevision, type RevisionRow } from '../db/repos/revisions.js';
 import { getSpace, lockSpace, setSpaceRevision, type SpaceRow } from '../db/repos/spaces.js';
 import { getChangeRequest, updateChangeRequest, type ChangeRequestRow } from '../db/repos/change-requests.js';
@@ -27,26 +27,26 @@ interface CommitMeta {
 /** What a locked space answers a direct edit. */
 const LOCKED_MESSAGE = 'This space is locked: its content cannot be edited while editMode is "locked"';
 
-/** The space's editMode is "locked": it takes no direct edits (409). */
-export class SpaceLockedError extends ApiError {
+/** The space's editMode is "locked": it takes no direct edits (a conflict). */
+export class SpaceLockedError extends DomainError {
   constructor(message = LOCKED_MESSAGE) {
-    super(409, message);
+    super('conflict', message);
     this.name = 'SpaceLockedError';
   }
 }
 
-/** The space or change request to write was deleted (or purged) since the caller's access check (404). */
-export class WriteTargetGoneError extends ApiError {
+/** The space or change request to write was deleted (or purged) since the caller's access check (not found). */
+export class WriteTargetGoneError extends DomainError {
   constructor(
     readonly target: 'space' | 'change-request',
     message: string,
   ) {
-    super(404, message);
+    super('not-found', message);
     this.name = 'WriteTargetGoneError';
   }
 }
 
-/** 409 unless the space takes direct edits of its content (editMode is not "locked"). */
+/** A conflict unless the space takes direct edits of its content (editMode is not "locked"). */
 export function requireUnlocked(space: Pick<SpaceRow, 'edit_mode'>, message = LOCKED_MESSAGE): void {
   if (space.edit_mode === 'locked') throw new SpaceLockedError(message);
 }

@@ -1,4 +1,4 @@
-import { badRequest } from './errors.js';
+import { invalid } from './errors.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
@@ -25,7 +25,7 @@ export function decodeCursor(page: string | undefined, arity: number): unknown[]
   } catch {
     /* fall through */
   }
-  throw badRequest('Invalid request: query.page: not a page identifier returned by this list');
+  throw invalid('Invalid request: query.page: not a page identifier returned by this list');
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { badRequest, payloadTooLarge, ApiError } from '../core/errors.js';
+import { invalid, limitExceeded } from '../core/errors.js';
+import { HttpError } from './errors.js';
 
 /**
  * Read a JSON request body, refusing more than `limit` bytes (413) before buffering it all.
@@ -9,7 +10,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     req.resume();
-    throw payloadTooLarge(`Request body exceeds the limit of ${limit} bytes`);
+    throw limitExceeded(`Request body exceeds the limit of ${limit} bytes`);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -17,19 +18,19 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     size += (chunk as Buffer).length;
     if (size > limit) {
       req.resume();
-      throw payloadTooLarge(`Request body exceeds the limit of ${limit} bytes`);
+      throw limitExceeded(`Request body exceeds the limit of ${limit} bytes`);
     }
     chunks.push(chunk as Buffer);
   }
   if (size === 0) return undefined;
   const type = String(req.headers['content-type'] ?? 'application/json').toLowerCase();
   if (!/^application\/([\w.+-]*\+)?json\b/.test(type)) {
-    throw new ApiError(415, `Unsupported Content-Type "${type}": send application/json`);
+    throw new HttpError(415, `Unsupported Content-Type "${type}": send application/json`);
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch (err) {
-    throw badRequest(`Request body is not valid JSON: ${(err as Error).message}`);
+    throw invalid(`Request body is not valid JSON: ${(err as Error).message}`);
   }
 }
 
@@ -41,7 +42,7 @@ export async function readFormBody(req: IncomingMessage, limit: number): Promise
   const type = String(req.headers['content-type'] ?? '').toLowerCase();
   if (!type.startsWith('application/x-www-form-urlencoded')) {
     req.resume();
-    throw new ApiError(415, `Unsupported Content-Type "${type}": send application/x-www-form-urlencoded`);
+    throw new HttpError(415, `Unsupported Content-Type "${type}": send application/x-www-form-urlencoded`);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -49,7 +50,7 @@ export async function readFormBody(req: IncomingMessage, limit: number): Promise
     size += (chunk as Buffer).length;
     if (size > limit) {
       req.resume();
-      throw payloadTooLarge(`Request body exceeds the limit of ${limit} bytes`);
+      throw limitExceeded(`Request body exceeds the limit of ${limit} bytes`);
     }
     chunks.push(chunk as Buffer);
   }

@@ -1,4 +1,4 @@
-import { badRequest, notFound } from '../core/errors.js';
+import { invalid, notFound } from '../core/errors.js';
 
 /**
  * The request target as routing must see it: the raw path, never normalized.
@@ -22,7 +22,7 @@ const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 export function parseTarget(rawUrl: string | undefined): RequestTarget {
   const raw = rawUrl ?? '/';
   // Only origin-form (`/path?query`). Absolute-form is for proxies; `*` is for OPTIONS.
-  if (!raw.startsWith('/')) throw badRequest('Invalid request target: expected a path starting with "/"');
+  if (!raw.startsWith('/')) throw invalid('Invalid request target: expected a path starting with "/"');
   const hash = raw.indexOf('#');
   const noHash = hash === -1 ? raw : raw.slice(0, hash);
   const q = noHash.indexOf('?');
@@ -31,7 +31,7 @@ export function parseTarget(rawUrl: string | undefined): RequestTarget {
   for (const segment of path.split('/')) {
     if (DOT_SEGMENT.test(segment)) throw notFound(`No route for a path with a "${segment}" segment`);
   }
-  if (/%(?![0-9a-f]{2})/i.test(path)) throw badRequest('Invalid request target: malformed percent-encoding in the path');
-  if (/%00|\0/i.test(path)) throw badRequest('Invalid request target: NUL byte in the path');
+  if (/%(?![0-9a-f]{2})/i.test(path)) throw invalid('Invalid request target: malformed percent-encoding in the path');
+  if (/%00|\0/i.test(path)) throw invalid('Invalid request target: NUL byte in the path');
   return { path, search, searchParams: new URLSearchParams(search) };
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { ApiError } from '../core/errors.js';
+import { HttpError } from './errors.js';
 
 /**
  * Requests per caller per minute, counted in Redis so the limit holds across API instances
@@ -21,7 +21,7 @@ export function createRateLimiter(redis: Redis, prefix: string, limit: number) {
     const reset = (window + 1) * 60 - Math.floor(Date.now() / 1000);
     const remaining = Math.max(0, limit - count);
     if (count > limit) {
-      throw new ApiError(429, `Rate limit of ${limit} requests per minute exceeded; retry in ${reset} s`, {
+      throw new HttpError(429, `Rate limit of ${limit} requests per minute exceeded; retry in ${reset} s`, {
         ...rateLimitHeaders(limit, remaining, reset),
         'retry-after': String(reset),
       });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from '../core/errors.js';
+import { invalid } from '../core/errors.js';
 import { ROLES } from '../core/roles.js';
 import { MAX_LIMIT } from '../core/pagination.js';
 
@@ -11,7 +11,7 @@ export function validate<T>(schema: z.ZodType<T>, input: unknown, where: 'path' 
     const field = [where, ...issue.path.map(String)].join('.');
     return `${field}: ${issue.message}`;
   });
-  throw badRequest(`Invalid request: ${parts.join('; ')}`);
+  throw invalid(`Invalid request: ${parts.join('; ')}`);
 }
 
 // Query-string helpers: query values arrive as strings.

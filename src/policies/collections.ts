@@ -9,7 +9,7 @@ import type { Queryable } from '../db/pool.js';
 import { getCollection, type CollectionRow } from '../db/repos/collections.js';
 import type { CollectionPermissions } from '../presenters/collections.js';
 import { atLeast, maxRole, type Role } from '../core/roles.js';
-import { badRequest, forbidden, notFound } from '../core/errors.js';
+import { invalid, forbidden, notFound } from '../core/errors.js';
 import { accessContext, grantOnChain, inheritedLevel, type AccessContext } from './spaces.js';
 
 /**
@@ -70,7 +70,7 @@ export async function requireParent(
 ): Promise<CollectionRow> {
   const parent = await getCollection(db, parentId);
   const role = parent && parent.organization_id === orgId ? collectionRole(ctx, parent) : null;
-  if (!parent || !role) throw badRequest(`Invalid request: ${field}: collection "${parentId}" does not exist in this organization`);
+  if (!parent || !role) throw invalid(`Invalid request: ${field}: collection "${parentId}" does not exist in this organization`);
   if (!atLeast(role, 'create')) throw forbidden(`Your role on collection "${parentId}" (${role}) does not allow adding content to it`);
   return parent;
 }

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.js';
 import type { Reply } from '../http/route.js';
 import { cookieValue } from '../http/cookies.js';
-import { ApiError } from '../core/errors.js';
+import { notFound } from '../core/errors.js';
 import { readerContext, unsignedClaims, signedClaims } from '../sites/reader.js';
 import type { ConditionContext } from '../sites/conditions.js';
 import { previewExpiry, shareKeyOpens, verifyVisitorToken, type ServedSite } from '../services/sites/reader.js';
@@ -110,7 +110,7 @@ export async function admit(app: AppContext, req: IncomingMessage, site: ServedS
     personal = true;
     const given = url.searchParams.get('share');
     if (given !== null) {
-      if (!(await shareKeyOpens(app, site, given))) throw new ApiError(404, 'Not found');
+      if (!(await shareKeyOpens(app, site, given))) throw notFound();
       throw new Redirect({
         status: 302,
         headers: {
@@ -121,7 +121,7 @@ export async function admit(app: AppContext, req: IncomingMessage, site: ServedS
       });
     }
     const cookie = cookieValue(req, shareCookie(site.id));
-    if (!cookie || !(await shareKeyOpens(app, site, decodeURIComponent(cookie)))) throw new ApiError(404, 'Not found');
+    if (!cookie || !(await shareKeyOpens(app, site, decodeURIComponent(cookie)))) throw notFound();
   } else if (site.visibility === 'visitor-auth') {
     personal = true;
     const given = url.searchParams.get('jwt_token');
@@ -153,7 +153,7 @@ export async function admit(app: AppContext, req: IncomingMessage, site: ServedS
     }
     signed = signedClaims(check.payload);
   } else if (site.visibility !== 'public' && site.visibility !== 'unlisted') {
-    throw new ApiError(404, 'Not found');
+    throw notFound();
   }
   // Unsigned claims: `visitor.*` parameters (filtered by the adaptive schema) are kept in a cookie
   // so they last across navigation; the cookie is filtered again on every read.
@@ -179,7 +179,7 @@ export async function admit(app: AppContext, req: IncomingMessage, site: ServedS
 export async function startPreview(app: AppContext, req: IncomingMessage, siteId: string, base: string): Promise<Reply> {
   const token = requestUrl(req).searchParams.get('token') ?? '';
   const exp = await previewExpiry(app, siteId, token);
-  if (exp === null) throw new ApiError(404, 'Not found');
+  if (exp === null) throw notFound();
   const maxAge = Math.max(0, exp - Math.floor(Date.now() / 1000));
   return {
     status: 302,
@@ -193,7 +193,7 @@ export async function startPreview(app: AppContext, req: IncomingMessage, siteId
 
 /** Visitor sign-in: the site's login (fallback) URL, told where to send the reader back. */
 export function login(app: AppContext, req: IncomingMessage, site: ServedSite): Reply {
-  if (!site.auth_fallback_url) throw new ApiError(404, 'Not found');
+  if (!site.auth_fallback_url) throw notFound();
   const target = new URL(site.auth_fallback_url);
   const wanted = requestUrl(req).searchParams.get('location');
   const base = sitePathOf(site.base);

@@ -10,7 +10,8 @@ import type { AppContext } from '../context.js';
 import { route, type Reply } from '../http/route.js';
 import { entityId } from '../http/validate.js';
 import { cookieValue } from '../http/cookies.js';
-import { ApiError } from '../core/errors.js';
+import { isDomainError, notFound } from '../core/errors.js';
+import { HttpError } from '../http/errors.js';
 import { effectiveCustomization } from '../sites/customization.js';
 import {
   locatePage,
@@ -184,7 +185,7 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
   try {
     if (rest.startsWith('~site/static/')) {
       const asset = assetByName(rest.slice('~site/static/'.length));
-      if (!asset) throw new ApiError(404, 'Not found');
+      if (!asset) throw notFound();
       return {
         status: 200,
         body: asset.body,
@@ -196,7 +197,7 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
       };
     }
     const siteId = at.siteId;
-    if (siteId === null) throw new ApiError(404, 'Not found');
+    if (siteId === null) throw notFound();
     if (rest === '~preview') return await startPreview(app, req, siteId, at.base);
     const preview = cookieValue(req, previewCookie(siteId));
     const api = new URL(app.config.publicUrl).origin;
@@ -228,21 +229,21 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
       // The `pdf` page action: gated by the customization, then a shared render of the page.
       const loc = await locatePage(app, site, segmentsOf(url.searchParams.get('path') ?? ''), reader.ctx);
       const settings = await readerSettings(app, site, loc.siteSpace.id);
-      if (!settings.pdf?.enabled) throw new ApiError(404, 'Not found');
+      if (!settings.pdf?.enabled) throw notFound();
       return { status: 302, headers: { location: await readerPagePdf(app, loc), 'cache-control': 'no-store', 'x-robots-tag': 'noindex' } };
     }
     const file = ['robots.txt', 'sitemap.xml', 'llms.txt', 'llms-full.txt'].includes(rest)
       ? await machineFile(app, reader, rest)
       : undefined;
     if (file) return file;
-    if (file === null) throw new ApiError(404, 'Not found');
+    if (file === null) throw notFound();
     return await servePage(app, req, reader, rest);
   } catch (err) {
     // Browsers get pages; API clients (no text/html in Accept) keep the API's JSON error body.
     if (err instanceof Redirect && err.reply.status === 401 && !wantsHtml(req))
-      throw new ApiError(401, 'A valid visitor token is required');
+      throw new HttpError(401, 'A valid visitor token is required');
     if (err instanceof Redirect) return err.reply;
-    if (err instanceof ApiError && err.status === 404 && wantsHtml(req)) {
+    if (isDomainError(err, 'not-found') && wantsHtml(req)) {
       // A site the reader may enter gets its own 404 page; anything else reveals nothing.
       const headers: Record<string, string> = {
         'x-robots-tag': 'noindex',

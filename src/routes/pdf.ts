@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { route, ok, type Reply, type RouteDef } from '../http/route.js';
-import { errorBody } from '../core/errors.js';
+import { errorBody } from '../http/errors.js';
 import { entityId, qBool } from '../http/validate.js';
 import * as service from '../services/pdf.js';
 

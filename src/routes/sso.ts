@@ -2,7 +2,7 @@
 // assertion consumer), the page after a login, and each organization's login page.
 import type { IncomingMessage } from 'node:http';
 import { route, type Reply } from '../http/route.js';
-import { unauthorized } from '../core/errors.js';
+import { unauthenticated } from '../core/errors.js';
 import { entityId } from '../http/validate.js';
 import { readFormBody } from '../http/body.js';
 import { cookieValue } from '../http/cookies.js';
@@ -79,7 +79,7 @@ export const ssoRoutes = [
       const page = await sso.welcomePage(app, cookieValue(req, sso.SESSION_COOKIE));
       if (page) return html(page);
       if (wantsHtml(req)) return html(sso.loginFailedPage(), 401);
-      throw unauthorized("No session: sign in through your organization's identity provider");
+      throw unauthenticated("No session: sign in through your organization's identity provider");
     },
   }),
   route({

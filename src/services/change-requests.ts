@@ -6,7 +6,7 @@ import type { ChangeRequestRow, ChangeRequestStatus } from '../db/repos/change-r
 import { getSpace, lockSpace } from '../db/repos/spaces.js';
 import { getRevision } from '../db/repos/revisions.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
-import { ApiError, badRequest, conflict, notFound, payloadTooLarge } from '../core/errors.js';
+import { DomainError, invalid, conflict, notFound, limitExceeded } from '../core/errors.js';
 import { newId } from '../util/ids.js';
 import { editChangeRequestContent, editMainContent, revisionSnapshot } from '../content/commit.js';
 import { mergeInto, type MergeConflict } from '../content/merge.js';
@@ -91,7 +91,7 @@ export async function updateChangeRequest(
   return getChangeRequest(app, p, spaceId, cr.id);
 }
 
-function conflictError(what: string, conflicts: MergeConflict[]): ApiError {
+function conflictError(what: string, conflicts: MergeConflict[]): DomainError {
   const pages = conflicts.map((c) => `"${c.title}" (${c.pageId}): ${c.reason}`).join('; ');
   return conflict(`${what} has conflicts on ${conflicts.length} page(s): ${pages}`);
 }
@@ -111,9 +111,9 @@ async function gatherFiles(
       const f = c.files[j];
       const field = `body.changes[${i}].files[${j}]`;
       if (f.base64 !== undefined) {
-        if (!f.contentType) throw badRequest(`Invalid request: ${field}.contentType: required with base64`);
+        if (!f.contentType) throw invalid(`Invalid request: ${field}.contentType: required with base64`);
         const bytes = Buffer.from(f.base64, 'base64');
-        if (bytes.length > MAX_INLINE_FILE) throw payloadTooLarge(`${field}.base64: inline files are limited to 1 MB; use a url`);
+        if (bytes.length > MAX_INLINE_FILE) throw limitExceeded(`${field}.base64: inline files are limited to 1 MB; use a url`);
         out.push({ bytes, contentType: f.contentType, input: f });
       } else if (f.url) {
         try {
@@ -130,11 +130,11 @@ async function gatherFiles(
           out.push({ bytes: r.body, contentType: type, input: f });
         } catch (err) {
           if (err instanceof FetchFailedError || err instanceof FetchTimeoutError)
-            throw badRequest(`Invalid request: ${field}.url: ${err.message}`);
+            throw invalid(`Invalid request: ${field}.url: ${err.message}`);
           throw err;
         }
       } else {
-        throw badRequest(`Invalid request: ${field}: give either url or base64`);
+        throw invalid(`Invalid request: ${field}: give either url or base64`);
       }
     }
   }
@@ -154,7 +154,7 @@ export async function applyContentChanges(app: AppContext, p: Principal, spaceId
   try {
     changes = await checkBatchBodies(given, app.markdown);
   } catch (err) {
-    if (err instanceof BatchError) throw badRequest(err.message);
+    if (err instanceof BatchError) throw invalid(err.message);
     throw err;
   }
   const files = await gatherFiles(app, changes);
@@ -174,7 +174,7 @@ export async function applyContentChanges(app: AppContext, p: Principal, spaceId
             return (await revisionSnapshot(c, spaceId, rev)).snapshot;
           });
         } catch (err) {
-          if (err instanceof BatchError) throw badRequest(err.message);
+          if (err instanceof BatchError) throw invalid(err.message);
           throw err;
         }
       },

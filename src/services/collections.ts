@@ -44,7 +44,7 @@ import * as repo from '../db/repos/collections.js';
 import type { CollectionListRow } from '../db/repos/collections.js';
 import * as spacesRepo from '../db/repos/spaces.js';
 import { nextPosition } from '../db/repos/siblings.js';
-import { ApiError, badRequest, forbidden, notFound } from '../core/errors.js';
+import { isDomainError, invalid, forbidden, notFound } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
 import { requireOrg } from '../policies/organizations.js';
@@ -161,18 +161,18 @@ export async function moveCollection(
   const { collection, ctx } = await requireCollection(app.db, p, collectionId, 'admin');
   const orgId = collection.organization_id;
   const target = body.parent === undefined ? collection.parent_id : body.parent;
-  if (target === collectionId) throw badRequest('Invalid request: body.parent: a collection cannot be moved into itself');
+  if (target === collectionId) throw invalid('Invalid request: body.parent: a collection cannot be moved into itself');
   if (target && target !== collection.parent_id) await requireParent(app.db, ctx, orgId, target, 'body.parent');
   await withTx(app.db, async (c) => {
     await repo.lockCollectionTree(c, [orgId]);
     if (target) {
       const subtree = await repo.collectionSubtree(c, collectionId);
       if (subtree.includes(target)) {
-        throw badRequest('Invalid request: body.parent: a collection cannot be moved into itself or one of its descendants');
+        throw invalid('Invalid request: body.parent: a collection cannot be moved into itself or one of its descendants');
       }
       const parent = await repo.getCollection(c, target);
       if (!parent || parent.organization_id !== orgId)
-        throw badRequest(`Invalid request: body.parent: collection "${target}" does not exist in this organization`);
+        throw invalid(`Invalid request: body.parent: collection "${target}" does not exist in this organization`);
     }
     const position = await placeAmongSiblings(c, orgId, target, { type: 'collection', id: collectionId }, body.position);
     await repo.setCollectionPlace(c, collectionId, target, position);
@@ -218,7 +218,7 @@ export async function deleteCollection(app: AppContext, p: Principal, collection
   if (!(await repo.getCollection(app.db, collectionId))) return;
   const access = await requireCollection(app.db, p, collectionId, 'admin').catch(async (err: unknown) => {
     // Deleted by a concurrent call since the read above: 204 as for any absent collection.
-    if (err instanceof ApiError && err.status === 404 && !(await repo.getCollection(app.db, collectionId))) return null;
+    if (isDomainError(err, 'not-found') && !(await repo.getCollection(app.db, collectionId))) return null;
     throw err;
   });
   if (!access) return;

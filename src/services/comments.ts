@@ -20,7 +20,7 @@ import type { ChangeRequestRow } from '../db/repos/change-requests.js';
 import * as repo from '../db/repos/comments.js';
 import type { CommentRow, ReplyRow } from '../db/repos/comments.js';
 import { withTx } from '../db/pool.js';
-import { badRequest, forbidden, notFound } from '../core/errors.js';
+import { invalid, forbidden, notFound } from '../core/errors.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
 import { revisionSnapshot } from '../content/commit.js';
@@ -148,14 +148,14 @@ async function markdownOf(app: AppContext, input: DocumentInput, field: string):
   if ('markdown' in input) {
     md = input.markdown;
     const v = await app.markdown.scan(md, LIMITS.commentChars);
-    if (v) throw badRequest(`Invalid request: ${field}.markdown: ${v.message}`);
+    if (v) throw invalid(`Invalid request: ${field}.markdown: ${v.message}`);
   } else {
     const out = await app.markdown.fromDocument(input.document, LIMITS.commentChars);
     if ('violation' in out)
-      throw badRequest(`Invalid request: ${field}.document${out.violation.path ? `.${out.violation.path}` : ''}: ${out.violation.message}`);
+      throw invalid(`Invalid request: ${field}.document${out.violation.path ? `.${out.violation.path}` : ''}: ${out.violation.message}`);
     md = out.markdown;
   }
-  if (!md.trim()) throw badRequest(`Invalid request: ${field}: a comment cannot be empty`);
+  if (!md.trim()) throw invalid(`Invalid request: ${field}: a comment cannot be empty`);
   return md;
 }
 
@@ -224,7 +224,7 @@ export async function postComment(app: AppContext, p: Principal, ref: BaseRef, i
   if (input.page !== undefined) {
     const { snapshot } = await revisionSnapshot(app.db, base.view.spaceId, base.view.revisionId);
     if (!snapshot.byId.has(input.page)) {
-      throw badRequest(
+      throw invalid(
         `Invalid request: body.page: no page "${input.page}" in ${base.cr ? `change request #${base.cr.number}` : 'this space'}'s content`,
       );
     }

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
-import { ApiError, notFound } from '../core/errors.js';
+import { forbidden, gone, notFound } from '../core/errors.js';
 import { signBlob } from '../content/present.js';
 import { blobKeyFor } from '../content/files.js';
 
@@ -26,18 +26,14 @@ export async function openSignedFile(
   q: { name: string; type: string; exp?: number; sig: string },
   nowMs = Date.now(),
 ): Promise<SignedFile> {
-  if (q.exp === undefined)
-    throw new ApiError(410, 'This file link has expired (it has no expiry time); read the file again for a fresh downloadURL');
+  if (q.exp === undefined) throw gone('This file link has expired (it has no expiry time); read the file again for a fresh downloadURL');
   const expected = Buffer.from(signBlob(app.secret, sha256, q.name, q.type, q.exp));
   const given = Buffer.from(q.sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given))
-    throw new ApiError(403, 'Invalid file link: the signature does not match');
+    throw forbidden('Invalid file link: the signature does not match');
   const remaining = q.exp - Math.floor(nowMs / 1000);
   if (remaining <= 0) {
-    throw new ApiError(
-      410,
-      `This file link expired at ${new Date(q.exp * 1000).toISOString()}; read the file again for a fresh downloadURL`,
-    );
+    throw gone(`This file link expired at ${new Date(q.exp * 1000).toISOString()}; read the file again for a fresh downloadURL`);
   }
   const stored = await app.blobs.getStream(blobKeyFor(sha256));
   if (!stored) throw notFound('Not found');

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { invalid, notFound } from '../core/errors.js';
 import { splitCredentials, sealCredentials } from '../git/credentials.js';
 import { checkFetchUrl, FetchFailedError } from '../net/safe-fetch.js';
 import type { GitJobPayload } from '../queue/registry.js';
@@ -19,7 +19,7 @@ export function checkProjectDirectory(dir: string | undefined): string | undefin
   if (dir === undefined) return undefined;
   const clean = dir.replace(/^\.?\/+/, '').replace(/\/+$/, '');
   if (/\\|\0/.test(clean) || clean.split('/').some((s) => s === '..') || dir.startsWith('/')) {
-    throw badRequest('Invalid request: body.repoProjectDirectory: must be a relative path inside the repository');
+    throw invalid('Invalid request: body.repoProjectDirectory: must be a relative path inside the repository');
   }
   return clean === '.' ? '' : clean;
 }
@@ -30,7 +30,7 @@ function payloadFor(app: AppContext, spaceId: string, body: GitRequest): GitJobP
     split = splitCredentials(body.url);
     checkFetchUrl(split.url, app.config.fetch.allowPrivate);
   } catch (err) {
-    throw badRequest(`Invalid request: body.url: ${err instanceof FetchFailedError ? err.message : 'not a URL'}`);
+    throw invalid(`Invalid request: body.url: ${err instanceof FetchFailedError ? err.message : 'not a URL'}`);
   }
   return {
     spaceId,

@@ -5,7 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../core/errors.js';
+import { DomainError, forbidden, upstream } from '../core/errors.js';
 import { signImageUrl } from '../content/present.js';
 import { FetchFailedError, FetchTimeoutError, safeFetch } from '../net/safe-fetch.js';
 
@@ -29,7 +29,7 @@ export async function proxiedImage(app: AppContext, url: string, sig: string): P
   const expected = Buffer.from(signImageUrl(app.secret, url));
   const given = Buffer.from(sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given))
-    throw new ApiError(403, 'Invalid image link: the signature does not match');
+    throw forbidden('Invalid image link: the signature does not match');
   const hit = cache.get(url);
   if (hit) return hit;
   let run = pending.get(url);
@@ -54,13 +54,13 @@ async function fetchImage(app: AppContext, url: string): Promise<ProxiedImage> {
       .split(';')[0]!
       .trim()
       .toLowerCase();
-    if (!IMAGE_TYPES.test(contentType)) throw new ApiError(502, `${host} did not answer with an image (${contentType || 'no type'})`);
+    if (!IMAGE_TYPES.test(contentType)) throw upstream(`${host} did not answer with an image (${contentType || 'no type'})`);
     const image = { body: r.body, contentType };
     cache.set(url, image);
     return image;
   } catch (err) {
-    if (err instanceof ApiError) throw err;
-    if (err instanceof FetchTimeoutError || err instanceof FetchFailedError) throw new ApiError(502, err.message);
-    throw new ApiError(502, `Could not fetch the image from ${host}`);
+    if (err instanceof DomainError) throw err;
+    if (err instanceof FetchTimeoutError || err instanceof FetchFailedError) throw upstream(err.message);
+    throw upstream(`Could not fetch the image from ${host}`);
   }
 }

@@ -9,7 +9,7 @@ import type { AppContext } from '../context.js';
 import { checkFetchUrl } from '../net/safe-fetch.js';
 import type { Principal } from '../auth/principal.js';
 import { withTx } from '../db/pool.js';
-import { badRequest } from '../core/errors.js';
+import { invalid } from '../core/errors.js';
 import { requireUnlocked } from '../content/commit.js';
 import { newId } from '../util/ids.js';
 import { createOperation, enqueue } from './operations.js';
@@ -33,10 +33,10 @@ function checkUrl(app: AppContext, raw: string): string {
   try {
     checkFetchUrl(raw, app.config.fetch.allowPrivate);
   } catch (err) {
-    throw badRequest(`Invalid request: body.url: ${(err as Error).message}`);
+    throw invalid(`Invalid request: body.url: ${(err as Error).message}`);
   }
   // Credentials would sit in clear in the operation's payload and be sent to every page.
-  if (u.username || u.password) throw badRequest('Invalid request: body.url: must not contain credentials');
+  if (u.username || u.password) throw invalid('Invalid request: body.url: must not contain credentials');
   u.hash = '';
   return u.href;
 }

@@ -6,7 +6,7 @@ import * as specs from '../db/repos/openapi.js';
 import type { SpecSourceColumns } from '../db/repos/openapi.js';
 import { forgetGarbage } from '../db/repos/blob-garbage.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
-import { badRequest, conflict, notFound } from '../core/errors.js';
+import { invalid, conflict, notFound } from '../core/errors.js';
 import { checkFetchUrl } from '../net/safe-fetch.js';
 import { scrubSecrets, sealUrl, splitUrlSecrets } from '../net/url-secrets.js';
 import { newId } from '../util/ids.js';
@@ -29,7 +29,7 @@ function sourceColumns(app: AppContext, source: SpecSource): SpecSourceColumns {
     try {
       checkFetchUrl(source.url, app.config.fetch.allowPrivate);
     } catch (err) {
-      throw badRequest(`Invalid request: body.source.url: ${scrubSecrets((err as Error).message, splitUrlSecrets(source.url).secrets)}`);
+      throw invalid(`Invalid request: body.source.url: ${scrubSecrets((err as Error).message, splitUrlSecrets(source.url).secrets)}`);
     }
     const { display, secrets } = splitUrlSecrets(source.url);
     return { url: display, urlSealed: secrets.length ? sealUrl(source.url, app.secret) : null, text: null };

@@ -27,7 +27,7 @@ import { withTx } from '../db/pool.js';
 import * as renders from '../db/repos/pdf-renders.js';
 import type { PdfRenderState } from '../db/repos/pdf-renders.js';
 import type { OperationRow } from '../db/repos/operations.js';
-import { ApiError, badRequest, notFound } from '../core/errors.js';
+import { forbidden, gone, invalid, notFound, unprocessable } from '../core/errors.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { slugify } from '../content/markdown.js';
 import { newId } from '../util/ids.js';
@@ -64,7 +64,7 @@ export function pdfUrl(app: AppContext, renderId: string, nowMs = Date.now()): s
 }
 
 function scopeOf(q: PdfQuery): Scope {
-  if (q.only && !q.page) throw badRequest('Invalid request: query.page: required when only=true (the page to export)');
+  if (q.only && !q.page) throw invalid('Invalid request: query.page: required when only=true (the page to export)');
   if (!q.page) return { kind: 'all' };
   return q.only ? { kind: 'page', pageId: q.page } : { kind: 'section', pageId: q.page };
 }
@@ -204,16 +204,16 @@ export async function openPdf(
   const expected = Buffer.from(sign(app.secret, renderId, q.exp));
   const given = Buffer.from(q.sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-    throw new ApiError(403, 'Invalid PDF link: the signature does not match');
+    throw forbidden('Invalid PDF link: the signature does not match');
   }
   if (q.exp * 1000 <= nowMs) {
-    throw new ApiError(410, `This PDF link expired at ${new Date(q.exp * 1000).toISOString()}; request a new one`);
+    throw gone(`This PDF link expired at ${new Date(q.exp * 1000).toISOString()}; request a new one`);
   }
   const r = await renders.getRender(app.db, renderId);
   if (!r) throw notFound('This PDF export no longer exists');
   const state = effectiveState(r);
   const location = operationLocation(app, r.operation_id);
-  if (state.status === 'failed') throw new ApiError(422, `The PDF could not be rendered: ${state.error}`, { location });
+  if (state.status === 'failed') throw unprocessable(`The PDF could not be rendered: ${state.error}`, { location });
   if (state.status === 'pending') {
     const what = r.op_status === 'running' ? 'rendering' : 'waiting to be rendered';
     return {

@@ -12,7 +12,7 @@ import { requireSpace } from '../policies/spaces.js';
 import { requireCollection } from '../policies/collections.js';
 import { effectiveMembers, type GrantSubject } from '../policies/permissions.js';
 import { teamPermissions } from '../policies/teams.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { invalid, notFound } from '../core/errors.js';
 import { decodeCursor, DEFAULT_LIMIT, buildPage, pageInMemory } from '../core/pagination.js';
 import type { Role } from '../core/roles.js';
 import { toTeam } from '../presenters/teams.js';
@@ -46,15 +46,15 @@ export async function invite(
   const { orgId } = await load(app, p, target, id, 'admin');
   const teams = [...new Set(body.teams ?? [])];
   const refs = [...new Set(body.users ?? [])];
-  if (!teams.length && !refs.length) throw badRequest('Invalid request: body: give at least one of "teams" or "users"');
-  if (teams.length + refs.length > MAX_INVITEES) throw badRequest(`Invalid request: body: at most ${MAX_INVITEES} users and teams`);
+  if (!teams.length && !refs.length) throw invalid('Invalid request: body: give at least one of "teams" or "users"');
+  if (teams.length + refs.length > MAX_INVITEES) throw invalid(`Invalid request: body: at most ${MAX_INVITEES} users and teams`);
   const known = await teamsInOrganization(app.db, orgId, teams);
   const unknownTeams = teams.filter((t) => !known.has(t));
-  if (unknownTeams.length) throw badRequest(`Invalid request: body.teams: unknown teams: ${unknownTeams.slice(0, 5).join(', ')}`);
+  if (unknownTeams.length) throw invalid(`Invalid request: body.teams: unknown teams: ${unknownTeams.slice(0, 5).join(', ')}`);
   const users = await resolveMemberRefs(app.db, orgId, refs);
   const unknownUsers = refs.filter((r) => !users.has(r));
   if (unknownUsers.length) {
-    throw badRequest(`Invalid request: body.users: not members of this organization: ${unknownUsers.slice(0, 5).join(', ')}`);
+    throw invalid(`Invalid request: body.users: not members of this organization: ${unknownUsers.slice(0, 5).join(', ')}`);
   }
   await withTx(app.db, async (c) => {
     for (const teamId of teams) {

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { listSiblings, setSiblingPosition } from '../db/repos/siblings.js';
-import { badRequest } from '../core/errors.js';
+import { invalid } from '../core/errors.js';
 import { placeAmong, PlacementError } from '../core/ordering.js';
 
 type Pointer = { type: 'space'; space: string } | { type: 'collection'; collection: string };
@@ -35,7 +35,7 @@ export async function placeAmongSiblings(
       'in the target parent',
     );
   } catch (err) {
-    if (err instanceof PlacementError) throw badRequest(`Invalid request: ${err.message}`);
+    if (err instanceof PlacementError) throw invalid(`Invalid request: ${err.message}`);
     throw err;
   }
   // No room between equal or adjacent floats: the siblings are renumbered 1..n in their order first.

@@ -7,7 +7,7 @@ import { getTeam } from '../db/repos/teams.js';
 import { getOrgForUser } from '../db/repos/organizations.js';
 import { requireOrg } from '../policies/organizations.js';
 import { teamPermissions } from '../policies/teams.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { invalid, notFound } from '../core/errors.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
 import type { Role } from '../core/roles.js';
 import { parseCertificate } from '../sso/saml.js';
@@ -36,11 +36,11 @@ async function check(app: AppContext, orgId: string, input: ProviderInput) {
       const cert = parseCertificate(input.certificate);
       if (Date.parse(cert.validTo) < Date.now()) throw new Error(`the certificate expired on ${cert.validTo}`);
     } catch (err) {
-      throw badRequest(`Invalid request: body.certificate: ${(err as Error).message}`);
+      throw invalid(`Invalid request: body.certificate: ${(err as Error).message}`);
     }
   }
   if (input.defaultTeam && !(await getTeam(app.db, orgId, input.defaultTeam))) {
-    throw badRequest(`Invalid request: body.defaultTeam: no team "${input.defaultTeam}" in this organization`);
+    throw invalid(`Invalid request: body.defaultTeam: no team "${input.defaultTeam}" in this organization`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
-import { badRequest } from '../core/errors.js';
+import { invalid } from '../core/errors.js';
 import { DEFAULT_LIMIT, decodeCursor, encodeCursor, type ListPage } from '../core/pagination.js';
 import { pageAppUrl } from '../content/present.js';
 import { requireOrg } from '../policies/organizations.js';
@@ -107,7 +107,7 @@ function decodeOffset(q: SearchParams, scope: string): number {
   if (!cursor) return 0;
   const [offset, fp] = cursor;
   if (!Number.isInteger(offset) || (offset as number) < 0 || fp !== fingerprint(q, scope)) {
-    throw badRequest('Invalid request: query.page: not a page identifier returned by this search');
+    throw invalid('Invalid request: query.page: not a page identifier returned by this search');
   }
   return offset as number;
 }

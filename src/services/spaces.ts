@@ -14,7 +14,7 @@ import { getSpecBySlug, getVersion } from '../db/repos/openapi.js';
 import { copyObjects } from '../content/objects.js';
 import { Draft } from '../content/draft.js';
 import { commitDraft } from '../content/commit.js';
-import { badRequest, conflict, forbidden } from '../core/errors.js';
+import { invalid, conflict, forbidden } from '../core/errors.js';
 import { newId } from '../util/ids.js';
 import { requireOrg } from '../policies/organizations.js';
 import { requireSpace, spacePermissions, accessContext } from '../policies/spaces.js';
@@ -50,10 +50,10 @@ export async function createSpace(app: AppContext, p: Principal, orgId: string, 
   await requireOrg(app.db, p, orgId, 'createContent');
   if (input.parent) await requireParent(app.db, await accessContext(app.db, orgId, p.userId), orgId, input.parent, 'body.parent');
   if (input.visibility === 'in-collection' && !input.parent)
-    throw badRequest('Invalid request: body.visibility: in-collection needs a parent collection');
+    throw invalid('Invalid request: body.visibility: in-collection needs a parent collection');
   const sources = [input.template && 'template', input.computedSource && 'computedSource', input.empty && 'empty'].filter(Boolean);
   if (sources.length > 1)
-    throw badRequest(`Invalid request: body: give at most one of template, computedSource and empty (got ${sources.join(', ')})`);
+    throw invalid(`Invalid request: body: give at most one of template, computedSource and empty (got ${sources.join(', ')})`);
   const computedPages = input.computedSource ? await computedSourcePages(app, orgId, input.computedSource) : null;
   const id = await withTx(app.db, async (c) => {
     const id = newId();
@@ -95,7 +95,7 @@ async function computedSourcePages(app: AppContext, orgId: string, source: NonNu
   const slug = source.dependencies.spec.ref.spec;
   const spec = await getSpecBySlug(app.db, orgId, slug);
   if (!spec)
-    throw badRequest(`Invalid request: body.computedSource.dependencies.spec.ref.spec: no OpenAPI spec "${slug}" in this organization`);
+    throw invalid(`Invalid request: body.computedSource.dependencies.spec.ref.spec: no OpenAPI spec "${slug}" in this organization`);
   const version = spec.last_version ? await getVersion(app.db, spec.id, spec.last_version) : null;
   const groups = (version?.reference_groups ?? []) as { key: string; title: string }[];
   const page = (title: string, props: Record<string, unknown>) => ({
@@ -130,7 +130,7 @@ export async function updateSpace(app: AppContext, p: Principal, spaceId: string
   const adminOnly = patch.editMode !== undefined || patch.defaultLevel !== undefined || patch.visibility !== undefined;
   const { space } = await requireSpace(app.db, p, spaceId, adminOnly ? 'admin' : 'edit');
   if (patch.visibility === 'in-collection' && !space.parent_id)
-    throw badRequest('Invalid request: body.visibility: in-collection needs a parent collection');
+    throw invalid('Invalid request: body.visibility: in-collection needs a parent collection');
   await spaces.updateSpace(app.db, spaceId, patch);
   return getSpace(app, p, spaceId);
 }

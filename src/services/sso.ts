@@ -11,7 +11,7 @@ import * as members from '../db/repos/members.js';
 import { ensureTeamMember } from '../db/repos/teams.js';
 import { getOrgForUser } from '../db/repos/organizations.js';
 import { insertToken } from '../db/repos/tokens.js';
-import { ApiError, notFound } from '../core/errors.js';
+import { DomainError, notFound } from '../core/errors.js';
 import { authorizeUrl, consume, metadata, REQUEST_TTL_MS, type CacheProvider, type ServiceProviderSettings } from '../sso/saml.js';
 import { failurePage, loginPage, tokenPage } from '../sso/pages.js';
 import { serviceUrls } from '../presenters/saml.js';
@@ -62,9 +62,9 @@ export async function startLogin(app: AppContext, providerId: string): Promise<s
 }
 
 /** A refused login: the reason is logged, the caller sees a generic page. */
-export class LoginRefused extends ApiError {
+export class LoginRefused extends DomainError {
   constructor() {
-    super(400, 'Sign-in failed');
+    super('invalid', 'Sign-in failed');
   }
 }
 

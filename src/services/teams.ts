@@ -5,7 +5,7 @@ import { withTx } from '../db/pool.js';
 import * as repo from '../db/repos/teams.js';
 import type { TeamRole, TeamRow } from '../db/repos/teams.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { invalid, notFound } from '../core/errors.js';
 import { requireOrg } from '../policies/organizations.js';
 import { requireTeam, teamPermissions } from '../policies/teams.js';
 import type { Role } from '../core/roles.js';
@@ -60,9 +60,7 @@ async function resolveMembers(app: AppContext, orgId: string, refs: string[], fi
   const missing = unique.filter((r) => !found.has(r));
   if (missing.length) {
     const shown = missing.slice(0, 5).map((r) => `"${r}"`);
-    throw badRequest(
-      `Invalid request: ${field}: not members of this organization: ${shown.join(', ')}${missing.length > 5 ? ', ...' : ''}`,
-    );
+    throw invalid(`Invalid request: ${field}: not members of this organization: ${shown.join(', ')}${missing.length > 5 ? ', ...' : ''}`);
   }
   return found;
 }
@@ -133,7 +131,7 @@ export async function updateTeamMembers(app: AppContext, p: Principal, orgId: st
   const remove = body.remove ?? [];
   const memberships = Object.entries(body.memberships ?? {});
   if (add.length + remove.length + memberships.length > MAX_MEMBERS_PER_REQUEST) {
-    throw badRequest(`Invalid request: body: at most ${MAX_MEMBERS_PER_REQUEST} users per request`);
+    throw invalid(`Invalid request: body: at most ${MAX_MEMBERS_PER_REQUEST} users per request`);
   }
   const added = await resolveMembers(app, orgId, add, 'body.add');
   const roles = await resolveMembers(
@@ -154,7 +152,7 @@ export async function updateTeamMembers(app: AppContext, p: Principal, orgId: st
       if (removed.has(userId)) continue;
       const current = await repo.teamMemberRole(c, teamId, userId);
       if (!current && !new Set(added.values()).has(userId)) {
-        throw badRequest(`Invalid request: body.memberships.${ref}: not a member of this team (add them too)`);
+        throw invalid(`Invalid request: body.memberships.${ref}: not a member of this team (add them too)`);
       }
       await repo.addTeamMember(c, teamId, userId, role);
     }

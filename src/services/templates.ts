@@ -17,7 +17,7 @@ import { withTx } from '../db/pool.js';
 import type { Draft } from '../content/draft.js';
 import { editChangeRequestContent, editMainContent } from '../content/commit.js';
 import { getTemplate, instantiateTemplate, describeTemplate, TEMPLATES, type TemplatePageInstance } from '../content/templates/index.js';
-import { badRequest } from '../core/errors.js';
+import { invalid } from '../core/errors.js';
 import { newId } from '../util/ids.js';
 import { requireSpace } from '../policies/spaces.js';
 import { afterContentChange } from './content-hooks.js';
@@ -56,7 +56,7 @@ export async function applyTemplate(
   const field = opts.field ?? 'body.template';
   const template = getTemplate(templateId);
   if (!template) {
-    throw badRequest(`Invalid request: ${field}.id: unknown template "${templateId}" (available: ${[...TEMPLATES.keys()].join(', ')})`);
+    throw invalid(`Invalid request: ${field}.id: unknown template "${templateId}" (available: ${[...TEMPLATES.keys()].join(', ')})`);
   }
   const files: Record<string, string> = {};
   for (const [name, ref] of Object.entries(params.contentRefs ?? {})) {
@@ -64,17 +64,17 @@ export async function applyTemplate(
     const slot = template.slots[name];
     if (!slot) {
       const accepted = Object.keys(template.slots);
-      throw badRequest(
+      throw invalid(
         `Invalid request: ${where}: template "${templateId}" has no content ref "${name}" (accepted: ${accepted.join(', ') || 'none'})`,
       );
     }
-    if (ref.kind !== 'file') throw badRequest(`Invalid request: ${where}.kind: must be "file"`);
+    if (ref.kind !== 'file') throw invalid(`Invalid request: ${where}.kind: must be "file"`);
     if (ref.space !== undefined && ref.space !== spaceId)
-      throw badRequest(`Invalid request: ${where}.space: only files of this space can be used`);
+      throw invalid(`Invalid request: ${where}.space: only files of this space can be used`);
     const file = draft.base?.filesById.get(ref.file);
-    if (!file || !draft.hasFile(ref.file)) throw badRequest(`Invalid request: ${where}: file "${ref.file}" does not exist in the space`);
+    if (!file || !draft.hasFile(ref.file)) throw invalid(`Invalid request: ${where}: file "${ref.file}" does not exist in the space`);
     if (!file.contentType.startsWith('image/')) {
-      throw badRequest(`Invalid request: ${where}: file "${ref.file}" is ${file.contentType}, not an image (${slot.description})`);
+      throw invalid(`Invalid request: ${where}: file "${ref.file}" is ${file.contentType}, not an image (${slot.description})`);
     }
     files[name] = ref.file;
   }

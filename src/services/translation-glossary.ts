@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import { withTx, type Queryable } from '../db/pool.js';
 import * as repo from '../db/repos/translations.js';
-import { badRequest, forbidden, notFound } from '../core/errors.js';
+import { invalid, forbidden, notFound } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
 import { translationOrg } from '../policies/translations.js';
@@ -60,11 +60,11 @@ export async function updateGlossary(app: AppContext, p: Principal, orgId: strin
     for (const [i, op] of operations.entries()) {
       if (op.type === 'insert') {
         if (++size > MAX_GLOSSARY_ENTRIES)
-          throw badRequest(`Invalid request: body.operations: a glossary holds at most ${MAX_GLOSSARY_ENTRIES} entries`);
+          throw invalid(`Invalid request: body.operations: a glossary holds at most ${MAX_GLOSSARY_ENTRIES} entries`);
         await repo.insertGlossaryEntry(c, orgId, newId(), op.translations);
       } else if (op.type === 'update') {
         if (!(await repo.updateGlossaryEntry(c, orgId, op.id, op.translations))) {
-          throw badRequest(`Invalid request: body.operations[${i}].id: glossary entry "${op.id}" not found`);
+          throw invalid(`Invalid request: body.operations[${i}].id: glossary entry "${op.id}" not found`);
         }
       } else if (await repo.deleteGlossaryEntry(c, orgId, op.id)) size--;
     }

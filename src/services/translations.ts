@@ -10,7 +10,7 @@ import { withTx, type Queryable } from '../db/pool.js';
 import * as repo from '../db/repos/translations.js';
 import { queuedOperationFor } from '../db/repos/operations.js';
 import { getSpace } from '../db/repos/spaces.js';
-import { badRequest, forbidden } from '../core/errors.js';
+import { invalid, forbidden } from '../core/errors.js';
 import { pageInMemory } from '../core/pagination.js';
 import { newId } from '../util/ids.js';
 import { canSeeSource, requireTranslation, translationOrg } from '../policies/translations.js';
@@ -100,14 +100,13 @@ export async function createTranslation(app: AppContext, p: Principal, orgId: st
   const permissions = await translationOrg(app.db, p, orgId);
   if (!permissions.edit) throw forbidden('Your role in this organization does not allow creating translations');
   if (input.language === input.source.language) {
-    throw badRequest('Invalid request: body.language: must differ from body.source.language');
+    throw invalid('Invalid request: body.language: must differ from body.source.language');
   }
   const space = await getSpace(app.db, input.source.space, { counters: false });
   if (!space || space.organization_id !== orgId || !(await roleOnSpace(app.db, p.userId, space)).role) {
-    throw badRequest(`Invalid request: body.source.space: space "${input.source.space}" does not exist in this organization`);
+    throw invalid(`Invalid request: body.source.space: space "${input.source.space}" does not exist in this organization`);
   }
-  const duplicate = () =>
-    badRequest(`Invalid request: body.language: space "${space.id}" already has a translation into "${input.language}"`);
+  const duplicate = () => invalid(`Invalid request: body.language: space "${space.id}" already has a translation into "${input.language}"`);
   if (await repo.translationExists(app.db, space.id, input.language)) throw duplicate();
   const instructions = input.instructions ?? EMPTY_DOCUMENT;
   const id = newId();

@@ -11,7 +11,7 @@ import { withTx } from '../../db/pool.js';
 import * as repo from '../../db/repos/site-structure.js';
 import { bumpSiteVersion, lockSiteStructure, type SiteRow } from '../../db/repos/sites.js';
 import { requireSite } from '../../policies/sites.js';
-import { badRequest, notFound } from '../../core/errors.js';
+import { invalid, notFound } from '../../core/errors.js';
 import { pageInMemory } from '../../core/pagination.js';
 import { newId } from '../../util/ids.js';
 import { childrenOf, loadTree, presentItem, sortItem, TreePresenter, type SiteTree } from './structure.js';
@@ -48,14 +48,14 @@ function requireGroupIn(tree: SiteTree, id: string, field?: string): repo.GroupR
   const g = tree.groups.find((x) => x.id === id);
   if (!g)
     throw field
-      ? badRequest(`Invalid request: ${field}: group "${id}" is not in this site`)
+      ? invalid(`Invalid request: ${field}: group "${id}" is not in this site`)
       : notFound(`Section group "${id}" not found in this site`);
   return g;
 }
 
 function requireSectionIn(tree: SiteTree, id: string, field: string): repo.SectionRow {
   const s = tree.sections.find((x) => x.id === id);
-  if (!s) throw badRequest(`Invalid request: ${field}: section "${id}" is not in this site`);
+  if (!s) throw invalid(`Invalid request: ${field}: section "${id}" is not in this site`);
   return s;
 }
 
@@ -94,10 +94,10 @@ export async function createGroup(
   await withTx(app.db, async (c) => {
     await lockSiteStructure(c, siteId);
     const tree = await loadTree(c, site);
-    if (tree.groups.length >= MAX_GROUPS) throw badRequest(`Invalid request: a site has at most ${MAX_GROUPS} section groups`);
+    if (tree.groups.length >= MAX_GROUPS) throw invalid(`Invalid request: a site has at most ${MAX_GROUPS} section groups`);
     const parent = body.parent ?? null;
     if (parent) requireGroupIn(tree, parent, 'body.parent');
-    if (depthOf(tree, parent) >= MAX_DEPTH) throw badRequest(`Invalid request: body.parent: groups nest at most ${MAX_DEPTH} deep`);
+    if (depthOf(tree, parent) >= MAX_DEPTH) throw invalid(`Invalid request: body.parent: groups nest at most ${MAX_DEPTH} deep`);
     const sections = [...new Set(body.sections ?? [])].map((s, i) => requireSectionIn(tree, s, `body.sections.${i}`));
     await repo.insertGroup(c, {
       id,
@@ -158,9 +158,9 @@ export async function updateGroup(
           g = tree.groups.find((x) => x.id === g!.parent_group_id)
         )
           if (g.id === groupId)
-            throw badRequest('Invalid request: body.parentSectionGroupId: a group cannot be moved into itself or one of its groups');
+            throw invalid('Invalid request: body.parentSectionGroupId: a group cannot be moved into itself or one of its groups');
         if (depthOf(tree, target) >= MAX_DEPTH)
-          throw badRequest(`Invalid request: body.parentSectionGroupId: groups nest at most ${MAX_DEPTH} deep`);
+          throw invalid(`Invalid request: body.parentSectionGroupId: groups nest at most ${MAX_DEPTH} deep`);
       }
       patch.parentId = target;
       patch.position = (childrenOf(tree, target).at(-1)?.position ?? 0) + 1;

@@ -11,7 +11,7 @@ import { withTx } from '../../db/pool.js';
 import * as repo from '../../db/repos/site-permissions.js';
 import { bumpSiteVersion } from '../../db/repos/sites.js';
 import { requireSite } from '../../policies/sites.js';
-import { badRequest, notFound } from '../../core/errors.js';
+import { invalid, notFound } from '../../core/errors.js';
 import { pageInMemory } from '../../core/pagination.js';
 import { toUser } from '../../presenters/users.js';
 import { listMembers, type MemberSort } from '../../db/repos/members.js';
@@ -31,9 +31,9 @@ export async function inviteToSite(
   const knownUsers = new Set(await repo.membersOf(app.db, orgId, users));
   const knownTeams = new Set(await repo.teamsInOrg(app.db, orgId, teams));
   const missingUsers = users.filter((u) => !knownUsers.has(u));
-  if (missingUsers.length) throw badRequest(`Invalid request: body.users: not members of this organization: ${missingUsers.join(', ')}`);
+  if (missingUsers.length) throw invalid(`Invalid request: body.users: not members of this organization: ${missingUsers.join(', ')}`);
   const missingTeams = teams.filter((x) => !knownTeams.has(x));
-  if (missingTeams.length) throw badRequest(`Invalid request: body.teams: not teams of this organization: ${missingTeams.join(', ')}`);
+  if (missingTeams.length) throw invalid(`Invalid request: body.teams: not teams of this organization: ${missingTeams.join(', ')}`);
   await withTx(app.db, async (c) => {
     for (const u of users) {
       if (body.role === null) await repo.deleteSiteUserPermission(c, siteId, u);

@@ -12,7 +12,7 @@ import type { Principal } from '../../auth/principal.js';
 import { spacesByIds } from '../../db/repos/site-structure.js';
 import { accessWithSpaceGrants, spaceRole } from '../../policies/spaces.js';
 import { requireSite } from '../../policies/sites.js';
-import { badRequest } from '../../core/errors.js';
+import { invalid } from '../../core/errors.js';
 import { loadTree } from './structure.js';
 import { searchSpaceSet } from '../search.js';
 
@@ -42,7 +42,7 @@ export async function searchSite(
     const wanted = new Set(specific ?? []);
     for (const id of wanted)
       if (!tree.siteSpaces.some((ss) => ss.id === id))
-        throw badRequest(`Invalid request: body.siteSpaceIds: site space "${id}" is not in this site`);
+        throw invalid(`Invalid request: body.siteSpaceIds: site space "${id}" is not in this site`);
     chosen = tree.siteSpaces.filter((ss) => wanted.has(ss.id));
   } else if (mode !== 'all') {
     chosen = tree.siteSpaces.filter((ss) => ss.is_default || ss.id === current);

@@ -18,7 +18,7 @@ import { withTx } from '../../db/pool.js';
 import * as repo from '../../db/repos/site-structure.js';
 import { bumpSiteVersion, lockSiteStructure, type SiteRow } from '../../db/repos/sites.js';
 import { requireSite } from '../../policies/sites.js';
-import { badRequest, conflict, notFound } from '../../core/errors.js';
+import { invalid, conflict, notFound } from '../../core/errors.js';
 import { pageInMemory } from '../../core/pagination.js';
 import { newId } from '../../util/ids.js';
 import { conditionError } from '../../sites/conditions.js';
@@ -33,13 +33,13 @@ export const MAX_SECTIONS = 100;
 export function checkCondition(condition: string | null | undefined, field: string): void {
   if (condition === null || condition === undefined) return;
   const error = conditionError(condition);
-  if (error) throw badRequest(`Invalid request: ${field}: ${error}`);
+  if (error) throw invalid(`Invalid request: ${field}: ${error}`);
 }
 
 /** A path readers put in a URL: one segment, no slash, space, `?` or `#`. */
 export function checkPath(path: string | undefined, field: string): void {
   if (path !== undefined && !/^[^\s/?#%\\]+$/.test(path))
-    throw badRequest(`Invalid request: ${field}: must be one URL segment (no slash, space, "?", "#" or "%")`);
+    throw invalid(`Invalid request: ${field}: must be one URL segment (no slash, space, "?", "#" or "%")`);
 }
 
 export interface SpaceChoice {
@@ -64,9 +64,9 @@ function sectionTitle(wanted: string | null | undefined, spaceTitle: string): st
 }
 
 function checkNewSection(tree: SiteTree, groupId: string | null | undefined): void {
-  if (tree.sections.length >= MAX_SECTIONS) throw badRequest(`Invalid request: a site has at most ${MAX_SECTIONS} sections`);
+  if (tree.sections.length >= MAX_SECTIONS) throw invalid(`Invalid request: a site has at most ${MAX_SECTIONS} sections`);
   if (groupId && !tree.groups.some((g) => g.id === groupId))
-    throw badRequest(`Invalid request: body.siteSectionGroupId: group "${groupId}" is not in this site`);
+    throw invalid(`Invalid request: body.siteSectionGroupId: group "${groupId}" is not in this site`);
 }
 
 /** Inserts a section (converting a site without sections first); returns its id. */
@@ -204,14 +204,14 @@ export async function updateSection(app: AppContext, p: Principal, orgId: string
       throw conflict(`Another section of this site already has the path "${patch.path}"`);
     if (patch.defaultSiteSpace !== undefined) {
       if (!tree.siteSpaces.some((ss) => ss.id === patch.defaultSiteSpace && ss.section_id === sectionId))
-        throw badRequest(`Invalid request: body.defaultSiteSpace: site space "${patch.defaultSiteSpace}" is not in this section`);
+        throw invalid(`Invalid request: body.defaultSiteSpace: site space "${patch.defaultSiteSpace}" is not in this section`);
       await repo.setDefaultSiteSpace(c, siteId, sectionId, patch.defaultSiteSpace);
     }
     let place: { groupId: string | null; position: number } | undefined;
     if (patch.siteSectionGroupId !== undefined && patch.siteSectionGroupId !== section.group_id) {
       const target = patch.siteSectionGroupId;
       if (target !== null && !tree.groups.some((g) => g.id === target))
-        throw badRequest(`Invalid request: body.siteSectionGroupId: group "${target}" is not in this site`);
+        throw invalid(`Invalid request: body.siteSectionGroupId: group "${target}" is not in this site`);
       place = { groupId: target, position: (childrenOf(tree, target).at(-1)?.position ?? 0) + 1 };
     }
     await repo.updateSection(c, sectionId, {

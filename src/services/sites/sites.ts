@@ -21,7 +21,7 @@ import { setSiteUserPermission } from '../../db/repos/site-permissions.js';
 import { requireOrg } from '../../policies/organizations.js';
 import { orgRoleOf, requireSite, sitePermissions, siteRoles } from '../../policies/sites.js';
 import { requireSpace } from '../../policies/spaces.js';
-import { ApiError, badRequest, conflict, notFound } from '../../core/errors.js';
+import { isDomainError, invalid, conflict, notFound } from '../../core/errors.js';
 import { pageInMemory } from '../../core/pagination.js';
 import { toSite, type UrlOptions } from '../../presenters/sites.js';
 import { newId } from '../../util/ids.js';
@@ -76,7 +76,7 @@ export async function createSite(app: AppContext, p: Principal, orgId: string, i
   const title = input.title ?? 'Untitled site';
   let spaceIds: string[] = [];
   if (Array.isArray(input.spaces)) {
-    if (input.spaces.length > MAX_CREATE_SPACES) throw badRequest(`Invalid request: body.spaces: at most ${MAX_CREATE_SPACES} spaces`);
+    if (input.spaces.length > MAX_CREATE_SPACES) throw invalid(`Invalid request: body.spaces: at most ${MAX_CREATE_SPACES} spaces`);
     spaceIds = [...new Set(input.spaces)];
     for (const [i, id] of spaceIds.entries()) await requireOrgSpace(app, p, orgId, id, `body.spaces.${i}`);
   } else if (input.spaces) {
@@ -130,9 +130,9 @@ export async function requireOrgSpace(app: AppContext, p: Principal, orgId: stri
     const { space } = await requireSpace(app.db, p, spaceId, 'read');
     if (space.organization_id === orgId) return space;
   } catch (err) {
-    if (!(err instanceof ApiError && err.status === 404)) throw err;
+    if (!isDomainError(err, 'not-found')) throw err;
   }
-  throw badRequest(`Invalid request: ${field}: space "${spaceId}" does not exist in this organization`);
+  throw invalid(`Invalid request: ${field}: space "${spaceId}" does not exist in this organization`);
 }
 
 export interface SitePatch {
@@ -151,7 +151,7 @@ export interface SitePatch {
 export async function updateSite(app: AppContext, p: Principal, orgId: string, siteId: string, patch: SitePatch) {
   const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
   if (patch.hostname && patch.hostname === new URL(app.config.publicUrl).hostname.toLowerCase())
-    throw badRequest(`Invalid request: body.hostname: "${patch.hostname}" is the API's own host (PUBLIC_URL)`);
+    throw invalid(`Invalid request: body.hostname: "${patch.hostname}" is the API's own host (PUBLIC_URL)`);
   await withTx(app.db, async (c) => {
     await repo.lockSiteStructure(c, siteId);
     const holder = patch.hostname ? await repo.siteIdByHostname(c, patch.hostname) : null;
@@ -164,14 +164,14 @@ export async function updateSite(app: AppContext, p: Principal, orgId: string, s
     if (patch.defaultSiteSection !== undefined) {
       defaultSection = tree.sections.find((s) => s.id === patch.defaultSiteSection) ?? null;
       if (!defaultSection)
-        throw badRequest(`Invalid request: body.defaultSiteSection: section "${patch.defaultSiteSection}" is not in this site`);
+        throw invalid(`Invalid request: body.defaultSiteSection: section "${patch.defaultSiteSection}" is not in this site`);
       await structure.setDefaultSection(c, siteId, defaultSection.id);
     }
     if (patch.defaultSiteSpace !== undefined) {
       const container = tree.sections.length ? (defaultSection?.id ?? null) : null;
       const ss = tree.siteSpaces.find((x) => x.id === patch.defaultSiteSpace && x.section_id === container);
       if (!ss)
-        throw badRequest(
+        throw invalid(
           `Invalid request: body.defaultSiteSpace: site space "${patch.defaultSiteSpace}" is not in this site${tree.sections.length ? "'s default section" : ''}`,
         );
       await structure.setDefaultSiteSpace(c, siteId, container, ss.id);
@@ -196,7 +196,7 @@ export async function deleteSite(app: AppContext, p: Principal, orgId: string, s
   if (!existing || existing.organization_id !== orgId) return;
   const access = await requireSite(app.db, p, orgId, siteId, 'admin').catch(async (err: unknown) => {
     // Deleted by a concurrent call since the read above: 204 as for any absent site.
-    if (err instanceof ApiError && err.status === 404 && !(await repo.getSite(app.db, siteId))) return null;
+    if (isDomainError(err, 'not-found') && !(await repo.getSite(app.db, siteId))) return null;
     throw err;
   });
   if (access) await repo.deleteSiteRow(app.db, siteId);
@@ -255,7 +255,7 @@ export async function putAdaptiveSchema(app: AppContext, p: Principal, orgId: st
   const parsed = adaptiveJsonSchema.safeParse(jsonSchema);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw badRequest(`Invalid request: body.jsonSchema${issue.path.map((x) => `.${String(x)}`).join('')}: ${issue.message}`);
+    throw invalid(`Invalid request: body.jsonSchema${issue.path.map((x) => `.${String(x)}`).join('')}: ${issue.message}`);
   }
   await repo.setSiteAdaptiveSchema(app.db, siteId, jsonSchema as object);
   return presentSchema((await repo.getSite(app.db, siteId))!);

@@ -8,7 +8,7 @@ import { withTx, type Queryable } from '../../db/pool.js';
 import * as repo from '../../db/repos/site-structure.js';
 import { bumpSiteVersion, lockSiteStructure, type SiteRow } from '../../db/repos/sites.js';
 import { requireSite } from '../../policies/sites.js';
-import { badRequest, conflict, notFound } from '../../core/errors.js';
+import { invalid, conflict, notFound } from '../../core/errors.js';
 import { pageInMemory } from '../../core/pagination.js';
 import { newId } from '../../util/ids.js';
 import { slugify, uniquePath } from '../../sites/structure.js';
@@ -50,7 +50,7 @@ export async function listSiteSpaces(
 function containerOf(tree: SiteTree, sectionId: string | undefined): string | null {
   if (sectionId !== undefined) {
     if (!tree.sections.some((s) => s.id === sectionId))
-      throw badRequest(`Invalid request: body.sectionId: section "${sectionId}" is not in this site`);
+      throw invalid(`Invalid request: body.sectionId: section "${sectionId}" is not in this site`);
     return sectionId;
   }
   if (!tree.sections.length) return null;
@@ -60,7 +60,7 @@ function containerOf(tree: SiteTree, sectionId: string | undefined): string | nu
 async function checkNewSiteSpace(db: Queryable, site: SiteRow, sectionId: string | undefined) {
   const tree = await loadTree(db, site);
   const all = await repo.listAllSiteSpaces(db, site.id);
-  if (all.length >= MAX_SITE_SPACES) throw badRequest(`Invalid request: a site has at most ${MAX_SITE_SPACES} site spaces`);
+  if (all.length >= MAX_SITE_SPACES) throw invalid(`Invalid request: a site has at most ${MAX_SITE_SPACES} site spaces`);
   return { tree, all, container: containerOf(tree, sectionId) };
 }
 

@@ -17,7 +17,7 @@ import { bumpSiteVersion, lockSiteStructure, type SiteRow } from '../../db/repos
 
 import { accessWithSpaceGrants, spaceRole } from '../../policies/spaces.js';
 import { requireSite } from '../../policies/sites.js';
-import { badRequest, notFound } from '../../core/errors.js';
+import { invalid, notFound } from '../../core/errors.js';
 import { toGroup, toSection, toSiteSpace, type UrlOptions } from '../../presenters/sites.js';
 import { placeAmong, PlacementError, type Sibling, type SiblingPointer } from '../../sites/structure.js';
 import { presentSpace } from '../spaces.js';
@@ -190,7 +190,7 @@ export async function sortItem(
     try {
       placed = placeAmong(siblings, item, position);
     } catch (err) {
-      if (err instanceof PlacementError) throw badRequest(`Invalid request: ${err.message}`);
+      if (err instanceof PlacementError) throw invalid(`Invalid request: ${err.message}`);
       throw err;
     }
     for (const s of placed.renumber ?? []) await writePosition(c, s, s.position);

@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { buildPage, decodeCursor, encodeCursor } from '../../../src/core/pagination.js';
-import { ApiError } from '../../../src/core/errors.js';
+import { isDomainError } from '../../../src/core/errors.js';
 
 describe('cursors', () => {
   it('round-trips and rejects foreign values', () => {
     const c = encodeCursor(['2026-01-01 00:00:00.123456+00', 'abc']);
     expect(decodeCursor(c, 2)).toEqual(['2026-01-01 00:00:00.123456+00', 'abc']);
     expect(decodeCursor(undefined, 2)).toBeUndefined();
-    expect(() => decodeCursor('not-base64-json', 2)).toThrow(ApiError);
+    let thrown: unknown;
+    try {
+      decodeCursor('not-base64-json', 2);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(isDomainError(thrown, 'invalid')).toBe(true);
     expect(() => decodeCursor(encodeCursor(['one']), 2)).toThrow(/query.page/);
   });
 
