@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig, type Config, type QueueName } from '../../src/config.js';
 import { createAppContext, closeAppContext, type AppContext } from '../../src/context.js';
 import { createLogger } from '../../src/log.js';
@@ -11,8 +12,9 @@ import { startWorkers, type WorkerPool } from '../../workers/start.js';
 import { createOrganization, createToken, createUser, addMember } from '../../src/services/identity.js';
 import type { Role } from '../../src/core/roles.js';
 import { createTestDatabase } from './db.js';
-import { TEST_REDIS_URL } from './env.js';
+import { CHROMIUM_PATH, TEST_REDIS_URL } from './env.js';
 import { client, freePort } from './http.js';
+import { lateBound } from './late.js';
 
 export interface TestApp {
   app: AppContext;
@@ -69,6 +71,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     SHUTDOWN_TIMEOUT_MS: '3000',
     BOOTSTRAP: 'false',
     RATE_LIMIT_PER_MINUTE: '0', // tests that poll would trip it; test/integration/http/http-front.test.ts enables it
+    CHROMIUM_PATH, // the same browser as test/helpers/browser.ts launches
     ...(typeof opts.storage === 'object'
       ? {
           S3_BUCKET: opts.storage.s3.bucket,
@@ -130,6 +133,43 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   };
   if (opts.workers) t.workers = t.startWorkers(opts.workers === true ? undefined : opts.workers);
   return t;
+}
+
+/** An organization made by `seedOrg`: its id, its admin and the admin's token. */
+export type SeededOrg = Awaited<ReturnType<TestApp['seedOrg']>>;
+
+export interface UseTestAppOptions extends TestAppOptions {
+  /** Seed an organization once the app is up (a string: its title); read it as `org`. */
+  seedOrg?: boolean | string;
+}
+
+/**
+ * The test app of a file, or of a `describe` block when called inside one: `beforeAll` starts it
+ * (`startTestApp(opts)`), `afterAll` closes it. Returns stand-ins to use at module level: `t` is the
+ * running app, `org` the organization seeded with `seedOrg`; using either outside the hooks' span
+ * fails with one clear line. `opts` may be a function, called in the hook, for options that depend
+ * on a server the file starts first (in a `beforeAll` registered before this call).
+ *
+ * Vitest runs `beforeAll` hooks in the order they are registered and `afterAll` hooks in reverse
+ * (`sequence.hooks: 'stack'`): a file's own set-up registered after this call sees the app started,
+ * and its own tear-down runs before the app closes.
+ */
+export function useTestApp(opts: UseTestAppOptions | (() => UseTestAppOptions) = {}): { t: TestApp; org: SeededOrg } {
+  const app = lateBound<TestApp>('the test app (useTestApp)');
+  const org = lateBound<SeededOrg>('the seeded organization (useTestApp with seedOrg)');
+  beforeAll(async () => {
+    const { seedOrg, ...options } = typeof opts === 'function' ? opts() : opts;
+    const t = await startTestApp(options);
+    app.set(t);
+    if (seedOrg) org.set(await t.seedOrg(typeof seedOrg === 'string' ? seedOrg : undefined));
+  });
+  afterAll(async () => {
+    const t = app.current();
+    app.set(undefined);
+    org.set(undefined);
+    await t?.close();
+  });
+  return { t: app.handle, org: org.handle };
 }
 
 export async function deleteRedisPrefix(url: string, prefix: string) {

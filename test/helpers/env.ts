@@ -7,3 +7,6 @@ export function databaseUrl(name: string): string {
   u.pathname = `/${name}`;
   return u.toString();
 }
+
+/** The Chromium the tests drive and the test app's PDF workers launch; override with CHROMIUM_PATH. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';

@@ -1,11 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { serve } from './http.js';
+import { OPENAPI_FIXTURES, TEST_FIXTURES } from './fixtures.js';
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'openapi');
-/** Real third-party descriptions beside the repository (`../shared/fixtures/openapi/`), served under `/shared/`. */
-export const SHARED_FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'fixtures', 'openapi');
+const FIXTURES = path.join(TEST_FIXTURES, 'openapi');
 
 export interface SpecServerOptions {
   /** `/basic/<file>` answers only with these HTTP Basic credentials (401 otherwise). */
@@ -15,8 +13,8 @@ export interface SpecServerOptions {
 }
 
 /**
- * A local HTTP server for OpenAPI sources: the fixture files (and the real ones of
- * `../shared/fixtures/openapi/` under `/shared/`), plus `/stall` (never answers),
+ * A local HTTP server for OpenAPI sources: the fixture files (and the real ones of the shared
+ * fixtures, OPENAPI_FIXTURES of ./fixtures.ts, under `/shared/`), plus `/stall` (never answers),
  * `/error500`, `/flaky/<file>` (stalls on its first request only), the protected `/basic/<file>`
  * and `/token/<file>` (see options), a request counter per path and a count of refused requests.
  */
@@ -51,7 +49,7 @@ export async function startSpecServer(opts: SpecServerOptions = {}) {
       return;
     }
     const rel = p.replace(/^\/flaky\//, '/').replace(/^\/+/, '');
-    const root = rel.startsWith('shared/') ? SHARED_FIXTURES : FIXTURES;
+    const root = rel.startsWith('shared/') ? OPENAPI_FIXTURES : FIXTURES;
     const file = path.join(root, rel.replace(/^shared\//, ''));
     if (!file.startsWith(root)) return void res.writeHead(400).end();
     try {

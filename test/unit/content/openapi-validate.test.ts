@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { processSpec, SpecParseError } from '../../../src/content/openapi.js';
 import { schemaCompileCounts } from '../../../src/content/openapi-validate.js';
+import { OPENAPI_FIXTURES, TEST_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
 
-const fixture = (name: string) => readFile(new URL(`../../fixtures/openapi/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFile(path.join(TEST_FIXTURES, 'openapi', name), 'utf8');
 const noFetch = async (url: string): Promise<Buffer> => {
   throw new Error(`unexpected fetch of ${url}`);
 };
@@ -171,7 +174,7 @@ describe('processSpec validation', () => {
   });
 
   it('processes the real GrowthBook description (multi-file, 119 responses without a description) with warnings', async () => {
-    const root = new URL('../../../../shared/fixtures/openapi/growthbook-rest-api/', import.meta.url);
+    const root = pathToFileURL(`${requireFixtures(path.join(OPENAPI_FIXTURES, 'growthbook-rest-api'))}/`);
     const text = await readFile(new URL('openapi.yaml', root), 'utf8');
     const r = await processSpec(text, 'http://specs.test/openapi.yaml', (url) => readFile(new URL(new URL(url).pathname.slice(1), root)));
     expect(r).toMatchObject({ openapi: '3.1.0', title: 'GrowthBook REST API' });

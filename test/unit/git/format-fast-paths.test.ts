@@ -5,7 +5,6 @@
 // edges of what each fast path accepts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { toMarkdown } from 'mdast-util-to-markdown';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +12,7 @@ import { PLAIN_DESTINATION, PLAIN_LINK_TEXT, linkMarkdown } from '../../../src/g
 import { dumpYaml } from '../../../src/git/format/yaml.js';
 import { simpleFrontMatter } from '../../../src/git/format/page-file.js';
 import { prng } from '../../helpers/prng.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const fixtures = process.env.GITBOOK_FIXTURES ?? path.join(here, '../../../../shared/fixtures/gitbook');
+import { GITBOOK_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
 
 /** [title, target] of every `[title](target)` in the fixtures' SUMMARY.md files. */
 function summaryLinks(dir: string, out: [string, string][] = []): [string, string][] {
@@ -40,7 +37,7 @@ function randomString(next: () => number, alphabet: string, max: number): string
 
 describe('SUMMARY.md link fast path', () => {
   it('writes what toMarkdown writes for every fixture entry it takes', () => {
-    const links = summaryLinks(fixtures);
+    const links = summaryLinks(requireFixtures(GITBOOK_FIXTURES));
     expect(links.length).toBeGreaterThan(100);
     let taken = 0;
     for (const [title, url] of links) {
@@ -142,7 +139,7 @@ describe('front matter fast path', () => {
   };
 
   it('reads what the YAML parser reads for every fixture front matter it takes', () => {
-    const blocks = frontMatters(fixtures);
+    const blocks = frontMatters(requireFixtures(GITBOOK_FIXTURES));
     expect(blocks.length).toBeGreaterThan(100);
     const taken = blocks.filter(same).length;
     expect(taken).toBeGreaterThan(blocks.length / 4);

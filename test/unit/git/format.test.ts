@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   generateRepository,
@@ -12,8 +11,9 @@ import {
   type ImportedFile,
   type ImportedPage,
 } from '../../../src/git/format.js';
+import { TEST_FIXTURES } from '../../helpers/fixtures.js';
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/git');
+const FIXTURES = path.join(TEST_FIXTURES, 'git');
 
 /** Every file under `fixture/projectDir`, keyed by path relative to the project directory. */
 function loadFixture(fixture: string, projectDir = ''): Map<string, Buffer> {

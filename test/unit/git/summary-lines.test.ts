@@ -3,16 +3,10 @@
 // shapes at the edges of what it accepts (others fall back to the parser, which is the reference).
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseSummary } from '../../../src/git/format/summary.js';
 import { simpleSummaryTree } from '../../../src/git/format/summary-lines.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const roots = [
-  path.join(here, '../../fixtures/git'),
-  process.env.GITBOOK_FIXTURES ?? path.join(here, '../../../../shared/fixtures/gitbook'),
-];
+import { GITBOOK_FIXTURES, TEST_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
 
 function summaries(dir: string, out: [string, string][] = []): [string, string][] {
   if (!fs.existsSync(dir)) return out;
@@ -56,9 +50,9 @@ const ctx = {
 const parsed = (source: string) => parseSummary(`${source}\n<!-- parsed -->\n`, ctx as never);
 
 describe('SUMMARY.md read line by line', () => {
-  const cases: [string, string][] = [...roots.flatMap((r) => summaries(r)), ...SHAPES.map((s, i): [string, string] => [`shape ${i}`, s])];
-
   it('gives what the parser gives, for the fixtures and edge shapes', () => {
+    const roots = [path.join(TEST_FIXTURES, 'git'), requireFixtures(GITBOOK_FIXTURES)];
+    const cases: [string, string][] = [...roots.flatMap((r) => summaries(r)), ...SHAPES.map((s, i): [string, string] => [`shape ${i}`, s])];
     let simple = 0;
     for (const [name, source] of cases) {
       if (simpleSummaryTree(source)) simple++;
