@@ -7,7 +7,7 @@
 //           vs `git push` of the same content to an empty repository over the same remote.
 // Both sides start cold: every import uses a fresh repoCacheID (a full fetch, like a clone).
 import { cp, mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { startWorkers } from '../workers/start.js';
 import { freshness } from '../src/db/repos/search.js';
 import { startGitServer, gitCli } from '../test/helpers/git-server.js';
+import { GITBOOK_FIXTURES, requireFixtures } from '../test/helpers/fixtures.js';
 import { spawnTs } from '../test/helpers/processes.js';
 import { pingWorkers, waitForOperation } from '../src/services/workers.js';
 import { Cleanup, createBenchEnv, envInt, log, median, pollUntil, printTable, seedOrg, startApi, type BenchEnv, type Row } from './lib.js';
@@ -199,10 +200,11 @@ async function benchFixture(
   runOp: (kind: 'import' | 'export', spaceId: string, body: Record<string, unknown>) => Promise<unknown>,
   newSpace: () => Promise<string>,
 ): Promise<Row[]> {
-  const root = process.env.GITBOOK_FIXTURES ?? '/work/shared/fixtures/gitbook';
   const fixture = process.env.BENCH_GIT_FIXTURE ?? 'stacks-network--docs';
   const dir = process.env.BENCH_GIT_FIXTURE_DIR ?? 'docs/learn';
-  if (!fixture || !existsSync(path.join(root, fixture))) return [];
+  if (!fixture) return [];
+  const root = GITBOOK_FIXTURES;
+  requireFixtures(path.join(root, fixture)); // a missing fixture fails the run with one line ('' skips it)
   const src = path.join(work, 'fixture');
   await cp(path.join(root, fixture), src, { recursive: true });
   await rm(path.join(src, 'SOURCE.md'), { force: true });
