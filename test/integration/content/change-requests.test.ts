@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { PNG_2x1 } from '../../helpers/content.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  org = await t.seedOrg();
-});
-afterAll(() => t.close());
+const { t, org } = useTestApp({ seedOrg: true });
 
 const api = (method: string, path: string, body?: unknown, token = org.adminToken) => t.api(method, path, { token, body });
 

@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../../helpers/app.js';
 import { assertMatchesSchema, assertMatchesSpec } from '../../helpers/spec.js';
 import { editContent } from '../../helpers/content.js';
 import { setSpaceMember } from '../../../src/db/repos/spaces.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
+const { t, org } = useTestApp({ seedOrg: true });
 type User = Awaited<ReturnType<TestApp['seedUser']>>;
 let alice: User; // comment role
 let bob: User; // comment role
@@ -14,15 +13,12 @@ let reader: User; // read role
 let outsider: User; // not a member
 
 beforeAll(async () => {
-  t = await startTestApp();
-  org = await t.seedOrg();
   alice = await t.seedUser(org.orgId, 'comment', 'Alice');
   bob = await t.seedUser(org.orgId, 'comment', 'Bob');
   rita = await t.seedUser(org.orgId, 'review', 'Rita');
   reader = await t.seedUser(org.orgId, 'read', 'Reader');
   outsider = await t.seedUser(undefined, undefined, 'Outsider');
 });
-afterAll(() => t.close());
 
 const api = (method: string, path: string, token: string, body?: unknown) => t.api(method, path, { token, body });
 

@@ -1,26 +1,22 @@
 // Signed, token-free file URLs expire (issue 8, item 7): FILE_URL_TTL_SECONDS, verified on every
 // download; an expired link is a 410 with the error body, a tampered one a 403.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { addFile, editContent, PNG_2x1 } from '../../helpers/content.js';
 import { fileDownloadUrl } from '../../../src/content/present.js';
 import { loadConfig } from '../../../src/config.js';
 
 const TTL = 600;
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
+const { t, org } = useTestApp({ env: { FILE_URL_TTL_SECONDS: String(TTL) }, seedOrg: true });
 let spaceId: string;
 let fileId: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ env: { FILE_URL_TTL_SECONDS: String(TTL) } });
-  org = await t.seedOrg();
   spaceId = (await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Files', empty: true } })).body.id;
   fileId = await addFile(t, spaceId, 'logo.png', 'image/png', PNG_2x1);
 });
-afterAll(() => t?.close());
 
 async function downloadUrl(): Promise<string> {
   const r = await t.api('GET', `/v1/spaces/${spaceId}/content/files/${fileId}`, { token: org.adminToken });

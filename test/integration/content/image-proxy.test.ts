@@ -1,12 +1,10 @@
 // Images of other origins in content reach readers through this server: signed proxy URLs, image
 // types only, guarded fetches, so published pages keep a same-origin CSP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { editContent, PNG_2x1 } from '../../helpers/content.js';
 import { serve } from '../../helpers/http.js';
 
-let t: TestApp;
-let strict: TestApp;
 let host: Awaited<ReturnType<typeof serve>>;
 let spaceId: string;
 let hits = 0;
@@ -19,8 +17,12 @@ beforeAll(async () => {
     if (path === '/page.html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<script>alert(1)</script>');
     res.writeHead(404).end();
   });
-  t = await startTestApp();
-  strict = await startTestApp({ env: { ALLOW_PRIVATE_FETCH: 'false' } });
+});
+afterAll(() => host?.close());
+const { t } = useTestApp();
+const { t: strict } = useTestApp({ env: { ALLOW_PRIVATE_FETCH: 'false' } });
+
+beforeAll(async () => {
   const org = await t.seedOrg();
   spaceId = (await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Badges', empty: true } })).body
     .id;
@@ -31,11 +33,6 @@ beforeAll(async () => {
     });
   });
   await t.api('PATCH', `/v1/spaces/${spaceId}`, { token: org.adminToken, body: { visibility: 'public' } });
-});
-afterAll(async () => {
-  await t?.close();
-  await strict?.close();
-  await host?.close();
 });
 
 const srcs = (html: string) => [...html.matchAll(/<img src="([^"]+)"/g)].map((m) => m[1].replace(/&amp;|&#x26;/g, '&'));

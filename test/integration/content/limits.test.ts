@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { editContent } from '../../helpers/content.js';
 import { withTx } from '../../../src/db/pool.js';
 import { editChangeRequestContent, editMainContent } from '../../../src/content/commit.js';
@@ -8,14 +8,7 @@ import { editChangeRequestContent, editMainContent } from '../../../src/content/
 // stored anyway (older content, imports, the database), read as plain text, bounded, while the
 // API keeps answering: /healthz comes back before the hostile request does.
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  org = await t.seedOrg();
-});
-afterAll(() => t?.close());
+const { t, org } = useTestApp({ seedOrg: true });
 
 const api = (method: string, path: string, body?: unknown) => t.api(method, path, { token: org.adminToken, body });
 
@@ -275,11 +268,7 @@ describe('pages within the limits that are slow to parse', () => {
 });
 
 describe('merging pages whose lines changed on both sides', () => {
-  let m: TestApp;
-  beforeAll(async () => {
-    m = await startTestApp({ env: { MARKDOWN_TIMEOUT_MS: '500' } });
-  });
-  afterAll(() => m?.close());
+  const { t: m } = useTestApp({ env: { MARKDOWN_TIMEOUT_MS: '500' } });
 
   it('merges them off the event loop, and past the time limit answers a 409 naming the page', async () => {
     const o = await m.seedOrg();

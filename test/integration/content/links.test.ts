@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSchema } from '../../helpers/spec.js';
 import { addFile, editContent, PNG_2x1 } from '../../helpers/content.js';
 import { loadLinkIndex } from '../../../src/content/links.js';
 import { revisionSnapshot } from '../../../src/content/commit.js';
 import { getSpace } from '../../../src/db/repos/spaces.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  org = await t.seedOrg();
-});
-afterAll(() => t.close());
+const { t, org } = useTestApp({ seedOrg: true });
 
 async function createSpace(title = 'Docs', token = org.adminToken) {
   const r = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token, body: { title, empty: true } });

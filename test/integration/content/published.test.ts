@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { addFile, editContent, PNG_2x1 } from '../../helpers/content.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
+const { t, org } = useTestApp({ seedOrg: true });
 let spaceId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  org = await t.seedOrg();
   spaceId = (await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Handbook', empty: true } })).body
     .id;
   const fileId = await addFile(t, spaceId, 'logo.png', 'image/png', PNG_2x1);
@@ -21,7 +18,6 @@ beforeAll(async () => {
     d.insertPage(intro, { id: 'setupPage', title: 'Setup', markdown: '## Step 1\n\nInstall.\n\n## Step 2\n\n```bash\nnpm ci\n```' });
   });
 });
-afterAll(() => t.close());
 
 describe('published view', () => {
   it('is a 404 while the space is private, and HTML once public, at urls.published', async () => {

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 
 // Tree reads of a new revision are made from the previous revision's snapshot and cached subtree
 // JSON. An edit that changes where a page sits or what its path is without changing the page
 // itself (a parent's slug or title, a move, a deletion) must show in the very next read.
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  org = await t.seedOrg();
-});
-afterAll(() => t.close());
+const { t, org } = useTestApp({ seedOrg: true });
 
 const api = (method: string, path: string, body?: unknown) => t.api(method, path, { token: org.adminToken, body });
 
