@@ -1,19 +1,20 @@
 // An AppContext for unit tests of services: a real configuration, the fake database of store.ts,
-// a job client that records what it is asked to enqueue (no Redis), and a logger that keeps its
-// lines in memory. Blob storage and the Markdown pool are absent: a service that reaches them fails
+// a job client that records the jobs it would add (no Redis: the queue, job id and data the real
+// JobClient would send), and a logger that keeps its lines in memory. Blob storage and the Markdown pool are absent: a service that reaches them fails
 // loudly, so a test that needs them says so.
 import { loadConfig, type Config } from '../../../src/config.js';
 import type { AppContext } from '../../../src/context.js';
 import type { JobClient } from '../../../src/queue/client.js';
+import { isJobName, queueFor, startsAtOnce, type JobData } from '../../../src/queue/registry.js';
 import { createLogger } from '../../../src/log.js';
 import { fakeDb } from './store.js';
 
-/** One call of `app.jobs.enqueue`. */
+/** One job `app.jobs.enqueue` added: its id (the operation's), name, queue and data, as src/queue/client.ts makes them. */
 export interface EnqueuedJob {
   id: string;
   kind: string;
-  queue?: string;
-  payload?: Record<string, unknown>;
+  queue: string;
+  data: JobData;
 }
 
 export interface FakeJobs {
@@ -44,7 +45,9 @@ function fakeJobs(): FakeJobs & Pick<JobClient, 'enqueue' | 'close'> {
         failures--;
         throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
       }
-      enqueued.push(structuredClone({ id: op.id, kind: op.kind, queue: op.queue, payload: op.payload }));
+      if (!isJobName(op.kind)) throw new Error(`Unknown job kind "${op.kind}"`);
+      const data: JobData = startsAtOnce(op.kind) && op.payload ? { operationId: op.id, payload: op.payload } : { operationId: op.id };
+      enqueued.push(structuredClone({ id: op.id, kind: op.kind, queue: queueFor(op.kind, op.queue), data }));
     },
     async close() {},
   };

@@ -3,7 +3,9 @@ import type * as real from '../../../../src/db/repos/content-objects.js';
 import { copy, key, tables } from '../store.js';
 
 export const selectObjects: typeof real.selectObjects = async <T>(_db: unknown, spaceId: string, hashes: string[]) =>
-  hashes.filter((h) => tables.objects.has(key(spaceId, h))).map((hash) => ({ hash, data: copy(tables.objects.get(key(spaceId, hash))) as T }));
+  hashes
+    .filter((h) => tables.objects.has(key(spaceId, h)))
+    .map((hash) => ({ hash, data: copy(tables.objects.get(key(spaceId, hash))) as T }));
 
 export const insertObjects: typeof real.insertObjects = async (_db, spaceId, hashes, datas) => {
   hashes.forEach((h, i) => {

@@ -32,7 +32,8 @@ function checkUnique(): void {
 export const listSections: typeof real.listSections = async (_db, siteId) =>
   ordered([...tables.sections.values()].filter((s) => s.site_id === siteId));
 
-export const listGroups: typeof real.listGroups = async (_db, siteId) => ordered([...tables.groups.values()].filter((g) => g.site_id === siteId));
+export const listGroups: typeof real.listGroups = async (_db, siteId) =>
+  ordered([...tables.groups.values()].filter((g) => g.site_id === siteId));
 
 export const listSiteSpaces: typeof real.listSiteSpaces = async (_db, siteId) =>
   ordered([...tables.siteSpaces.values()].filter((ss) => ss.site_id === siteId && liveSpace(ss.space_id)));
@@ -94,7 +95,8 @@ export const insertSiteSpace: typeof real.insertSiteSpace = async (_db, s) => {
 /** A patch in API names applied with the real module's column maps: undefined is left alone, null clears. */
 function patchRow(row: object | undefined, columns: Record<string, string>, patch: Record<string, unknown>) {
   if (!row) return;
-  for (const [field, value] of Object.entries(patch)) if (columns[field] && value !== undefined) Object.assign(row, { [columns[field]]: value });
+  for (const [field, value] of Object.entries(patch))
+    if (columns[field] && value !== undefined) Object.assign(row, { [columns[field]]: value });
   checkUnique();
 }
 
@@ -151,9 +153,14 @@ export const deleteSection: typeof real.deleteSection = async (_db, siteId, id) 
 export const deleteSiteSpace: typeof real.deleteSiteSpace = async (_db, siteId, id) =>
   tables.siteSpaces.get(id)?.site_id === siteId && tables.siteSpaces.delete(id);
 
-export const deleteGroup: typeof real.deleteGroup = async (_db, siteId, id) => tables.groups.get(id)?.site_id === siteId && tables.groups.delete(id);
+export const deleteGroup: typeof real.deleteGroup = async (_db, siteId, id) =>
+  tables.groups.get(id)?.site_id === siteId && tables.groups.delete(id);
 
 export const setSiteSpaceCustomization: typeof real.setSiteSpaceCustomization = async (_db, id, overrides) => {
   const ss = tables.siteSpaces.get(id);
-  if (ss) Object.assign(ss, { customization: overrides === null ? null : copy(overrides), customization_updated_at: overrides === null ? null : now() });
+  if (ss)
+    Object.assign(ss, {
+      customization: overrides === null ? null : copy(overrides),
+      customization_updated_at: overrides === null ? null : now(),
+    });
 };

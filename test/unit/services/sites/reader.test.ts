@@ -17,7 +17,16 @@ import { getPublishingAuth, regeneratePublishingAuth } from '../../../../src/ser
 import { getSite } from '../../../../src/db/repos/sites.js';
 import { fakeApp, PUBLIC_URL, type FakeApp } from '../../../helpers/fakes/app.js';
 import { resetTables, tables } from '../../../helpers/fakes/store.js';
-import { addMember, rejection, seedContent, seedOrg, seedSection, seedSite, seedSiteSpace, seedSpace } from '../../../helpers/fakes/seed.js';
+import {
+  addMember,
+  rejection,
+  seedContent,
+  seedOrg,
+  seedSection,
+  seedSite,
+  seedSiteSpace,
+  seedSpace,
+} from '../../../helpers/fakes/seed.js';
 
 vi.mock('../../../../src/db/repos/sites.js', () => import('../../../helpers/fakes/repos/sites.js'));
 vi.mock('../../../../src/db/repos/site-structure.js', () => import('../../../helpers/fakes/repos/site-structure.js'));
@@ -147,7 +156,7 @@ describe('readerStructure', () => {
 });
 
 describe('locatePage', () => {
-  it("leads a reader only where they may look: a section or variant hidden by conditions is a 404 for them", async () => {
+  it('leads a reader only where they may look: a section or variant hidden by conditions is a 404 for them', async () => {
     const { site } = await conditionalSite();
     expect(await rejection(locatePage(app, site, ['enterprise'], anonymous))).toMatchObject({ kind: 'not-found' });
     expect(await rejection(locatePage(app, site, ['pro', 'guide'], anonymous))).toMatchObject({ kind: 'not-found' });

@@ -52,7 +52,9 @@ describe('customization', () => {
     const ss = seedSiteSpace(site.id, seedSpace(org).id, { path: 'v2', is_default: true });
     await putCustomization(app, admin, org, site.id, { styling: { theme: 'muted' } } as never);
 
-    await patchSiteSpaceCustomization(app, admin, org, site.id, ss.id, { styling: { primaryColor: { light: '#111111', dark: '#222222' } } });
+    await patchSiteSpaceCustomization(app, admin, org, site.id, ss.id, {
+      styling: { primaryColor: { light: '#111111', dark: '#222222' } },
+    });
     const merged = await patchSiteSpaceCustomization(app, admin, org, site.id, ss.id, { themes: { default: 'dark', toggeable: true } });
     expect(merged).toMatchObject({ styling: { theme: 'muted', primaryColor: { light: '#111111' } }, themes: { default: 'dark' } });
 

@@ -114,7 +114,7 @@ describe('updateSite', () => {
 
     // s1 is the default section: a site space of s2 cannot become the default.
     const err = await rejection(updateSite(app, admin, org, site.id, { defaultSiteSpace: in2b.id }));
-    expect(err).toMatchObject({ kind: 'invalid', message: expect.stringContaining("default section") });
+    expect(err).toMatchObject({ kind: 'invalid', message: expect.stringContaining('default section') });
     // Both in one call: the new default section is where the default site space is looked for.
     await updateSite(app, admin, org, site.id, { defaultSiteSection: s2.id, defaultSiteSpace: in2b.id });
     expect([tables.sections.get(s1.id)!.is_default, tables.sections.get(s2.id)!.is_default]).toEqual([false, true]);
@@ -125,7 +125,9 @@ describe('updateSite', () => {
     const site = seedSite(org, { title: 'Before' });
     const s1 = seedSection(site.id, { path: 'one', is_default: true });
     const s2 = seedSection(site.id, { path: 'two' });
-    const err = await rejection(updateSite(app, admin, org, site.id, { title: 'After', defaultSiteSection: s2.id, defaultSiteSpace: 'nope' }));
+    const err = await rejection(
+      updateSite(app, admin, org, site.id, { title: 'After', defaultSiteSection: s2.id, defaultSiteSpace: 'nope' }),
+    );
     expect(err).toMatchObject({ kind: 'invalid' });
     expect(tables.sites.get(site.id)!.title).toBe('Before');
     expect(tables.sections.get(s1.id)!.is_default).toBe(true);

@@ -34,7 +34,9 @@ beforeEach(() => {
 });
 
 const inSection = (sectionId: string | null) =>
-  [...tables.siteSpaces.values()].filter((ss) => ss.site_id === site.id && ss.section_id === sectionId).sort((a, b) => a.position - b.position);
+  [...tables.siteSpaces.values()]
+    .filter((ss) => ss.site_id === site.id && ss.section_id === sectionId)
+    .sort((a, b) => a.position - b.position);
 
 describe('addSiteSpace', () => {
   it('adds to the root of a site without sections; the first is the default, later ones go last', async () => {

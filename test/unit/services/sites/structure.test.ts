@@ -36,7 +36,9 @@ describe('getStructure', () => {
     seedSiteSpace(site.id, trashed.id, { path: 'trashed' });
     const out = (await getStructure(app, admin, org, site.id, {})) as any;
     expect(out.type).toBe('siteSpaces');
-    expect(out.structure.map((ss: any) => [ss.title, ss.default, ss.urls.published])).toEqual([['Live', true, `${PUBLIC_URL}/site/${site.id}`]]);
+    expect(out.structure.map((ss: any) => [ss.title, ss.default, ss.urls.published])).toEqual([
+      ['Live', true, `${PUBLIC_URL}/site/${site.id}`],
+    ]);
   });
 
   it('lists sections and groups in one sibling order, each section with its variants and URLs', async () => {
@@ -69,7 +71,8 @@ describe('getStructure', () => {
     seedSiteSpace(site.id, seedSpace(org).id, { path: 'docs', is_default: true });
     const link = await createShareLink(app, admin, org, site.id, { name: 'x' });
     const key = new URL(link.urls.published).searchParams.get('share')!;
-    const url = async (shareKey: string) => ((await getStructure(app, admin, org, site.id, { shareKey })) as any).structure[0].urls.published;
+    const url = async (shareKey: string) =>
+      ((await getStructure(app, admin, org, site.id, { shareKey })) as any).structure[0].urls.published;
     expect(await url(key)).toBe(`${PUBLIC_URL}/site/${site.id}?share=${key}`);
     expect(await url('made-up')).toBe(`${PUBLIC_URL}/site/${site.id}`);
   });
@@ -100,12 +103,17 @@ describe('sortStructure', () => {
     expect(
       await rejection(sortStructure(app, admin, org, site.id, { item: { type: 'site-external-link', id: 'l' }, position: {} })),
     ).toMatchObject({ kind: 'not-found' });
-    expect(await rejection(sortStructure(app, admin, org, site.id, { item: { type: 'site-space', id: 'nope' }, position: {} }))).toMatchObject({
+    expect(
+      await rejection(sortStructure(app, admin, org, site.id, { item: { type: 'site-space', id: 'nope' }, position: {} })),
+    ).toMatchObject({
       kind: 'not-found',
     });
     // A section and a site space are never siblings.
     const err = await rejection(
-      sortStructure(app, admin, org, site.id, { item: { type: 'site-section', id: s1.id }, position: { before: { type: 'site-space', id: ss.id } } }),
+      sortStructure(app, admin, org, site.id, {
+        item: { type: 'site-section', id: s1.id },
+        position: { before: { type: 'site-space', id: ss.id } },
+      }),
     );
     expect(err).toMatchObject({ kind: 'invalid' });
     expect(tables.sites.get(site.id)!.version).toBe(1);
