@@ -1,12 +1,13 @@
 // Every page of the real GitBook repositories (../shared/fixtures/gitbook/) converts to a valid
 // document in which no GitBook block tag is left as text (outside code blocks, where it is code).
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { markdownToDocument } from '../../../src/content/markdown.js';
 import { assertMatchesSchema } from '../../helpers/spec.js';
+import { GITBOOK_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
 
-const GITBOOK = process.env.GITBOOK_FIXTURES ?? '/work/shared/fixtures/gitbook';
+const GITBOOK = requireFixtures(GITBOOK_FIXTURES);
 const BLOCK_TAG =
   /\{%\s*(end)?(hint|tabs|tab|stepper|step|code|embed|content-ref|file|swagger|openapi|openapi-operation|columns|column|include|updates|update)\b/;
 
@@ -27,8 +28,8 @@ function proseText(node: any): string {
   return [...(node.leaves ?? []), ...(node.nodes ?? []), ...(node.fragments ?? [])].map(proseText).join('\n');
 }
 
-describe.skipIf(!existsSync(GITBOOK))('real GitBook pages to documents', () => {
-  for (const fixture of existsSync(GITBOOK) ? readdirSync(GITBOOK) : []) {
+describe('real GitBook pages to documents', () => {
+  for (const fixture of readdirSync(GITBOOK)) {
     it(`${fixture}: every page converts, no block tag left as text`, () => {
       const files = markdownFiles(path.join(GITBOOK, fixture));
       expect(files.length).toBeGreaterThan(5);

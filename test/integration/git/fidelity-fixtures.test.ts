@@ -2,15 +2,15 @@
 // every space imports, its pages keep GitBook's blocks as document nodes, and an export of the
 // unchanged import is byte-identical (no commit).
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { startGitServer, gitCli, type GitServer } from '../../helpers/git-server.js';
-import { waitFor } from '../../helpers/http.js';
+import { operationSettled } from '../../helpers/operations.js';
+import { GITBOOK_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
 
-const GITBOOK = process.env.GITBOOK_FIXTURES ?? '/work/shared/fixtures/gitbook';
+const GITBOOK = requireFixtures(GITBOOK_FIXTURES);
 
 /** Each real space: the fixture folder and the project directory GitBook syncs it from. */
 const SPACES: Array<{ fixture: string; dir: string }> = [
@@ -25,15 +25,11 @@ const SPACES: Array<{ fixture: string; dir: string }> = [
   })),
 ];
 
-let t: TestApp;
 let g: GitServer;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
 const urls = new Map<string, string>();
 
 beforeAll(async () => {
-  t = await startTestApp({ workers: ['git'], env: { WORKER_CONCURRENCY: '1' } });
   g = await startGitServer();
-  org = await t.seedOrg();
   for (const fixture of new Set(SPACES.map((s) => s.fixture))) {
     // The fixture without its provenance files, as the repository it was copied from.
     const dir = await mkdtemp(path.join(tmpdir(), 'dp-gitbook-'));
@@ -44,29 +40,20 @@ beforeAll(async () => {
     await rm(dir, { recursive: true, force: true });
   }
 }, 120_000);
-afterAll(async () => {
-  await t?.close();
-  await g?.close();
-});
+afterAll(() => g?.close());
+const { t, org } = useTestApp({ workers: ['git'], env: { WORKER_CONCURRENCY: '1' }, seedOrg: true });
 
 const api = (method: string, p: string, body?: unknown) => t.api(method, p, { token: org.adminToken, body });
 
 async function run(kind: 'import' | 'export', spaceId: string, body: Record<string, unknown>) {
   const r = await api('POST', `/v1/spaces/${spaceId}/git/${kind}`, body);
   expect(r.status, JSON.stringify(r.body)).toBe(204);
-  const p = new URL(r.headers.get('location')!).pathname;
-  return waitFor(
-    async () => {
-      const o = (await api('GET', p)).body;
-      return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : null;
-    },
-    { what: `operation ${p}`, timeoutMs: 120_000 },
-  );
+  return operationSettled(t, r.headers.get('location'), { token: org.adminToken, timeoutMs: 120_000 });
 }
 
 const walk = (pages: any[]): any[] => pages.flatMap((p) => [p, ...walk(p.pages ?? [])]);
 
-describe.skipIf(!existsSync(GITBOOK))('real GitBook repositories', () => {
+describe('real GitBook repositories', () => {
   for (const { fixture, dir } of SPACES) {
     it(`${fixture}/${dir}: imports, and an export of the unchanged import makes no commit`, async () => {
       const url = urls.get(fixture)!;
@@ -99,7 +86,7 @@ describe.skipIf(!existsSync(GITBOOK))('real GitBook repositories', () => {
   }
 });
 
-describe.skipIf(!existsSync(GITBOOK))('export to an empty repository', () => {
+describe('export to an empty repository', () => {
   const outline = (pages: any[]): unknown[] =>
     pages.map((p) => [p.type, p.title, p.linkTitle ?? '', p.href ?? '', ...(p.pages?.length ? [outline(p.pages)] : [])]);
 

@@ -3,37 +3,24 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { startGitServer, gitCli, type GitServer } from '../../helpers/git-server.js';
-import { waitFor } from '../../helpers/http.js';
+import { operationSettled } from '../../helpers/operations.js';
 
-let t: TestApp;
 let g: GitServer;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
 
 beforeAll(async () => {
-  t = await startTestApp({ workers: ['git'], env: { WORKER_CONCURRENCY: '1' } });
   g = await startGitServer();
-  org = await t.seedOrg();
 });
-afterAll(async () => {
-  await t?.close();
-  await g?.close();
-});
+afterAll(() => g?.close());
+const { t, org } = useTestApp({ workers: ['git'], env: { WORKER_CONCURRENCY: '1' }, seedOrg: true });
 
 const api = (method: string, p: string, body?: unknown) => t.api(method, p, { token: org.adminToken, body });
 
 async function run(kind: 'import' | 'export', spaceId: string, body: Record<string, unknown>) {
   const r = await api('POST', `/v1/spaces/${spaceId}/git/${kind}`, body);
   expect(r.status, JSON.stringify(r.body)).toBe(204);
-  const p = new URL(r.headers.get('location')!).pathname;
-  return waitFor(
-    async () => {
-      const o = (await api('GET', p)).body;
-      return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : null;
-    },
-    { what: `operation ${p}`, timeoutMs: 60_000 },
-  );
+  return operationSettled(t, r.headers.get('location'), { token: org.adminToken, timeoutMs: 60_000 });
 }
 
 describe('export keeps what it does not manage', () => {

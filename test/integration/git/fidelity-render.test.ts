@@ -2,32 +2,26 @@
 // the PDF: tabs switchable (all shown in print), figures with their captions, details collapsible.
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { startGitServer, type GitServer } from '../../helpers/git-server.js';
-import { waitFor } from '../../helpers/http.js';
+import { operationSettled } from '../../helpers/operations.js';
+import { GITBOOK_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
 
-const GITBOOK = process.env.GITBOOK_FIXTURES ?? '/work/shared/fixtures/gitbook';
+const GITBOOK = requireFixtures(GITBOOK_FIXTURES);
 
-let t: TestApp;
 let g: GitServer;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
+beforeAll(async () => {
+  g = await startGitServer();
+});
+afterAll(() => g?.close());
+const { t, org } = useTestApp({ workers: ['git', 'pdf'], env: { WORKER_CONCURRENCY: '1' }, seedOrg: true });
 
 const api = (method: string, p: string, body?: unknown) => t.api(method, p, { token: org.adminToken, body });
 
-async function settle(location: string) {
-  const p = new URL(location).pathname;
-  return waitFor(
-    async () => {
-      const o = (await api('GET', p)).body;
-      return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : null;
-    },
-    { what: `operation ${p}`, timeoutMs: 150_000 },
-  );
-}
+const settle = (location: string) => operationSettled(t, location, { token: org.adminToken, timeoutMs: 150_000 });
 
 /** A public space imported from one space folder of a fixture. */
 async function importSpace(fixture: string, dir: string): Promise<string> {
@@ -57,17 +51,7 @@ function pdfText(pdf: Buffer): Promise<string> {
 
 const walk = (pages: any[]): any[] => pages.flatMap((p) => [p, ...walk(p.pages ?? [])]);
 
-beforeAll(async () => {
-  t = await startTestApp({ workers: ['git', 'pdf'], env: { WORKER_CONCURRENCY: '1' } });
-  g = await startGitServer();
-  org = await t.seedOrg();
-}, 60_000);
-afterAll(async () => {
-  await t?.close();
-  await g?.close();
-});
-
-describe.skipIf(!existsSync(GITBOOK))('rendering real GitBook content', () => {
+describe('rendering real GitBook content', () => {
   it('Lawnchair help: tabs, details and hints in the document format, the published view and the PDF', async () => {
     const s = await importSpace('LawnchairLauncher--docs', 'help');
     const pages = walk((await api('GET', `/v1/spaces/${s}/content/pages`)).body.pages);

@@ -1,30 +1,24 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { startTestApp, useTestApp, type TestApp } from '../../helpers/app.js';
 import { startGitServer, gitCli, type GitServer } from '../../helpers/git-server.js';
-import { waitFor } from '../../helpers/http.js';
+import { operationSettled } from '../../helpers/operations.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { TEST_REDIS_URL } from '../../helpers/env.js';
+import { TEST_FIXTURES } from '../../helpers/fixtures.js';
 import { freshness } from '../../../src/db/repos/search.js';
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'git');
+const FIXTURES = path.join(TEST_FIXTURES, 'git');
 
-let t: TestApp;
 let g: GitServer;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
 
 beforeAll(async () => {
-  t = await startTestApp({ workers: ['git'], env: { WORKER_CONCURRENCY: '1' } });
   g = await startGitServer();
-  org = await t.seedOrg();
 });
-afterAll(async () => {
-  await t.close();
-  await g.close();
-});
+afterAll(() => g.close());
+const { t, org } = useTestApp({ workers: ['git'], env: { WORKER_CONCURRENCY: '1' }, seedOrg: true });
 
 const api = (method: string, p: string, body?: unknown, app: TestApp = t, token = org.adminToken) => app.api(method, p, { token, body });
 
@@ -39,16 +33,8 @@ async function run(kind: 'import' | 'export', spaceId: string, body: Record<stri
   return settle(r.headers.get('location')!, app, token);
 }
 
-async function settle(location: string, app: TestApp = t, token = org.adminToken) {
-  const p = new URL(location).pathname;
-  return waitFor(
-    async () => {
-      const o = (await app.api('GET', p, { token })).body;
-      return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : null;
-    },
-    { what: `operation ${p}`, timeoutMs: 60_000 },
-  );
-}
+const settle = (location: string, app: TestApp = t, token = org.adminToken) =>
+  operationSettled(app, location, { token, timeoutMs: 60_000 });
 
 const tree = async (spaceId: string, app: TestApp = t) =>
   (await api('GET', `/v1/spaces/${spaceId}/content/pages`, undefined, app)).body.pages;
