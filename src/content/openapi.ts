@@ -1,12 +1,18 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import YAML from 'yaml';
+import { DomainError } from '../core/errors.js';
 import { validateBundled, type ValidationWarning } from './openapi-validate.js';
 import { referenceGroups } from './openapi-render.js';
 
 export type { ValidationWarning };
 
-export class SpecParseError extends Error {
+/** The document cannot be parsed or its references resolved: a final outcome of its processing. */
+export class SpecParseError extends DomainError {
   readonly code = 'PARSE_ERROR';
+  constructor(message: string) {
+    super('unprocessable', message);
+    this.name = 'SpecParseError';
+  }
 }
 
 interface ProcessedSpec {

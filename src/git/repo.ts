@@ -13,8 +13,19 @@ import { parseCommit, parseTree, treeObject, type NewTreeEntry } from './pack/ob
 import { PackFormatError } from './pack/read.js';
 import { GitSizeLimitError } from './transport.js';
 import { ObjectStore } from './pack/store.js';
+import { DomainError, type ErrorKind } from '../core/errors.js';
 
-export class GitSyncError extends Error {}
+/**
+ * A final outcome of a sync run, in words its user can act on (the remote refused, the repository
+ * is not a docs repository, a file is over the limit): the run fails with this message, no retry.
+ * Unprocessable unless said otherwise; what the remote answered is `upstream`.
+ */
+export class GitSyncError extends DomainError {
+  constructor(message: string, kind: ErrorKind = 'unprocessable') {
+    super(kind, message);
+    this.name = 'GitSyncError';
+  }
+}
 
 /**
  * What a fetch keeps of the objects its pack's indexing inflated: an import reads most of them
@@ -196,7 +207,7 @@ export class Repository {
       const refs = new Map(info.refs.map((r) => [r.ref, r.oid]));
       const candidates = [branch, `refs/${branch}`, `refs/tags/${branch}`, `refs/heads/${branch}`];
       const want = candidates.map((c) => refs.get(c)).find((oid) => oid !== undefined);
-      if (!want) throw new GitSyncError(`The remote has no branch "${branch}"`);
+      if (!want) throw new GitSyncError(`The remote has no branch "${branch}"`, 'not-found');
       const tracking = `refs/remotes/origin/${branch}`;
       if (!(await this.objects.has(want))) {
         const cached = await git.resolveRef({ fs, gitdir: this.gitdir, ref: tracking }).catch(() => null);
@@ -338,7 +349,7 @@ export class Repository {
     this.advertisement = null; // a later push asks again
     const old = refs.find((r) => r.ref === ref)?.oid ?? null;
     if (old === commit) return;
-    if (old && !force && !(await this.reaches(commit, old))) throw new GitSyncError(NON_FAST_FORWARD);
+    if (old && !force && !(await this.reaches(commit, old))) throw new GitSyncError(NON_FAST_FORWARD, 'conflict');
     const c = this.remote.credentials;
     try {
       await pushPack({
@@ -361,7 +372,8 @@ export class Repository {
       });
     } catch (err) {
       if (err instanceof PushRefusedError) {
-        throw new GitSyncError(/non-fast-forward|fetch first/.test(err.reason) ? NON_FAST_FORWARD : err.message);
+        if (/non-fast-forward|fetch first/.test(err.reason)) throw new GitSyncError(NON_FAST_FORWARD, 'conflict');
+        throw new GitSyncError(err.message, 'upstream');
       }
       throw describeRemoteError(err, this.remote.url);
     }
@@ -451,17 +463,17 @@ function describeRemoteError(err: unknown, url: string, branch?: string): Error 
   if (e.code === 'HttpError' || e.code === 'UserCanceledError') {
     const status = e.data?.statusCode;
     if (status === 401 || status === 403 || e.code === 'UserCanceledError')
-      return new GitSyncError(`Authentication to ${host} failed: check the credentials in the URL`);
-    if (status === 404) return new GitSyncError(`Repository not found at ${host}`);
-    return new GitSyncError(`The git server at ${host} answered HTTP ${status ?? '?'}`);
+      return new GitSyncError(`Authentication to ${host} failed: check the credentials in the URL`, 'upstream');
+    if (status === 404) return new GitSyncError(`Repository not found at ${host}`, 'upstream');
+    return new GitSyncError(`The git server at ${host} answered HTTP ${status ?? '?'}`, 'upstream');
   }
-  if (err instanceof GitSizeLimitError) return new GitSyncError(err.message);
+  if (err instanceof GitSizeLimitError) return new GitSyncError(err.message, 'limit');
   if (err instanceof RemotePackError || err instanceof PackFormatError)
-    return new GitSyncError(`The git server at ${host} sent an unusable answer: ${(err as Error).message}`);
-  if (e.code === 'NotFoundError' && branch) return new GitSyncError(`The remote has no branch "${branch}"`);
+    return new GitSyncError(`The git server at ${host} sent an unusable answer: ${(err as Error).message}`, 'upstream');
+  if (e.code === 'NotFoundError' && branch) return new GitSyncError(`The remote has no branch "${branch}"`, 'not-found');
   if (e.code === 'SmartHttpError' || e.code === 'EmptyServerResponseError')
-    return new GitSyncError(`${host} is not a git smart-HTTP server`);
-  return new GitSyncError(`Could not reach the repository at ${host}: ${String(e.message ?? err).split('\n')[0]}`);
+    return new GitSyncError(`${host} is not a git smart-HTTP server`, 'upstream');
+  return new GitSyncError(`Could not reach the repository at ${host}: ${String(e.message ?? err).split('\n')[0]}`, 'upstream');
 }
 
 function safeHost(url: string): string {

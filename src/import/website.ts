@@ -8,6 +8,7 @@
 //   then points at (main is untouched).
 // Nothing is written when anything fails.
 import type { AppContext } from '../context.js';
+import { DomainError, type ErrorKind } from '../core/errors.js';
 import type { Logger } from '../log.js';
 import type { ImportWebsitePayload } from '../queue/registry.js';
 import { withTx, type Queryable } from '../db/pool.js';
@@ -29,8 +30,16 @@ import { decodeOrKeep } from '../util/uri.js';
 /** Total time one import may spend fetching; what was fetched by then is imported. */
 const IMPORT_TIME_BUDGET_MS = 10 * 60 * 1000;
 
-/** A final outcome: the operation fails with this message (no retry). */
-export class ImportError extends Error {}
+/**
+ * A final outcome: the operation fails with this message (no retry). A conflict (what the import
+ * writes into changed state since it was accepted) unless said otherwise.
+ */
+export class ImportError extends DomainError {
+  constructor(message: string, kind: ErrorKind = 'conflict') {
+    super(kind, message);
+    this.name = 'ImportError';
+  }
+}
 
 interface ImportResult {
   revision: string;
@@ -51,7 +60,7 @@ interface ImportOptions {
 }
 
 function checkEditable(cr: ChangeRequestRow | null): asserts cr is ChangeRequestRow {
-  if (!cr) throw new ImportError('The change request no longer exists');
+  if (!cr) throw new ImportError('The change request no longer exists', 'not-found');
   if (cr.status === 'merged')
     throw new ImportError(`Change request #${cr.number} was merged before the import ran: its content can no longer change`);
   if (cr.status === 'archived') throw new ImportError(`Change request #${cr.number} was archived before the import ran`);
@@ -89,7 +98,7 @@ export async function importWebsite(app: AppContext, p: ImportWebsitePayload, o:
       progress: (fetched, discovered) => o.progress(0.8 * (fetched / Math.max(discovered, 1))),
     });
   } catch (err) {
-    if (err instanceof StartPageError) throw new ImportError(err.message);
+    if (err instanceof StartPageError) throw new ImportError(err.message, 'upstream');
     throw err;
   }
   const { scope, pages } = result;
@@ -171,7 +180,7 @@ export async function importWebsite(app: AppContext, p: ImportWebsitePayload, o:
     const meta = { id: p.revisionId, createdBy: o.createdBy };
     if (p.changeRequestId) {
       // The space row first, as every writer that holds both locks it (and to know it still exists).
-      if (!(await lockSpace(c, p.spaceId))) throw new ImportError('The space no longer exists');
+      if (!(await lockSpace(c, p.spaceId))) throw new ImportError('The space no longer exists', 'not-found');
       return editChangeRequestContent(c, p.spaceId, p.changeRequestId, (draft) => fill(c, draft), meta, { check: checkEditable });
     }
     return editMainContent(c, p.spaceId, (draft) => fill(c, draft), meta);
@@ -179,7 +188,7 @@ export async function importWebsite(app: AppContext, p: ImportWebsitePayload, o:
     if (err instanceof SpaceLockedError)
       throw new ImportError('The space was locked before the import ran: its content cannot be edited while editMode is "locked"');
     if (err instanceof WriteTargetGoneError)
-      throw new ImportError(err.target === 'space' ? 'The space no longer exists' : 'The change request no longer exists');
+      throw new ImportError(err.target === 'space' ? 'The space no longer exists' : 'The change request no longer exists', 'not-found');
     throw err;
   });
   if (!p.changeRequestId) await o.afterContentChange(p.spaceId);

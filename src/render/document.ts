@@ -23,6 +23,7 @@
 // it: the page is printed as plain text after a notice saying why (src/render/plain.ts).
 import pLimit from 'p-limit';
 import type { AppContext } from '../context.js';
+import { DomainError } from '../core/errors.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { loadBodies, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { createResolver, type Resolver } from '../content/links.js';
@@ -33,12 +34,13 @@ import { pageAppUrl } from '../content/present.js';
 import type { FileNode } from '../content/types.js';
 import { exportDocumentHtml, escapeHtml, type ExportSection, type ImageSource } from './html.js';
 
-export class PageRenderError extends Error {
+/** A page of the export cannot be rendered faithfully: the export fails with this message (no retry). */
+export class PageRenderError extends DomainError {
   constructor(
     readonly pageTitle: string,
     reason: string,
   ) {
-    super(`page '${pageTitle}': ${reason}`);
+    super('unprocessable', `page '${pageTitle}': ${reason}`);
     this.name = 'PageRenderError';
   }
 }
