@@ -1,15 +1,7 @@
 import type { Processor } from './types.js';
-import { JobSkipped } from '../src/queue/errors.js';
-import { getSpace } from '../src/db/repos/spaces.js';
-import { reindexSpace } from '../src/search/indexer.js';
+import { asJobFailure } from './failures.js';
+import { indexSpaceForSearch } from '../src/services/search-indexing.js';
 
-/**
- * Index a space's current revision for search (incremental: pages whose text did not change are
- * kept). Idempotent: a second run, or one after a search already caught up, finds nothing to do;
- * the newest revision wins when imports follow each other (the indexer reads it under its lock).
- */
-export const processSearchIndex: Processor<'search.index'> = async ({ spaceId }, ctx) => {
-  if (!(await getSpace(ctx.app.db, spaceId))) throw new JobSkipped('The space was deleted');
-  await reindexSpace(ctx.app, spaceId);
-  return { spaceId };
-};
+/** Bring a space's search index up to its current revision (src/services/search-indexing.ts). Starts at once. */
+export const processSearchIndex: Processor<'search.index'> = ({ spaceId }, ctx) =>
+  indexSpaceForSearch(ctx.app, spaceId).catch(asJobFailure);

@@ -7,7 +7,7 @@ import { createOperation, enqueue } from './operations.js';
 /**
  * Called after a space's current revision changed (create, edit, template, duplicate, import...).
  * Keeps derived data (the search index) following the current revision. Engines that commit
- * (git import, website import) get it passed in by their job processors.
+ * (git import, website import) get it passed in by the services that run them (git-runs.ts, website-import-run.ts).
  */
 export async function afterContentChange(app: AppContext, spaceId: string): Promise<void> {
   await bumpSites(app, spaceId);

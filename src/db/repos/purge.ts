@@ -1,4 +1,4 @@
-// SQL of the purge of deleted spaces (jobs/purge-spaces.ts). Two steps, each safe to interrupt and
+// SQL of the purge of deleted spaces (src/services/purge.ts). Two steps, each safe to interrupt and
 // to run in several workers at once:
 //  1. purgeNextSpace: in one transaction, lock one expired space (FOR UPDATE SKIP LOCKED: a space
 //     is purged by exactly one worker), queue its blob keys in blob_garbage, delete its rows.

@@ -1,0 +1,17 @@
+// The work of the `search.index` job (scheduled after an import, see content-hooks.ts).
+import type { AppContext } from '../context.js';
+import { JobSkipped } from '../queue/errors.js';
+import { getSpace } from '../db/repos/spaces.js';
+import { reindexSpace } from '../search/indexer.js';
+
+/**
+ * Index a space's current revision for search (incremental: pages whose text did not change are
+ * kept). Idempotent: a second run, or one after a search already caught up, finds nothing to do;
+ * the newest revision wins when imports follow each other (the indexer reads it under its lock).
+ * A deleted space skips it (JobSkipped).
+ */
+export async function indexSpaceForSearch(app: AppContext, spaceId: string): Promise<{ spaceId: string }> {
+  if (!(await getSpace(app.db, spaceId))) throw new JobSkipped('The space was deleted');
+  await reindexSpace(app, spaceId);
+  return { spaceId };
+}
