@@ -1,14 +1,13 @@
 // The API edge: path ids are ids (no dot segment or encoded slash reaches another route), HEAD for
 // every GET, and the 500s that odd inputs and races used to cause.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { rawRequest } from '../../helpers/http.js';
 import { editContent } from '../../helpers/content.js';
 import { seedRouteIds } from '../../helpers/route-ids.js';
 import { apiRoutes } from '../../../src/routes/index.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
+const { t, org } = useTestApp({ seedOrg: true });
 /** A real id for every path parameter name, so that only the tampered segment is wrong. */
 const ids: Record<string, string> = {};
 
@@ -20,11 +19,8 @@ const raw = (method: string, path: string, body?: unknown) =>
   });
 
 beforeAll(async () => {
-  t = await startTestApp();
-  org = await t.seedOrg();
   Object.assign(ids, await seedRouteIds(t, org));
 });
-afterAll(() => t.close());
 
 const TAMPERED = ['..', '.', '%2e%2e', '%2E.', '.%2e', '%2e', 'a%2Fb', 'a%2fb%2f..', '..%2F..', '%2F', 'a\\b'];
 

@@ -3,16 +3,15 @@
 // error has the body `{"error": {"code": <status>, "message": "..."}}` — including the errors Node
 // raises before a handler runs (malformed request line, oversized headers).
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { rawRequest } from '../../helpers/http.js';
 import { seedRouteIds } from '../../helpers/route-ids.js';
 import { apiRoutes } from '../../../src/routes/index.js';
 import type { RouteDef } from '../../../src/http/route.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
+const { t, org } = useTestApp({ env: { BODY_LIMIT_BYTES: '1048576' }, seedOrg: true });
 const ids: Record<string, string> = {};
 
 /** Deterministic pseudo-random numbers, so a failure can be replayed (mulberry32). */
@@ -151,11 +150,8 @@ function casesFor(r: RouteDef, rand: () => number): Case[] {
 }
 
 beforeAll(async () => {
-  t = await startTestApp({ env: { BODY_LIMIT_BYTES: '1048576' } });
-  org = await t.seedOrg();
   Object.assign(ids, await seedRouteIds(t, org));
 });
-afterAll(() => t.close());
 
 function checkShape(c: Case, res: { status: number; body: any; text: string; headers: Record<string, unknown> }) {
   const what = `${c.method} ${c.path.slice(0, 200)} body=${(c.body ?? '').slice(0, 80)} -> ${res.status} ${res.text.slice(0, 300)}`;

@@ -1,15 +1,8 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { startTestApp, useTestApp } from '../../helpers/app.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
-beforeAll(async () => {
-  t = await startTestApp({ env: { BODY_LIMIT_BYTES: '2048' } });
-  org = await t.seedOrg();
-});
-afterAll(() => t.close());
+const { t, org } = useTestApp({ env: { BODY_LIMIT_BYTES: '2048' }, seedOrg: true });
 
 describe('authentication', () => {
   it('answers 401 with the error body when the token is missing', async () => {

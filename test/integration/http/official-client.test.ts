@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/http.js';
 import { fixture } from '../../helpers/spec-server.js';
 
 // The official TypeScript client of the public API, pointed at our server: what an existing
 // integration would do.
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ workers: ['openapi'] });
-});
-afterAll(() => t.close());
+const { t } = useTestApp({ workers: ['openapi'] });
 
 it('works for organizations, members and OpenAPI specs', async () => {
   const org = await t.seedOrg('Client org');

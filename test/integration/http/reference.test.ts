@@ -1,18 +1,13 @@
 // The server describes itself: GET /openapi.json is a valid OpenAPI 3.1 document listing every
 // route, and GET /docs renders it in a real browser from files served by the server itself.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import puppeteer from 'puppeteer-core';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { apiRoutes } from '../../../src/routes/index.js';
 import { openapiPath } from '../../../src/http/describe.js';
-import { CHROMIUM_ARGS } from '../../../src/render/browser.js';
+import { launchBrowser } from '../../helpers/browser.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const { t } = useTestApp();
 
 describe('GET /openapi.json', () => {
   it('is a valid OpenAPI 3.1 document with every route, its parameters, bodies and the error shape', async () => {
@@ -63,7 +58,7 @@ describe('GET /docs', () => {
     expect(page.text).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/); // no CDN
     expect((await t.api('GET', '/docs/assets/nope.js')).status).toBe(404);
 
-    const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, args: CHROMIUM_ARGS });
+    const browser = await launchBrowser();
     try {
       const tab = await browser.newPage();
       const outside: string[] = [];
