@@ -1,7 +1,8 @@
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { serve, waitFor } from '../../helpers/http.js';
+import { useTestApp } from '../../helpers/app.js';
+import { serve } from '../../helpers/http.js';
+import { operationSettled } from '../../helpers/operations.js';
 
 // Two documentation sites on loopback, with the page chrome and block shapes their generators
 // write: MkDocs Material 9 (pymdownx.highlight, admonition, pymdownx.details, pymdownx.tabbed) and
@@ -93,9 +94,7 @@ macOS</label><div class="sd-tab-content docutils">
   ),
 };
 
-let t: TestApp;
 let site: Awaited<ReturnType<typeof serve>>;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
 
 function handler(req: http.IncomingMessage, res: http.ServerResponse) {
   const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -106,13 +105,9 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse) {
 
 beforeAll(async () => {
   site = await serve(handler);
-  t = await startTestApp({ workers: ['import'] });
-  org = await t.seedOrg();
 });
-afterAll(async () => {
-  await t?.close();
-  await site?.close();
-});
+afterAll(() => site?.close());
+const { t, org } = useTestApp({ workers: ['import'], seedOrg: true });
 
 const api = (method: string, p: string, body?: unknown) => t.api(method, p, { token: org.adminToken, body });
 const walk = (pages: any[]): any[] => pages.flatMap((p) => [p, ...walk(p.pages ?? [])]);
@@ -122,14 +117,7 @@ async function importSite(start: string) {
   const space = (await api('POST', `/v1/orgs/${org.orgId}/spaces`, { title: 'Imported', empty: true })).body;
   const r = await api('POST', `/v1/spaces/${space.id}/content/import`, { url: `${site.url}${start}`, source: 'website' });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
-  const path = new URL(r.headers.get('location')!).pathname;
-  const op = await waitFor(
-    async () => {
-      const o = (await api('GET', path)).body;
-      return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : null;
-    },
-    { what: `import of ${start}`, timeoutMs: 60_000 },
-  );
+  const op = await operationSettled(t, r.headers.get('location'), { token: org.adminToken, what: `import of ${start}`, timeoutMs: 60_000 });
   expect(op.status, JSON.stringify(op)).toBe('succeeded');
   const pages = walk((await api('GET', `/v1/spaces/${space.id}/content/pages`)).body.pages);
   const out = new Map<string, { markdown: string; document: any }>();

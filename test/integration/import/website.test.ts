@@ -1,7 +1,8 @@
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { startTestApp, useTestApp, type TestApp } from '../../helpers/app.js';
 import { serve, waitFor } from '../../helpers/http.js';
+import { operationSettled } from '../../helpers/operations.js';
 import { PNG_2x1 } from '../../helpers/content.js';
 
 // A small documentation site on loopback: /docs/ with a navigation bar, nested pages linking to
@@ -82,9 +83,7 @@ const SITE: Record<string, { type: string; body: string | Buffer }> = {
   '/broken/': { type: 'text/html', body: '' },
 };
 
-let t: TestApp;
 let site: Awaited<ReturnType<typeof serve>>;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
 /** Paths the site was asked for. */
 const requested: string[] = [];
 /** While set, the site holds its answer to /docs/ until the promise resolves. */
@@ -115,14 +114,10 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse) {
 
 beforeAll(async () => {
   site = await serve(handler);
-  // A longer fetch limit than the test default: the first import holds the start page on purpose.
-  t = await startTestApp({ workers: ['import'], env: { FETCH_TIMEOUT_MS: '15000' } });
-  org = await t.seedOrg();
 });
-afterAll(async () => {
-  await t?.close();
-  await site?.close();
-});
+afterAll(() => site?.close());
+// A longer fetch limit than the test default: the first import holds the start page on purpose.
+const { t, org } = useTestApp({ workers: ['import'], env: { FETCH_TIMEOUT_MS: '15000' }, seedOrg: true });
 
 const api = (method: string, p: string, body?: unknown, token = org.adminToken, app: TestApp = t) => app.api(method, p, { token, body });
 
@@ -132,16 +127,8 @@ async function newSpace(app: TestApp = t, token = org.adminToken, orgId = org.or
   return r.body as { id: string; revision: string };
 }
 
-async function settle(location: string, app: TestApp = t, token = org.adminToken) {
-  const p = new URL(location).pathname;
-  return waitFor(
-    async () => {
-      const o = (await app.api('GET', p, { token })).body;
-      return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : null;
-    },
-    { what: `operation ${p}`, timeoutMs: 60_000 },
-  );
-}
+const settle = (location: string, app: TestApp = t, token = org.adminToken) =>
+  operationSettled(app, location, { token, timeoutMs: 60_000 });
 
 const walk = (pages: any[]): any[] => pages.flatMap((p) => [p, ...walk(p.pages ?? [])]);
 const outline = (pages: any[]): unknown[] => pages.map((p) => (p.pages?.length ? [p.title, outline(p.pages)] : p.title));
