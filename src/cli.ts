@@ -87,7 +87,7 @@ try {
     if (!(timeoutS > 0)) fail('--timeout must be a positive number of seconds');
     const jobs = new JobClient(config);
     try {
-      const log = createLogger('warn', 'cli');
+      const log = createLogger('warn', 'cli', config.logFormat);
       const op = await pingWorkers({ db, jobs, log }, queue as QueueName);
       const acceptedAt = performance.timeOrigin + performance.now();
       const done = await waitForOperation({ db }, op.id, timeoutS * 1000);

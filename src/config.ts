@@ -34,6 +34,11 @@ export interface Config {
   /** Requests per token (or per client address without one) per minute; 0 disables. */
   rateLimitPerMinute: number;
   logLevel: string;
+  /**
+   * How logs are written (src/log.ts): `pretty` (one readable line per event, for a terminal) or
+   * `json` (one JSON object per line, for collectors). Default: pretty when stdout is a terminal.
+   */
+  logFormat: LogFormat;
   secretKey?: string;
   bootstrap: boolean;
   autoMigrate: boolean;
@@ -105,6 +110,9 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 /** A setting the process cannot run with (src/lifecycle.ts `orExitOnConfigError` prints it as one line). */
 export class ConfigError extends Error {}
 
@@ -129,8 +137,16 @@ function str(env: Env, name: string, def: string): string {
   return raw === undefined || raw === '' ? def : raw;
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * `stdoutIsTTY` decides LOG_FORMAT's default: a terminal gets pretty lines, a pipe or a file
+ * (containers, CI, log collectors) JSON.
+ */
+export function loadConfig(env: Env = process.env, stdoutIsTTY: boolean = process.stdout.isTTY === true): Config {
   const port = int(env, 'PORT', 3000);
+  const logFormat = str(env, 'LOG_FORMAT', stdoutIsTTY ? 'pretty' : 'json').toLowerCase();
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) {
+    throw new ConfigError(`LOG_FORMAT must be ${LOG_FORMATS.join(' or ')}, got "${env.LOG_FORMAT}"`);
+  }
   const queues = str(env, 'WORKER_QUEUES', ALL_QUEUES.join(','))
     .split(',')
     .map((q) => q.trim())
@@ -170,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     fileUrlTtlSeconds: int(env, 'FILE_URL_TTL_SECONDS', 3600, 1),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
+    logFormat: logFormat as LogFormat,
     secretKey: env.SECRET_KEY || undefined,
     bootstrap: bool(env, 'BOOTSTRAP', true),
     autoMigrate: bool(env, 'AUTO_MIGRATE', true),

@@ -23,7 +23,7 @@ export interface AppContext {
 }
 
 export async function createAppContext(config: Config, name: string, log?: Logger): Promise<AppContext> {
-  const logger = log ?? createLogger(config.logLevel, name);
+  const logger = log ?? createLogger(config.logLevel, name, config.logFormat);
   if (config.autoMigrate && (await ensureDatabase(config.databaseUrl))) logger.info('database created');
   const db = createPool(config.databaseUrl, config.pgPoolMax);
   if (config.autoMigrate) {

@@ -19,7 +19,7 @@ const config = orExitOnConfigError(() => {
   if (c.workers.processes > 0) checkConnectionBudget(c, c.workers.queues);
   return c;
 });
-const log = createLogger(config.logLevel, 'supervisor');
+const log = createLogger(config.logLevel, 'supervisor', config.logFormat);
 
 // Migrate once before the children start (they would also do it safely under the advisory lock).
 await ensureDatabase(config.databaseUrl);
@@ -29,7 +29,9 @@ await db.end();
 
 const supervisor = new Supervisor({
   root,
-  env: process.env,
+  // The children write to this process's stdout (inherited): they log in the format chosen here,
+  // even where their own view of the terminal would differ.
+  env: { ...process.env, LOG_FORMAT: config.logFormat },
   log,
   // Children honour SHUTDOWN_TIMEOUT_MS themselves; this is the margin before their groups are killed.
   stopTimeoutMs: config.shutdownTimeoutMs + 10_000,

@@ -32,6 +32,16 @@ describe('SEARCH_TEXT_CONFIG', () => {
   });
 });
 
+describe('LOG_FORMAT', () => {
+  it('defaults to pretty on a terminal and to json elsewhere; a set value wins either way', () => {
+    expect(loadConfig({}, true).logFormat).toBe('pretty');
+    expect(loadConfig({}, false).logFormat).toBe('json');
+    expect(loadConfig({ LOG_FORMAT: 'json' }, true).logFormat).toBe('json');
+    expect(loadConfig({ LOG_FORMAT: 'Pretty' }, false).logFormat).toBe('pretty');
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow('LOG_FORMAT must be pretty or json, got "xml"');
+  });
+});
+
 describe('the connection budget of a git worker', () => {
   it('refuses PG_POOL_MAX below WORKER_CONCURRENCY + 1 on a process that runs git jobs, and only there', async () => {
     const config = (env: Record<string, string>) => loadConfig(env);
