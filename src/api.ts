@@ -2,24 +2,22 @@
 import { loadConfig } from './config.js';
 import { createAppContext, closeAppContext } from './context.js';
 import { createApiServer } from './server.js';
-import { bootstrap } from './services/identity.js';
+import { bootstrap, operatorEmail } from './services/identity.js';
 import { orExitOnConfigError, stopOnSignals } from './lifecycle.js';
+import { addressesBanner, firstStartBanner, serviceLinks } from './ops/welcome.js';
 
 const config = orExitOnConfigError(() => loadConfig());
 const app = await createAppContext(config, 'api');
-if (config.bootstrap) {
-  const created = await bootstrap(app.db);
-  if (created) {
-    // Printed once, on the first start with an empty database; it is not stored in clear anywhere.
-    process.stdout.write(
-      `\n  First start: created organization ${created.orgId} and admin user ${created.userId}.\n` +
-        `  Admin API token (shown once, keep it safe):\n\n    ${created.token}\n\n`,
-    );
-  }
-}
+// On the first start with an empty database: an organization, its admin and a token, printed once
+// here (it is not stored in clear anywhere), before listening so that a busy port does not lose it.
+const created = config.bootstrap ? await bootstrap(app.db) : null;
+if (created) process.stdout.write(firstStartBanner(created));
+// Whom a new token is issued for, printed on every start: the first operator.
+const email = created?.email ?? (await operatorEmail(app.db));
 const api = createApiServer(app);
 api.server.listen(config.port, config.host, () => {
-  app.log.info({ port: config.port, host: config.host, publicUrl: config.publicUrl }, 'API listening');
+  app.log.info({ port: config.port, host: config.host, publicUrl: config.publicUrl, urls: serviceLinks(config) }, 'API listening');
+  process.stdout.write(addressesBanner(config, email));
 });
 
 // SIGTERM: stop accepting, answer what is in flight (src/http/shutdown.ts), then close the pool

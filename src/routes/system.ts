@@ -1,10 +1,15 @@
 import { route, ok } from '../http/route.js';
 import type { Metrics } from '../ops/metrics.js';
 import { ping } from '../db/repos/settings.js';
+import { landingRoutes } from './landing.js';
 
-/** Operators' endpoints: no bearer token (keep them off the public internet, or scrape inside). */
+/**
+ * Operators' endpoints: no bearer token (keep them off the public internet, or scrape inside); and
+ * the home page `/` that links to them (src/routes/landing.ts).
+ */
 export function systemRoutes(metrics: Metrics, draining: () => boolean = () => false) {
   return [
+    ...landingRoutes,
     route({
       method: 'GET',
       path: '/healthz',

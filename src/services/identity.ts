@@ -45,12 +45,21 @@ export async function authenticate(db: Queryable, token: string): Promise<Princi
   return found ? { userId: found.userId, tokenId: found.id, ssoOrgId: found.ssoOrgId } : null;
 }
 
+/** What the first start created: the token is returned once, to be printed once. */
+export interface Bootstrapped {
+  token: string;
+  orgId: string;
+  orgTitle: string;
+  userId: string;
+  email: string;
+}
+
 /**
  * On first start with an empty database: an organization, an admin user and a token. Runs under
  * an advisory lock so that several processes starting together bootstrap once. Returns the token
  * (to be printed once) or null when the database already had users.
  */
-export async function bootstrap(db: Db): Promise<{ token: string; orgId: string; userId: string } | null> {
+export async function bootstrap(db: Db): Promise<Bootstrapped | null> {
   return withTx(db, async (c) => {
     await users.lockFirstUser(c);
     if ((await tokens.countUsers(c)) > 0) return null;
@@ -58,6 +67,11 @@ export async function bootstrap(db: Db): Promise<{ token: string; orgId: string;
     const org = await orgs.insertOrg(c, { id: newId(), title: 'Default organization' });
     await members.insertMember(c, org.id, user.id, 'admin');
     const token = await createToken(c, user.id, 'bootstrap');
-    return { token, orgId: org.id, userId: user.id };
+    return { token, orgId: org.id, orgTitle: org.title, userId: user.id, email: user.email };
   });
+}
+
+/** The e-mail address a new admin token is issued for (`npm run cli -- token create`): the first operator's. */
+export async function operatorEmail(db: Queryable): Promise<string | null> {
+  return (await users.oldestOperator(db))?.email ?? null;
 }

@@ -75,6 +75,22 @@ export async function openSitesShowingSpace(db: Queryable, spaceId: string): Pro
   return rows;
 }
 
+/**
+ * Published public sites of every organization that show at least one live space: what anyone may
+ * find (the home page lists them). Unlisted, share-link and visitor-auth sites never appear.
+ * At most `limit`, ordered by title then id.
+ */
+export async function listPublicSites(db: Queryable, limit: number): Promise<SiteRow[]> {
+  const { rows } = await db.query<SiteRow>(
+    `SELECT ${SITE_COLUMNS} FROM ${SITES}
+      WHERE s.published AND s.visibility = 'public'
+        AND EXISTS (SELECT 1 FROM site_spaces ss JOIN spaces sp ON sp.id = ss.space_id AND sp.deleted_at IS NULL WHERE ss.site_id = s.id)
+      ORDER BY s.title, s.id LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}
+
 export interface SiteFilters {
   space?: string;
   title?: string;

@@ -30,6 +30,12 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<Use
   return rows[0] ?? null;
 }
 
+/** The first operator (the one the first start created, unless removed): shown at start-up for new tokens. */
+export async function oldestOperator(db: Queryable): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>('SELECT * FROM users WHERE is_operator ORDER BY created_at, id LIMIT 1');
+  return rows[0] ?? null;
+}
+
 const BOOTSTRAP_LOCK = 727_002;
 
 /** Transaction-scoped advisory lock around creating the first user: processes starting together bootstrap once. */
