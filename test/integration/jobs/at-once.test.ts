@@ -3,9 +3,9 @@
 // its claim went out is finished by its final write alone, which makes the claim's checks; a run
 // that does not hold its operation drops its outcome. Jobs with outside effects still claim first,
 // and no payload but those ids ever sits in Redis.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job } from 'bullmq';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { claimOperation, finishOperations, getOperation, insertOperation } from '../../../src/db/repos/operations.js';
 import { createOperation } from '../../../src/services/operations.js';
 import { pingWorkers } from '../../../src/services/workers.js';
@@ -16,11 +16,7 @@ import type { AppContext } from '../../../src/context.js';
 import type { JobData } from '../../../src/queue/registry.js';
 import { newId } from '../../../src/util/ids.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ workers: ['openapi'] });
-});
-afterAll(() => t?.close());
+const { t } = useTestApp({ workers: ['openapi'] });
 
 const row = async (id: string) => (await getOperation(t.app.db, id))!;
 

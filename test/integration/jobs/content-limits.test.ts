@@ -1,26 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { editContent } from '../../helpers/content.js';
 import { startGitServer, type GitServer } from '../../helpers/git-server.js';
-import { serve, waitFor } from '../../helpers/http.js';
+import { serve } from '../../helpers/http.js';
+import { operationSettled } from '../../helpers/operations.js';
 import { spawn } from 'node:child_process';
 
 // Jobs meeting content beyond the limits: a PDF export and a git import finish once, bounded, and
 // the API answers /healthz meanwhile; a SUMMARY.md beyond them fails its import once, saying why.
 
-let t: TestApp;
 let g: GitServer;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
 
 beforeAll(async () => {
-  t = await startTestApp({ workers: ['pdf', 'git', 'import'] });
   g = await startGitServer();
-  org = await t.seedOrg();
 });
-afterAll(async () => {
-  await t?.close();
-  await g?.close();
-});
+afterAll(() => g?.close());
+const { t, org } = useTestApp({ workers: ['pdf', 'git', 'import'], seedOrg: true });
 
 const api = (method: string, path: string, body?: unknown) => t.api(method, path, { token: org.adminToken, body });
 
@@ -30,16 +25,7 @@ async function newSpace(title: string) {
   return r.body.id as string;
 }
 
-async function finished(location: string | null) {
-  const path = new URL(location!).pathname;
-  return waitFor(
-    async () => {
-      const r = await api('GET', path);
-      return ['succeeded', 'failed', 'skipped'].includes(r.body.status) ? r.body : undefined;
-    },
-    { timeoutMs: 150_000, intervalMs: 200, what: `operation ${path}` },
-  );
-}
+const finished = (location: string | null) => operationSettled(t, location, { token: org.adminToken, timeoutMs: 150_000, intervalMs: 200 });
 
 /** /healthz answers while the operation runs: before it is final. */
 async function healthzWhileRunning(location: string | null) {

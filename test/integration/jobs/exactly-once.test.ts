@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp, type TestApp } from '../../helpers/app.js';
 import { startGitServer, gitCli, type GitServer } from '../../helpers/git-server.js';
 import { waitFor } from '../../helpers/http.js';
 import { spawnTs } from '../../helpers/processes.js';
@@ -85,20 +85,13 @@ async function startImport(t: TestApp, token: string, orgId: string, repo: strin
 }
 
 describe('an operation running on a live worker', () => {
-  let t: TestApp;
-  let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-  beforeAll(async () => {
-    t = await startTestApp({
-      workers: ['git'],
-      // The reconciler looks at every open operation at once, often: only the lease holds it back.
-      env: { RECONCILE_INTERVAL_MS: '200', RECONCILE_MIN_AGE_MS: '0', JOB_LOCK_DURATION_MS: '3000', WORKER_CONCURRENCY: '2' },
-    });
-    org = await t.seedOrg();
+  const { t, org } = useTestApp({
+    workers: ['git'],
+    // The reconciler looks at every open operation at once, often: only the lease holds it back.
+    env: { RECONCILE_INTERVAL_MS: '200', RECONCILE_MIN_AGE_MS: '0', JOB_LOCK_DURATION_MS: '3000', WORKER_CONCURRENCY: '2' },
+    seedOrg: true,
   });
-  afterAll(async () => {
-    gate?.open(); // a failed test may leave an import waiting on the remote
-    await t.close();
-  });
+  afterAll(() => gate?.open()); // before the app closes: a failed test may leave an import waiting on the remote
 
   it('a git import whose Redis job is deleted mid-run is not started again and makes exactly one revision', async () => {
     gate = fetchGate();
@@ -205,16 +198,10 @@ describe('an operation running on a live worker', () => {
 describe('a worker killed mid-job', () => {
   const LOCK_MS = 1000;
   const STALLED_MS = 4000;
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({
-      env: { JOB_LOCK_DURATION_MS: String(LOCK_MS), JOB_STALLED_INTERVAL_MS: String(STALLED_MS), RECONCILE_MIN_AGE_MS: '600000' },
-    });
+  const { t } = useTestApp({
+    env: { JOB_LOCK_DURATION_MS: String(LOCK_MS), JOB_STALLED_INTERVAL_MS: String(STALLED_MS), RECONCILE_MIN_AGE_MS: '600000' },
   });
-  afterAll(async () => {
-    gate?.open();
-    await t.close();
-  });
+  afterAll(() => gate?.open()); // before the app closes
 
   it('its job moves to another worker within JOB_LOCK_DURATION_MS + JOB_STALLED_INTERVAL_MS, and the import still makes one revision', async () => {
     gate = fetchGate();

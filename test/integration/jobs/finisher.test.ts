@@ -1,9 +1,9 @@
 // Final states written in batches (workers/finisher.ts), and the runner freeing a job's slot before
 // its success is durable (workers/runner.ts): the operation reads `succeeded` only once it is, and a
 // success that cannot be written leaves the operation open and claimable, never half-finished.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job } from 'bullmq';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import type { Queryable } from '../../../src/db/pool.js';
 import { claimOperation, finishOperations, getOperation, insertOperation } from '../../../src/db/repos/operations.js';
 import { pingWorkers } from '../../../src/services/workers.js';
@@ -12,11 +12,7 @@ import { createJobHandler } from '../../../workers/runner.js';
 import type { JobData } from '../../../src/queue/registry.js';
 import { newId } from '../../../src/util/ids.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ workers: ['openapi'] });
-});
-afterAll(() => t?.close());
+const { t } = useTestApp({ workers: ['openapi'] });
 
 /** A claimed (running, leased) operation row. */
 async function running(owner: string): Promise<string> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { startTestApp, useTestApp, type TestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/http.js';
 import { startSpecServer, fixture } from '../../helpers/spec-server.js';
 import { runTs, spawnTs, startRedisServer } from '../../helpers/processes.js';
@@ -27,15 +27,11 @@ async function operationStatus(t: TestApp, id: string) {
 
 describe('reconciler', () => {
   let redis: Awaited<ReturnType<typeof startRedisServer>>;
-  let t: TestApp;
   beforeAll(async () => {
     redis = await startRedisServer();
-    t = await startTestApp({ env: { REDIS_URL: redis.url, RECONCILE_INTERVAL_MS: '300', RECONCILE_MIN_AGE_MS: '100' } });
   });
-  afterAll(async () => {
-    await t.close();
-    await redis.stop();
-  });
+  afterAll(() => redis.stop()); // after the app closes (hooks registered later tear down first)
+  const { t } = useTestApp(() => ({ env: { REDIS_URL: redis.url, RECONCILE_INTERVAL_MS: '300', RECONCILE_MIN_AGE_MS: '100' } }));
 
   it('re-enqueues accepted operations after a Redis FLUSHALL, and they complete', async () => {
     const org = await t.seedOrg();
@@ -100,11 +96,7 @@ describe('reconciler', () => {
 });
 
 describe('a worker stopped mid-job', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ env: { JOB_LOCK_DURATION_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000', RECONCILE_MIN_AGE_MS: '600000' } });
-  });
-  afterAll(() => t.close());
+  const { t } = useTestApp({ env: { JOB_LOCK_DURATION_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000', RECONCILE_MIN_AGE_MS: '600000' } });
 
   it('leaves its operation to another worker, which completes it', async () => {
     const child = spawnTs('workers/main.ts', [], { ...t.env, WORKER_QUEUES: 'openapi', FETCH_TIMEOUT_MS: '60000', AUTO_MIGRATE: 'false' });

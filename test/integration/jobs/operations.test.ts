@@ -1,13 +1,12 @@
 // GET /v1/operations/{id} (issue 8, item 7): an operation is readable only by someone who can see
 // its target; anyone else gets the 404 of an unknown id.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { setSpaceMember } from '../../../src/db/repos/spaces.js';
 import { purgeNextSpace } from '../../../src/db/repos/purge.js';
 import { withTx } from '../../../src/db/pool.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
+const { t, org } = useTestApp({ seedOrg: true }); // no workers: the operations stay queued, which is all these tests read
 let privateSpace: string;
 let importOp: string;
 let crPdfOp: string;
@@ -27,8 +26,6 @@ async function expectUnknown(id: string, token: string) {
 }
 
 beforeAll(async () => {
-  t = await startTestApp(); // no workers: the operations stay queued, which is all these tests read
-  org = await t.seedOrg();
   const s = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Private plans', empty: true } });
   expect(s.body.visibility).toBe('private');
   privateSpace = s.body.id;
@@ -48,7 +45,6 @@ beforeAll(async () => {
   });
   specOp = opPath(spec.headers.get('location')).split('/').pop()!;
 });
-afterAll(() => t?.close());
 
 describe('operation visibility', () => {
   it('lets an admin read the operations of a private space, its change requests and the organization specs', async () => {

@@ -1,7 +1,7 @@
 // workers.ping: the job that does nothing, through the real path (durable row, queue, runner), on
 // the queue its caller names; and the write-ahead-log rules of the runner's writes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { runTs } from '../../helpers/processes.js';
 import { createPool } from '../../../src/db/pool.js';
 import { pingWorkers, waitForOperation } from '../../../src/services/workers.js';
@@ -15,11 +15,7 @@ import {
 } from '../../../src/db/repos/operations.js';
 import { newId } from '../../../src/util/ids.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ workers: ['openapi'] });
-});
-afterAll(() => t?.close());
+const { t } = useTestApp({ workers: ['openapi'] });
 
 describe('workers.ping', () => {
   it('runs on the queue it names, through a durable operation that ends succeeded with the lease cleared', async () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/http.js';
 import { addFile, editContent, PNG_2x1 } from '../../helpers/content.js';
 import { purgeSpaces, type PurgeResult } from '../../../jobs/purge-spaces.js';
@@ -8,15 +8,8 @@ import type { JobContext } from '../../../jobs/types.js';
 import { blobKeyFor, storeFileBytes, storeFilesBytes } from '../../../src/content/files.js';
 import { withTx } from '../../../src/db/pool.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
-beforeAll(async () => {
-  // Workers check their job schedulers every RECONCILE_INTERVAL_MS.
-  t = await startTestApp({ env: { RECONCILE_INTERVAL_MS: '300' } });
-  org = await t.seedOrg();
-});
-afterAll(() => t.close());
+// Workers check their job schedulers every RECONCILE_INTERVAL_MS.
+const { t, org } = useTestApp({ env: { RECONCILE_INTERVAL_MS: '300' }, seedOrg: true });
 
 /** Run the processor as a worker would (no operation row needed for the processor itself). */
 async function runPurge(payload: { before?: string } = {}): Promise<PurgeResult> {
@@ -226,9 +219,12 @@ describe('storing bytes in batches (imports)', () => {
       { bytes: b, contentType: 'text/plain' },
     ];
     const batch = await withTx(t.app.db, (c) => storeFilesBytes(t.app, c, spaceId, files));
-    const one = await withTx(t.app.db, async (c) =>
-      Promise.all(files.map((f) => storeFileBytes(t.app, c, spaceId, f.bytes, f.contentType))),
-    );
+    // One file after the other: they share the transaction's connection, which runs one query at a time.
+    const one = await withTx(t.app.db, async (c) => {
+      const stored = [];
+      for (const f of files) stored.push(await storeFileBytes(t.app, c, spaceId, f.bytes, f.contentType));
+      return stored;
+    });
     expect(batch).toEqual(one);
     expect(batch[1].dimensions).toEqual({ width: 2, height: 1 });
     expect(batch[0].blobKey).toBe(batch[2].blobKey);

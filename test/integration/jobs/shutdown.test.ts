@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { freePort, serve, waitFor } from '../../helpers/http.js';
 import { spawnTs } from '../../helpers/processes.js';
 import { fixture } from '../../helpers/spec-server.js';
@@ -16,11 +16,7 @@ const connect = (port: number) =>
     socket.on('error', reject);
   });
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const { t } = useTestApp();
 
 it('on SIGTERM stops accepting, finishes the request in flight, then exits 0', async () => {
   const org = await t.seedOrg();
@@ -178,12 +174,11 @@ it('on SIGTERM under keep-alive load, every request sent is answered: in-flight 
 });
 
 describe('a worker on SIGTERM', () => {
-  let w: TestApp;
+  const { t: w } = useTestApp({ env: { JOB_LOCK_DURATION_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000', RECONCILE_MIN_AGE_MS: '600000' } });
   // A source server whose answers wait until the test opens the gate: the job fetching it runs
   // for exactly as long as the test wants.
   let gate: { open: boolean; waiting: (() => void)[]; hits: number; url: string; close(): Promise<void> };
   beforeAll(async () => {
-    w = await startTestApp({ env: { JOB_LOCK_DURATION_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000', RECONCILE_MIN_AGE_MS: '600000' } });
     const spec = await fixture('petstore.yaml');
     const state = { open: false, waiting: [] as (() => void)[], hits: 0 };
     const srv = await serve((req, res) => {
@@ -194,10 +189,7 @@ describe('a worker on SIGTERM', () => {
     });
     gate = Object.assign(state, { url: `${srv.url}/spec.yaml`, close: srv.close });
   });
-  afterAll(async () => {
-    await gate?.close();
-    await w?.close();
-  });
+  afterAll(() => gate?.close()); // before the app closes
   const openGate = () => {
     gate.open = true;
     for (const answer of gate.waiting.splice(0)) answer();

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../../helpers/app.js';
 import { freePort, waitFor } from '../../helpers/http.js';
 import { spawnTs } from '../../helpers/processes.js';
 import { fixture } from '../../helpers/spec-server.js';
@@ -11,11 +11,7 @@ import { fixture } from '../../helpers/spec-server.js';
 // Real child processes against this file's own database and Redis prefix; the in-process API of
 // startTestApp only seeds data and reads results (it runs no workers).
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t?.close());
+const { t } = useTestApp();
 
 interface Proc {
   pid: number;
