@@ -1,15 +1,14 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { waitFor } from '../../helpers/http.js';
+import { useTestApp } from '../../helpers/app.js';
+import { operationSettled } from '../../helpers/operations.js';
+import { OPENAPI_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { startSpecServer } from '../../helpers/spec-server.js';
 import { editContent } from '../../helpers/content.js';
 import { evaluateOpenAPIOperation } from '../../../src/content/computed.js';
 import { GitBookAPI } from '@gitbook/api';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
 let specs: Awaited<ReturnType<typeof startSpecServer>>;
 
 const REAL = {
@@ -17,30 +16,24 @@ const REAL = {
   harbor: 'harbor-api-v2.0/swagger.yaml',
 };
 
+requireFixtures(OPENAPI_FIXTURES);
+
 beforeAll(async () => {
   specs = await startSpecServer();
-  // Two large real descriptions fetched and validated at once: a generous fetch limit for a loaded machine.
-  t = await startTestApp({ workers: ['openapi', 'pdf'], env: { FETCH_TIMEOUT_MS: '60000' } });
-  org = await t.seedOrg();
+});
+afterAll(() => specs.close());
+// Two large real descriptions fetched and validated at once: a generous fetch limit for a loaded machine.
+const { t, org } = useTestApp({ workers: ['openapi', 'pdf'], env: { FETCH_TIMEOUT_MS: '60000' }, seedOrg: true });
+
+beforeAll(async () => {
   for (const [slug, file] of Object.entries(REAL)) {
     const r = await t.api('PUT', `/v1/orgs/${org.orgId}/openapi/${slug}`, {
       token: org.adminToken,
       body: { source: { url: `${specs.url}/shared/${file}` } },
     });
-    const path = new URL(r.headers.get('location')!).pathname;
-    const op = await waitFor(
-      async () => {
-        const o = (await t.api('GET', path, { token: org.adminToken })).body;
-        return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : null;
-      },
-      { what: `processing of ${slug}` },
-    );
+    const op = await operationSettled(t, r.headers.get('location'), { token: org.adminToken, what: `processing of ${slug}` });
     expect(op.status, JSON.stringify(op)).toBe('succeeded');
   }
-});
-afterAll(async () => {
-  await t.close();
-  await specs.close();
 });
 
 const source = (spec: string, models = false) => ({
@@ -230,14 +223,7 @@ describe('spaces created from an OpenAPI computed source', () => {
     const features = pages.find((p) => p.computed.props.page === 'features')!;
     const r = await t.api('GET', `/v1/spaces/${space.id}/pdf?page=${features.id}&only=true`, { token: org.adminToken });
     expect(r.status).toBe(200);
-    const opPath = new URL(r.headers.get('location')!).pathname;
-    const op = await waitFor(
-      async () => {
-        const o = (await t.api('GET', opPath, { token: org.adminToken })).body;
-        return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : null;
-      },
-      { timeoutMs: 150_000, what: 'the PDF export' },
-    );
+    const op = await operationSettled(t, r.headers.get('location'), { token: org.adminToken, timeoutMs: 150_000, what: 'the PDF export' });
     expect(op.status, JSON.stringify(op)).toBe('succeeded');
     const pdf = Buffer.from(await (await fetch(r.body.url)).arrayBuffer());
     const text = await pdfText(pdf);
@@ -306,14 +292,11 @@ describe('spaces created from an OpenAPI computed source', () => {
 
     const pdfReq = await t.api('GET', `/v1/spaces/${space}/pdf?page=${pageId}&only=true`, { token: org.adminToken });
     expect(pdfReq.status).toBe(200);
-    const opPath = new URL(pdfReq.headers.get('location')!).pathname;
-    const op = await waitFor(
-      async () => {
-        const o = (await t.api('GET', opPath, { token: org.adminToken })).body;
-        return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : null;
-      },
-      { timeoutMs: 150_000, what: 'the PDF export' },
-    );
+    const op = await operationSettled(t, pdfReq.headers.get('location'), {
+      token: org.adminToken,
+      timeoutMs: 150_000,
+      what: 'the PDF export',
+    });
     expect(op.status, JSON.stringify(op)).toBe('succeeded');
     const text = await pdfText(Buffer.from(await (await fetch(pdfReq.body.url)).arrayBuffer()));
     expect(text).toContain('An unique ID for the request');

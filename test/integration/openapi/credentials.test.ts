@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { waitFor } from '../../helpers/http.js';
+import { useTestApp } from '../../helpers/app.js';
+import { operationSettled } from '../../helpers/operations.js';
 import { TEST_REDIS_URL } from '../../helpers/env.js';
 import { startSpecServer } from '../../helpers/spec-server.js';
 import { withTx } from '../../../src/db/pool.js';
@@ -21,19 +21,12 @@ const PASS = `Pa@ss/w:rd-${randomBytes(6).toString('hex')}`;
 const TOKEN = `tok-${randomBytes(12).toString('hex')}`;
 const FORMS = [PASS, encodeURIComponent(PASS), Buffer.from(`${USER}:${PASS}`).toString('base64'), TOKEN];
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
 let specs: Awaited<ReturnType<typeof startSpecServer>>;
-
 beforeAll(async () => {
   specs = await startSpecServer({ basicAuth: { username: USER, password: PASS }, queryToken: { name: 'access_token', value: TOKEN } });
-  t = await startTestApp({ workers: ['openapi'], captureLogs: true });
-  org = await t.seedOrg();
 });
-afterAll(async () => {
-  await t?.close();
-  await specs?.close();
-});
+afterAll(() => specs?.close());
+const { t, org } = useTestApp({ workers: ['openapi'], captureLogs: true, seedOrg: true });
 
 const base = () => `/v1/orgs/${org.orgId}/openapi`;
 const withCredentials = (path: string, password = PASS) =>
@@ -43,17 +36,8 @@ function leaks(text: string): string[] {
   return FORMS.filter((f) => text.includes(f));
 }
 
-async function settle(location: string) {
-  const path = new URL(location).pathname;
-  return waitFor(
-    async () => {
-      const r = await t.api('GET', path, { token: org.adminToken });
-      expect(leaks(r.text)).toEqual([]);
-      return ['succeeded', 'failed', 'skipped'].includes(r.body.status) ? r.body : null;
-    },
-    { what: `operation ${path}` },
-  );
-}
+const settle = (location: string) =>
+  operationSettled(t, location, { token: org.adminToken, eachRead: (r) => expect(leaks(r.text)).toEqual([]) });
 
 /** Every row of every table of the test database, as text. */
 async function databaseText(): Promise<string> {

@@ -2,38 +2,24 @@ import os from 'node:os';
 import dns from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPrivateAddress } from '../../../src/net/address-policy.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { startTestApp, useTestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/http.js';
+import { operationSettled } from '../../helpers/operations.js';
+import { OPENAPI_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { startSpecServer, fixture } from '../../helpers/spec-server.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
 let specs: Awaited<ReturnType<typeof startSpecServer>>;
-
 beforeAll(async () => {
   specs = await startSpecServer();
-  t = await startTestApp({ workers: ['openapi'] });
-  org = await t.seedOrg();
 });
-afterAll(async () => {
-  await t.close();
-  await specs.close();
-});
+afterAll(() => specs.close());
+const { t, org } = useTestApp({ workers: ['openapi'], seedOrg: true });
 
 const base = () => `/v1/orgs/${org.orgId}/openapi`;
 
 /** Wait until the operation named by a Location header is final; returns it. */
-async function settle(location: string, token = org.adminToken) {
-  const path = new URL(location).pathname;
-  return waitFor(
-    async () => {
-      const r = await t.api('GET', path, { token });
-      return ['succeeded', 'failed', 'skipped'].includes(r.body.status) ? r.body : null;
-    },
-    { what: `operation ${path}` },
-  );
-}
+const settle = (location: string, token = org.adminToken) => operationSettled(t, location, { token });
 
 describe('OpenAPI spec processing lifecycle', () => {
   it('creates from a URL: 201 pending at once, then progress to complete with a stored version', async () => {
@@ -130,6 +116,7 @@ describe('OpenAPI spec processing lifecycle', () => {
 
   it('processes a real description that breaks strict validation, with the problems readable as warnings', async () => {
     // GrowthBook's REST description: 119 responses without a description, `$ref` as an operation.
+    requireFixtures(OPENAPI_FIXTURES);
     const r = await t.api('PUT', `${base()}/growthbook`, {
       token: org.adminToken,
       body: { source: { url: `${specs.url}/shared/growthbook-rest-api/openapi.yaml` } },
