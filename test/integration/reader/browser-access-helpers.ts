@@ -3,15 +3,9 @@
 // every document it loads, and small navigation helpers.
 import path from 'node:path';
 import { expect } from 'vitest';
-import puppeteer, { type Browser, type BrowserContext, type HTTPResponse, type Page } from 'puppeteer-core';
-import { CHROMIUM_ARGS } from '../../../src/render/browser.js';
+import type { Browser, BrowserContext, HTTPResponse, Page } from 'puppeteer-core';
 
 export const ARTIFACTS = process.env.SITE_ARTIFACTS ?? path.resolve('data/test-artifacts/site');
-
-/** The system Chromium, headless, with `extraArgs` (for example host resolver rules). */
-export function launchChromium(executablePath: string, extraArgs: string[] = []): Promise<Browser> {
-  return puppeteer.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
-}
 
 export interface Watched {
   /** Its own browser context: cookies of one test never reach another. */

@@ -5,10 +5,10 @@
 // docs.example.test to the test server). Every flow ends with zero off-origin requests, zero
 // console errors and zero CSP violations. Screenshots go to data/test-artifacts/site/.
 import { mkdir } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'puppeteer-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
+import { useBrowser } from '../../helpers/browser.js';
 import { serve } from '../../helpers/http.js';
 import { docsSite } from './helpers.js';
 import {
@@ -17,7 +17,6 @@ import {
   expectClean,
   go,
   h1,
-  launchChromium,
   linkTexts,
   pathHere,
   screenshot,
@@ -27,23 +26,19 @@ import {
 
 const CUSTOM_HOST = 'docs.example.test';
 
-let t: TestApp;
-let browser: Browser;
-let origin: string;
-beforeAll(async () => {
-  t = await startTestApp();
-  origin = new URL(t.baseUrl).origin;
-  await mkdir(ARTIFACTS, { recursive: true });
-  browser = await launchChromium(t.config.chromiumPath, [
+const { t } = useTestApp();
+const browser = useBrowser({
+  args: [
     // The custom hostname reaches the test server, as DNS would send it to a real deployment.
     `--host-resolver-rules=MAP ${CUSTOM_HOST} 127.0.0.1`,
     // Plain http on a non-local name, as in the test server: no automatic https attempt first.
     '--disable-features=HttpsUpgrades',
-  ]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
+  ],
+});
+let origin: string;
+beforeAll(async () => {
+  origin = new URL(t.baseUrl).origin;
+  await mkdir(ARTIFACTS, { recursive: true });
 });
 
 const admin = (o: { orgId: string; adminToken: string }, method: string, path: string, body?: unknown) =>

@@ -5,11 +5,11 @@
 // Screenshots go to data/test-artifacts/site/ (SITE_ARTIFACTS to change it).
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { CHROMIUM_ARGS } from '../../../src/render/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'puppeteer-core';
 import { contrast } from '../../../src/reader/layout-theme.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
+import { useBrowser } from '../../helpers/browser.js';
 import { addFile, editContent } from '../../helpers/content.js';
 import { png } from '../../helpers/png.js';
 import { docsSite, type DocsSite } from './helpers.js';
@@ -56,11 +56,10 @@ const x = 1;
 \`\`\`
 `;
 
-let t: TestApp;
+const { t } = useTestApp();
+const browser = useBrowser();
 let d: DocsSite;
-let browser: Browser;
 beforeAll(async () => {
-  t = await startTestApp();
   d = await docsSite(t, await t.seedOrg());
   const light = await addFile(t, d.spaces.v1, 'cover-light.png', 'image/png', png(8, 2, [240, 200, 60]));
   const dark = await addFile(t, d.spaces.v1, 'cover-dark.png', 'image/png', png(8, 2, [20, 30, 90]));
@@ -73,12 +72,7 @@ beforeAll(async () => {
     });
   });
   await mkdir(ARTIFACTS, { recursive: true });
-  browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, args: CHROMIUM_ARGS });
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
 
 const here = (tab: Page) => new URL(tab.url()).pathname;
 const input = 'header.site input[name=q]';

@@ -5,10 +5,10 @@
 // of the main states go to data/test-artifacts/site/ (SITE_ARTIFACTS to change it).
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { CHROMIUM_ARGS } from '../../../src/render/browser.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'puppeteer-core';
+import { useTestApp } from '../../helpers/app.js';
+import { useBrowser } from '../../helpers/browser.js';
 import { SignJWT } from 'jose';
 import { editContent } from '../../helpers/content.js';
 import { serve } from '../../helpers/http.js';
@@ -18,19 +18,13 @@ const LOGO = (fill: string) =>
   `<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect width="20" height="20" fill="${fill}"/></svg>`;
 const ARTIFACTS = process.env.SITE_ARTIFACTS ?? path.resolve('data/test-artifacts/site');
 
-let t: TestApp;
+const { t } = useTestApp();
+const browser = useBrowser();
 let d: DocsSite;
-let browser: Browser;
 beforeAll(async () => {
-  t = await startTestApp();
   d = await docsSite(t, await t.seedOrg());
   await mkdir(ARTIFACTS, { recursive: true });
-  browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, args: CHROMIUM_ARGS });
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
 
 interface Watched {
   tab: Page;

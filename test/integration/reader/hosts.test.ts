@@ -1,20 +1,18 @@
 // Where a site lives besides PUBLIC_URL/site/{id}: its own custom hostname, and its organization's
 // host (the organization's `hostname` under SITES_DOMAIN, or its custom hostname) with the site's
 // basename. Requests carry a Host header as a browser on that domain would send it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { rawRequest } from '../../helpers/http.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { docsSite, linksIn } from './helpers.js';
 
-let t: TestApp;
+const { t } = useTestApp({ env: { SITES_DOMAIN: 'sites.test' } });
 let port: string;
 beforeAll(async () => {
-  t = await startTestApp({ env: { SITES_DOMAIN: 'sites.test' } });
   port = new URL(t.baseUrl).port;
 });
-afterAll(() => t.close());
 
 const admin = (o: { orgId: string; adminToken: string }, method: string, path: string, body?: unknown) =>
   t.api(method, `/v1/orgs/${o.orgId}${path}`, { token: o.adminToken, body });
@@ -106,7 +104,10 @@ describe('a site on its own custom hostname', () => {
     });
     expect(unknown.status).toBe(200);
     expect(unknown.body.id).toBe(d.o.orgId);
-    expect((await at('elsewhere.example.test', '/')).status).toBe(404);
+    // Its root is the API's home page (src/routes/landing.ts), not a site's.
+    const home = await at('elsewhere.example.test', '/');
+    expect(home.status).toBe(200);
+    expect(home.text).toContain('<a href="/docs">API reference</a>');
   });
 
   it('validates hostnames: a malformed one is a 400, one held by another site a 409, null removes it', async () => {

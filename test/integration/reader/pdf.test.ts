@@ -1,18 +1,16 @@
 // The `pdf` page action of the reader site: a shared render of the page (the existing pdf.render
 // job on in-process workers), its text read back with pdftotext.
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { docsSite, pathOf, type DocsSite } from './helpers.js';
 
-let t: TestApp;
+const { t } = useTestApp();
 let d: DocsSite;
 beforeAll(async () => {
-  t = await startTestApp();
   d = await docsSite(t, await t.seedOrg(), 'unlisted');
   t.startWorkers(['pdf']);
 }, 120_000);
-afterAll(() => t.close());
 
 function pdfText(pdf: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {

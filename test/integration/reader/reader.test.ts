@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { editContent } from '../../helpers/content.js';
 import { setSpaceGitSync } from '../../../src/db/repos/git-sync.js';
 import { docsSite, linksIn, pathOf, type DocsSite } from './helpers.js';
 
-let t: TestApp;
+const { t } = useTestApp();
 let d: DocsSite;
 beforeAll(async () => {
-  t = await startTestApp();
   d = await docsSite(t, await t.seedOrg());
 });
-afterAll(() => t.close());
 
 const get = (path: string, headers: Record<string, string> = {}) => t.api('GET', path, { headers: { accept: 'text/html', ...headers } });
 

@@ -2,19 +2,18 @@
 // social accounts, privacy policy, copyright), the per-site theme stylesheet (tint, semantic
 // colors, depth, sidebar) and the section of search hits. What a reader sees in Chromium is in
 // browser-reading.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { addFile, editContent, PNG_2x1 } from '../../helpers/content.js';
 import { themeStylesheet } from '../../../src/reader/layout.js';
 import { contrast } from '../../../src/reader/layout-theme.js';
 import { socialLink } from '../../../src/reader/layout-footer.js';
 import { docsSite, type DocsSite } from './helpers.js';
 
-let t: TestApp;
+const { t } = useTestApp();
 let d: DocsSite;
 let fileId: string;
 beforeAll(async () => {
-  t = await startTestApp();
   d = await docsSite(t, await t.seedOrg());
   fileId = await addFile(t, d.spaces.v1, 'cover.png', 'image/png', PNG_2x1);
   await editContent(t, d.spaces.v1, (x) => {
@@ -32,7 +31,6 @@ beforeAll(async () => {
     });
   });
 });
-afterAll(() => t.close());
 
 const get = (path: string) => t.api('GET', path, { headers: { accept: 'text/html' } });
 const customize = async (body: unknown) => {
