@@ -1,25 +1,19 @@
 import { spawn } from 'node:child_process';
 import { png } from '../../helpers/png.js';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { editContent } from '../../helpers/content.js';
-import { serve, waitFor } from '../../helpers/http.js';
+import { serve } from '../../helpers/http.js';
+import { operationSettled } from '../../helpers/operations.js';
 import { pdfUrl } from '../../../src/services/pdf.js';
 
 // PDF exports rendered by the real Chromium (CHROMIUM_PATH, /usr/bin/chromium) in in-process
 // workers; the PDFs' text is read back with poppler's pdftotext and their images with pdfimages.
 // Workers start only after the first link has been checked, so that "not ready yet" is seen.
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  org = await t.seedOrg();
-});
-afterAll(() => t?.close());
+const { t, org } = useTestApp({ seedOrg: true });
 
 const api = (method: string, path: string, body?: unknown, token: string | null = org.adminToken) => t.api(method, path, { token, body });
 
@@ -92,15 +86,7 @@ const opId = (location: string | null) => {
   return location!.split('/').pop()!;
 };
 
-async function finished(id: string) {
-  return waitFor(
-    async () => {
-      const r = await api('GET', `/v1/operations/${id}`);
-      return ['succeeded', 'failed', 'skipped'].includes(r.body.status) ? r.body : undefined;
-    },
-    { timeoutMs: 150_000, intervalMs: 200, what: `operation ${id}` },
-  );
-}
+const finished = (id: string) => operationSettled(t, id, { token: org.adminToken, timeoutMs: 150_000, intervalMs: 200 });
 
 /** Request a PDF, wait for its operation and download it. */
 async function exportPdf(path: string, token = org.adminToken) {

@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import puppeteer from 'puppeteer-core';
-import { CHROMIUM_ARGS } from '../../../src/render/browser.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
+import { launchBrowser } from '../../helpers/browser.js';
 import { startTestIdp, type TestIdp } from '../../helpers/saml-idp.js';
 
 // The whole chain as a person's browser runs it: our start URL -> the identity provider
 // (HTTP-Redirect) -> its auto-POST form -> our assertion consumer -> the signed-in page.
-let t: TestApp;
+const { t } = useTestApp();
 let idp: TestIdp;
 beforeAll(async () => {
-  [t, idp] = await Promise.all([startTestApp(), startTestIdp()]);
+  idp = await startTestIdp();
 });
-afterAll(async () => {
-  await idp?.close();
-  await t?.close();
-});
+afterAll(() => idp?.close());
 
 it('start -> IdP -> consumer in Chromium signs a new member in, with a session and a token shown once', async () => {
   const org = await t.seedOrg('Browser SSO');
@@ -35,7 +31,7 @@ it('start -> IdP -> consumer in Chromium signs a new member in, with a session a
   ).body;
   idp.next = { audience: '', email: 'ada.lovelace@example.com', name: 'Ada Lovelace' };
 
-  const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, args: CHROMIUM_ARGS });
+  const browser = await launchBrowser();
   try {
     const tab = await browser.newPage();
     const visited: string[] = [];

@@ -1,20 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { client, freePort } from '../../helpers/http.js';
 import { createAppContext, closeAppContext } from '../../../src/context.js';
 import { createApiServer } from '../../../src/server.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { makeKeyPair, parseAuthnRequest, startTestIdp, type AssertionOptions, type TestIdp } from '../../helpers/saml-idp.js';
 
-let t: TestApp;
+const { t } = useTestApp({ captureLogs: true });
 let idp: TestIdp;
 beforeAll(async () => {
-  [t, idp] = await Promise.all([startTestApp({ captureLogs: true }), startTestIdp()]);
+  idp = await startTestIdp();
 });
-afterAll(async () => {
-  await idp?.close();
-  await t?.close();
-});
+afterAll(() => idp?.close());
 
 async function newProvider(extra: Record<string, unknown> = {}) {
   const org = await t.seedOrg('SSO org');
