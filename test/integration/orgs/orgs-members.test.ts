@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { insertTeam, addTeamMember } from '../../../src/db/repos/teams.js';
 import { insertLinkInvite } from '../../../src/db/repos/organizations.js';
 import { createOrganization, addMember } from '../../../src/services/identity.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  org = await t.seedOrg('Acme Docs');
-});
-afterAll(() => t.close());
+const { t, org } = useTestApp({ seedOrg: 'Acme Docs' });
 
 describe('organizations', () => {
   it('lists the caller’s organizations and gets one, matching the public description', async () => {

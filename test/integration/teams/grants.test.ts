@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GitBookAPI } from '@gitbook/api';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import type { Queryable } from '../../../src/db/pool.js';
 import type { Role } from '../../../src/core/roles.js';
 import { authenticate } from '../../../src/services/identity.js';
 import { requireSpace } from '../../../src/policies/spaces.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const { t } = useTestApp();
 
 async function setup() {
   const org = await t.seedOrg();

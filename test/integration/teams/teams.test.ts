@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const { t } = useTestApp();
 
 // The package's typings cannot be followed under NodeNext (see official-client.test.ts): untyped here.
 const client = (token: string): any => new GitBookAPI({ endpoint: t.baseUrl, authToken: token });

@@ -1,13 +1,9 @@
 // A run asked for while one is still queued joins it: one more run, not one per request.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/http.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp(); // no workers until the test starts them
-});
-afterAll(() => t.close());
+const { t } = useTestApp(); // no workers until the test starts them
 
 it('coalesces runs requested while one is queued, then runs once', async () => {
   const org = await t.seedOrg();

@@ -2,45 +2,34 @@
 // edit sends exactly the edited segment; a provider that stays down fails the operation with its
 // reason and leaves the previous result as it was.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { waitFor } from '../../helpers/http.js';
+import { useTestApp } from '../../helpers/app.js';
+import { operationSettled } from '../../helpers/operations.js';
 import { editContent } from '../../helpers/content.js';
 import { startFakeProvider, type FakeProvider } from '../../helpers/translation-servers.js';
 
 const KEY = 'lt-secret-key-123';
-let t: TestApp;
 let fake: FakeProvider;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
 beforeAll(async () => {
   fake = await startFakeProvider('libretranslate', KEY);
-  t = await startTestApp({
-    workers: ['translation'],
-    captureLogs: true,
-    env: {
-      TRANSLATION_PROVIDER: 'libretranslate',
-      TRANSLATION_URL: fake.url,
-      TRANSLATION_API_KEY: KEY,
-      TRANSLATION_RETRIES: '2',
-      TRANSLATION_BACKOFF_MS: '10',
-      JOB_ATTEMPTS: '1',
-    },
-  });
-  org = await t.seedOrg();
 });
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+afterAll(() => fake.close());
+const { t, org } = useTestApp(() => ({
+  workers: ['translation'],
+  captureLogs: true,
+  env: {
+    TRANSLATION_PROVIDER: 'libretranslate',
+    TRANSLATION_URL: fake.url,
+    TRANSLATION_API_KEY: KEY,
+    TRANSLATION_RETRIES: '2',
+    TRANSLATION_BACKOFF_MS: '10',
+    JOB_ATTEMPTS: '1',
+  },
+  seedOrg: true,
+}));
 
 const MD = ['First paragraph stays the same.', '', 'Second paragraph will change.', '', 'Third paragraph stays too.', ''].join('\n');
 
-async function operation(location: string) {
-  return waitFor(async () => {
-    const o = await t.api('GET', new URL(location).pathname, { token: org.adminToken });
-    return ['succeeded', 'failed', 'skipped'].includes(o.body.status) ? o.body : null;
-  });
-}
+const operation = (location: string) => operationSettled(t, location, { token: org.adminToken });
 
 it('sends only the edited segment on a re-run, and a provider outage fails the run without touching the result', async () => {
   const space = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Docs', empty: true } });

@@ -1,20 +1,13 @@
 // A translated space added to a site as a variant of its source (issue 13, item 6): the result space of a
 // run joins its source's section through the Sites API, gets the language code as its path, and both
 // variants show in the site's structure and published profile.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/http.js';
 import { editContent } from '../../helpers/content.js';
 import { checked, officialClient, SITE } from '../sites/helpers.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
-beforeAll(async () => {
-  t = await startTestApp({ workers: ['translation'] });
-  org = await t.seedOrg();
-});
-afterAll(() => t.close());
+const { t, org } = useTestApp({ workers: ['translation'], seedOrg: true });
 
 describe('a translation as a site variant', () => {
   it('adds the result space next to its source, at the language code, visible in the structure', async () => {

@@ -1,17 +1,17 @@
 // The six translation operations and the run job, end to end with the built-in pseudo provider:
 // the official client where it covers an operation, responses checked against the description.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { GitBookAPI } from '@gitbook/api';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { waitFor } from '../../helpers/http.js';
+import { operationSettled } from '../../helpers/operations.js';
 import { addFile, editContent, PNG_2x1 } from '../../helpers/content.js';
 import { revisionSnapshot } from '../../../src/content/commit.js';
 import { loadBodies } from '../../../src/content/snapshot.js';
 import { getSpace } from '../../../src/db/repos/spaces.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
+const { t, org } = useTestApp({ workers: ['translation'], seedOrg: true });
 let api: any;
 
 const INTRO = [
@@ -81,8 +81,6 @@ let introId: string;
 let installId: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ workers: ['translation'] });
-  org = await t.seedOrg();
   api = new GitBookAPI({ endpoint: t.baseUrl, authToken: org.adminToken });
   const s = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Docs', empty: true } });
   source = s.body.id;
@@ -93,7 +91,6 @@ beforeAll(async () => {
     d.setVariables({ version: '2.1' });
   });
 });
-afterAll(() => t.close());
 
 describe('translations', () => {
   let id: string;
@@ -134,10 +131,7 @@ describe('translations', () => {
     firstOp = new URL(op!).pathname;
     expect(op).toMatch(/\/v1\/operations\//);
 
-    const final = await waitFor(async () => {
-      const o = await t.api('GET', new URL(op!).pathname, { token: org.adminToken });
-      return ['succeeded', 'failed'].includes(o.body.status) ? o.body : null;
-    });
+    const final = await operationSettled(t, op, { token: org.adminToken });
     expect(final.error).toBeUndefined();
     const done = await waitRuns(id, 1);
     assertMatchesSpec('GET', '/orgs/{organizationId}/translations/{translationId}', 200, done);
@@ -224,10 +218,7 @@ describe('translations', () => {
     expect(done.stats.totalPages).toBe(2);
     expect(done.result.revision).not.toBe(before.result.revision);
     // The operation's result is recorded just after the run's commit: wait for it.
-    const op = await waitFor(async () => {
-      const o = await t.api('GET', new URL(location!).pathname, { token: org.adminToken });
-      return o.body.status === 'succeeded' ? o.body : null;
-    });
+    const op = await operationSettled(t, location, { token: org.adminToken });
     expect(op.result).toMatchObject({ pages: 1, segments: 1 });
     const intro = (await pagesOf(resultSpace)).find((p) => p.id === introId)!;
     expect(intro.md.startsWith('⟦Ŵéļçöɱé ţö ţĥé ñéŵ')).toBe(true);
