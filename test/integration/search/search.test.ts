@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { startTestApp, useTestApp, type TestApp } from '../../helpers/app.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { editContent } from '../../helpers/content.js';
 import { reindexSpace } from '../../../src/search/indexer.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  org = await t.seedOrg();
-});
-afterAll(() => t.close());
+const { t, org } = useTestApp({ seedOrg: true });
 
 async function createSpace(title: string, token = org.adminToken, orgId = org.orgId, extra: Record<string, unknown> = {}) {
   const r = await t.api('POST', `/v1/orgs/${orgId}/spaces`, { token, body: { title, empty: true, ...extra } });

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSchema, assertMatchesSpec } from '../../helpers/spec.js';
 import { editContent } from '../../helpers/content.js';
 import { addTeamMember, insertTeam } from '../../../src/db/repos/teams.js';
 import { checked, failure, newSpace, officialClient, SITE, type Org } from './helpers.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const { t } = useTestApp();
 
 async function publishedSite(o: Org, spaces: string[] = []) {
   const api = officialClient(t, o.adminToken);

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSchema } from '../../helpers/spec.js';
 import { checked, failure, newSpace, officialClient, SITE } from './helpers.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const { t } = useTestApp();
 
 describe('sites: create, read, update, delete', () => {
   it('creates a site with space ids, reads, patches and deletes it through the official client', async () => {

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { checked, failure, newSpace, officialClient, SITE, type Org } from './helpers.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const { t } = useTestApp();
 
 /** The structure as titles: sections as "title", groups as {title: [children]}, site spaces as "space title". */
 async function outline(o: Org, siteId: string): Promise<unknown[]> {

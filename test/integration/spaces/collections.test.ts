@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../../helpers/app.js';
 import { assertMatchesSpec, assertMatchesSchema } from '../../helpers/spec.js';
 import { setSpaceMember } from '../../../src/db/repos/spaces.js';
 import { addMember } from '../../../src/services/identity.js';
 
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const { t } = useTestApp();
 
 type Org = Awaited<ReturnType<TestApp['seedOrg']>>;
 

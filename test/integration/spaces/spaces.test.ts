@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSpec, assertMatchesSchema } from '../../helpers/spec.js';
 import { addFile, editContent, PNG_2x1 } from '../../helpers/content.js';
 import { setSpaceMember } from '../../../src/db/repos/spaces.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  org = await t.seedOrg();
-});
-afterAll(() => t.close());
+const { t, org } = useTestApp({ seedOrg: true });
 
 async function createSpace(body: Record<string, unknown> = {}, token = org.adminToken, orgId = org.orgId) {
   const r = await t.api('POST', `/v1/orgs/${orgId}/spaces`, { token, body });

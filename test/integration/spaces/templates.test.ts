@@ -2,21 +2,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { addFile, PNG_2x1 } from '../../helpers/content.js';
 import { extractLinks, headings } from '../../../src/content/markdown.js';
 import { loadTemplate } from '../../../src/content/templates/index.js';
 
-let t: TestApp;
-let org: Awaited<ReturnType<TestApp['seedOrg']>>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  org = await t.seedOrg();
-});
-afterAll(() => t.close());
+const { t, org } = useTestApp({ seedOrg: true });
 
 async function createSpace(body: Record<string, unknown>, token = org.adminToken) {
   const r = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token, body });
