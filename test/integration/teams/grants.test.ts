@@ -4,6 +4,7 @@ import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import type { Queryable } from '../../../src/db/pool.js';
 import type { Role } from '../../../src/core/roles.js';
+import type { DomainError } from '../../../src/core/errors.js';
 import { authenticate } from '../../../src/services/identity.js';
 import { requireSpace } from '../../../src/policies/spaces.js';
 
@@ -167,16 +168,16 @@ describe('the access check of a space request', () => {
       try {
         return { role: (await requireSpace(counting, p, space, needed)).role, statements };
       } catch (err) {
-        return { status: (err as { status?: number }).status, statements };
+        return { kind: (err as DomainError).kind, statements };
       }
     };
     expect(await check(org.adminToken)).toEqual({ role: 'admin', statements: 1 });
-    expect(await check(guest.token)).toEqual({ status: 404, statements: 1 });
-    expect(await check(outsider.token)).toEqual({ status: 404, statements: 1 });
+    expect(await check(guest.token)).toEqual({ kind: 'not-found', statements: 1 });
+    expect(await check(outsider.token)).toEqual({ kind: 'not-found', statements: 1 });
     expect((await t.api('POST', `/v1/spaces/${space}/permissions`, { ...as, body: { role: 'read', teams: [team] } })).status).toBe(204);
     expect(await check(guest.token)).toEqual({ role: 'read', statements: 1 });
-    expect(await check(guest.token, 'edit')).toEqual({ status: 403, statements: 1 });
+    expect(await check(guest.token, 'edit')).toEqual({ kind: 'forbidden', statements: 1 });
     expect((await t.api('DELETE', `/v1/spaces/${space}`, as)).status).toBeLessThan(300);
-    expect(await check(org.adminToken)).toEqual({ status: 404, statements: 1 });
+    expect(await check(org.adminToken)).toEqual({ kind: 'not-found', statements: 1 });
   });
 });
