@@ -2,7 +2,7 @@ import type { Queryable } from '../db/pool.js';
 import { ASSIGNABLE_FIELDS, type Draft, type PageFields } from './draft.js';
 import { canonicalJson, getObjects } from './objects.js';
 import { loadBody, type Snapshot, type TreePage } from './snapshot.js';
-import type { Hash, PageNode } from './types.js';
+import type { BodyNode, Hash, PageNode } from './types.js';
 
 export interface MergeConflict {
   pageId: string;
@@ -275,7 +275,14 @@ async function mergePage(
   if (t.body !== b.body && o.body !== t.body) {
     if (o.body === b.body) out.markdown = await loadBody(db, spaceId, t);
     else {
-      const [bt, ot, tt] = await Promise.all([loadBody(db, spaceId, b), loadBody(db, spaceId, o), loadBody(db, spaceId, t)]);
+      // The three texts in one statement (those not in the object cache): `db` is the caller's
+      // transaction, whose connection runs one query at a time.
+      const objs = await getObjects(
+        db,
+        spaceId,
+        [b.body, o.body, t.body].filter((h): h is Hash => !!h),
+      );
+      const [bt, ot, tt] = [b, o, t].map((p) => (p.body ? (objs.get(p.body) as BodyNode).markdown : ''));
       const text = await mergeText(bt, ot, tt);
       if ('conflict' in text) return text.conflict;
       out.markdown = text.merged;

@@ -123,27 +123,30 @@ async function syncPages(c: Queryable, markdown: MarkdownPool, spaceId: string, 
   await repo.deletePages(c, spaceId, remove);
   await repo.movePages(c, spaceId, toMove);
 
-  // Batches are pipelined: the next batch's bodies are read (queued on the connection ahead of
-  // this batch's inserts) and parsed on the Markdown pool while PostgreSQL writes this one.
-  const prepare = async (batch: TreePage[]) => {
-    const bodies = await loadBodies(
+  // Batches are pipelined: the next batch is parsed on the Markdown pool while PostgreSQL writes
+  // this one. Its bodies are read before this batch's inserts are sent, one statement after the
+  // other: the transaction's connection runs one query at a time (pg's client would queue them the
+  // same way, a use it deprecates).
+  const read = (batch: TreePage[]) =>
+    loadBodies(
       c,
       spaceId,
       batch.map((tp) => tp.node),
     );
-    // Parsed on the Markdown pool (off the event loop); a body beyond the content limits is indexed
-    // as its plain text.
-    return { batch, sections: await markdown.sections(batch.map((tp) => bodies.get(tp.node.id) ?? '')) };
-  };
-  let next = toParse.length ? prepare(toParse.slice(0, BATCH_PAGES)) : null;
+  // Parsed on the Markdown pool (off the event loop); a body beyond the content limits is indexed
+  // as its plain text.
+  const parse = (batch: TreePage[], bodies: Map<string, string>) => markdown.sections(batch.map((tp) => bodies.get(tp.node.id) ?? ''));
+  let parsing = toParse.length ? parse(toParse.slice(0, BATCH_PAGES), await read(toParse.slice(0, BATCH_PAGES))) : null;
   try {
-    for (let i = 0; next; i += BATCH_PAGES) {
-      const { batch, sections } = await next;
-      next = i + BATCH_PAGES < toParse.length ? prepare(toParse.slice(i + BATCH_PAGES, i + 2 * BATCH_PAGES)) : null;
+    for (let i = 0; parsing; i += BATCH_PAGES) {
+      const batch = toParse.slice(i, i + BATCH_PAGES);
+      const sections = await parsing;
+      const following = toParse.slice(i + BATCH_PAGES, i + 2 * BATCH_PAGES);
+      parsing = following.length ? parse(following, await read(following)) : null;
       await insertBatch(c, spaceId, config, batch, sections);
     }
   } finally {
-    next?.catch(() => {}); // the transaction failed: nothing waits for the batch being prepared
+    parsing?.catch(() => {}); // the transaction failed: nothing waits for the batch being parsed
   }
 }
 

@@ -218,7 +218,9 @@ export async function updateFromMain(app: AppContext, p: Principal, spaceId: str
       async (draft, { cr, space }) => {
         const baseId = cr.revision_merged_ancestor ?? cr.revision_initial;
         if (space.revision_id === baseId) return null; // already up to date: nothing to commit
-        const [base, main] = await Promise.all([revisionSnapshot(c, spaceId, baseId), revisionSnapshot(c, spaceId, space.revision_id)]);
+        // One after the other: both read on the transaction's connection, which runs one query at a time.
+        const base = await revisionSnapshot(c, spaceId, baseId);
+        const main = await revisionSnapshot(c, spaceId, space.revision_id);
         const conflicts = await mergeInto(c, spaceId, base.snapshot, draft.base!, main.snapshot, draft, (b, o, t) =>
           app.markdown.mergeText(b, o, t),
         );
