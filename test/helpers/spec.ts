@@ -11,6 +11,15 @@ const ID = 'https://spec.local/openapi.json';
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
 const addFormats = (addFormatsModule as any).default ?? addFormatsModule;
 addFormats(ajv);
+// The description's own formats, beside the standard ones (unknown to Ajv, each compiled schema
+// using them printed a warning). `Emoji`: "Unicode codepoint or character of the emoji", as
+// characters (🚀, 🗺️, 👩‍💻, 1️⃣) or hex code points (1f680, 1f469-200d-1f4bb); the empty string is
+// a space without one, as the API has always written it. `Icon`: "Name of the icon" (gear, book-open).
+const EMOJI_CHARS =
+  /^(?=.*(?:\p{Extended_Pictographic}|\p{Emoji_Presentation}|\p{Regional_Indicator}|\u20e3))(?:\p{Extended_Pictographic}|\p{Emoji_Presentation}|\p{Emoji_Component}|\p{Emoji_Modifier}|\u200d|\ufe0f|\u20e3)+$/u;
+const EMOJI_CODEPOINTS = /^[0-9a-f]{2,6}(?:-[0-9a-f]{2,6})*$/i;
+ajv.addFormat('emoji', { type: 'string', validate: (s: string) => s === '' || EMOJI_CHARS.test(s) || EMOJI_CODEPOINTS.test(s) });
+ajv.addFormat('icon', { type: 'string', validate: /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/i });
 ajv.addSchema({ $id: ID, components: doc.components }, undefined, undefined, false);
 
 function rebase(schema: unknown): unknown {
