@@ -12,8 +12,9 @@ const app = await createAppContext(config, 'api');
 // here (it is not stored in clear anywhere), before listening so that a busy port does not lose it.
 const created = config.bootstrap ? await bootstrap(app.db) : null;
 if (created) process.stdout.write(firstStartBanner(created));
-// Whom a new token is issued for, printed on every start: the first operator.
-const email = created?.email ?? (await operatorEmail(app.db));
+// Whom a new token is issued for, printed on every start: the first operator (a placeholder when
+// it cannot be read, say an unmigrated database with AUTO_MIGRATE=false: requests will say why).
+const email = created?.email ?? (await operatorEmail(app.db).catch(() => null));
 const api = createApiServer(app);
 api.server.listen(config.port, config.host, () => {
   app.log.info({ port: config.port, host: config.host, publicUrl: config.publicUrl, urls: serviceLinks(config) }, 'API listening');
