@@ -1,5 +1,5 @@
-// Environment -> typed, frozen configuration. Every variable read here is documented in README.md
-// (section "Configuration"). Nothing else in the code base reads process.env.
+// Environment -> typed, frozen configuration. Every variable read here is documented in
+// docs/operations.md (section "Configuration"). Nothing else in the code base reads process.env.
 
 export const ALL_QUEUES = ['openapi', 'git', 'import', 'pdf', 'translation', 'search', 'maintenance'] as const;
 export type QueueName = (typeof ALL_QUEUES)[number];
@@ -86,7 +86,7 @@ export interface Config {
   };
   /** PostgreSQL text search configuration for spaces without a language of their own (src/search/text-config.ts). */
   searchTextConfig: string;
-  /** Permanent removal of deleted spaces (jobs/purge-spaces.ts). */
+  /** Permanent removal of deleted spaces (src/services/purge.ts). */
   purge: {
     /** How often the scheduled purge runs (a BullMQ job scheduler). */
     intervalMs: number;

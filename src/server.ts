@@ -200,7 +200,7 @@ export function createApiServer(app: AppContext): ApiServer {
       const target = parseTarget(req.url);
       path = target.path;
       // A Host naming a published site (its custom hostname, or its organization's host) gets that
-      // site and nothing else: no API, dashboard or sign-in there (README "Where a site lives").
+      // site and nothing else: no API, dashboard or sign-in there (docs/sites.md "Where a site lives").
       const hosted = await hostedSite(app, req.headers.host, path);
       if (hosted) {
         routeLabel = 'site-host';

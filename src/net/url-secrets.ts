@@ -4,7 +4,7 @@ import { decodeOrKeep } from '../util/uri.js';
 // Credentials a URL may carry: user info (`https://user:pass@host/...`) and query (or fragment)
 // parameters whose names say they are credentials (`?token=`, `?access_token=`, `?api_key=`,
 // `?key=`, `?sig=`, S3/GCS presigned `X-Amz-Signature`, `X-Amz-Credential`, `X-Goog-Signature`,
-// ...). A value under another name (`?x=...`) is not recognised: say so to users (README).
+// ...). A value under another name (`?x=...`) is not recognised: say so to users (docs/security.md).
 
 const SECRET_NAMES = new Set([
   'key',
