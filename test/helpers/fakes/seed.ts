@@ -6,6 +6,7 @@ import type { SectionRow, SiteSpaceRow } from '../../../src/db/repos/site-struct
 import type { SpaceRow } from '../../../src/db/repos/spaces.js';
 import { newId } from '../../../src/util/ids.js';
 import { fakeDb, key, now, tables, type StoredSite } from './store.js';
+import { newSiteRow } from './repos/sites.js';
 
 export const principal = (userId: string, ssoOrgId?: string): Principal => ({ userId, tokenId: `token-${userId}`, ssoOrgId });
 
@@ -96,31 +97,8 @@ export async function seedContent(spaceId: string, build: (d: Draft) => void): P
 }
 
 export function seedSite(orgId: string, s: Partial<StoredSite> = {}): StoredSite {
-  const at = now();
   const row: StoredSite = {
-    id: newId(),
-    organization_id: orgId,
-    type: 'basic',
-    title: 'Docs site',
-    visibility: 'public',
-    published: false,
-    basename: null,
-    hostname: null,
-    proxy_origin: null,
-    default_level: 'inherit',
-    adaptive_content: false,
-    agents_context: '',
-    customization: null,
-    customization_updated_at: null,
-    adaptive_schema: null,
-    adaptive_schema_updated_at: null,
-    auth_key_sealed: null,
-    auth_fallback_url: null,
-    auth_logout_url: null,
-    version: 1,
-    created_at: at,
-    updated_at: at,
-    created_by: 'nobody',
+    ...newSiteRow({ id: newId(), organization_id: orgId, type: 'basic', title: 'Docs site', visibility: 'public', created_by: 'nobody' }),
     ...s,
   };
   tables.sites.set(row.id, row);

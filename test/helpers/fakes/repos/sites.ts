@@ -29,14 +29,11 @@ function bump(id: string) {
   return s;
 }
 
-export const insertSite: typeof real.insertSite = async (_db, s) => {
+/** A site as a new row holds it: the columns the insert does not name take their defaults. */
+export function newSiteRow(s: Pick<StoredSite, 'id' | 'organization_id' | 'type' | 'title' | 'visibility' | 'created_by'>): StoredSite {
   const at = now();
-  tables.sites.set(s.id, {
-    id: s.id,
-    organization_id: s.orgId,
-    type: s.type,
-    title: s.title,
-    visibility: s.visibility,
+  return {
+    ...s,
     published: false,
     basename: null,
     hostname: null,
@@ -54,8 +51,14 @@ export const insertSite: typeof real.insertSite = async (_db, s) => {
     version: 1,
     created_at: at,
     updated_at: at,
-    created_by: s.createdBy,
-  });
+  };
+}
+
+export const insertSite: typeof real.insertSite = async (_db, s) => {
+  tables.sites.set(
+    s.id,
+    newSiteRow({ id: s.id, organization_id: s.orgId, type: s.type, title: s.title, visibility: s.visibility, created_by: s.createdBy }),
+  );
 };
 
 export const getSite: typeof real.getSite = async (_db, id) => {
