@@ -8,21 +8,20 @@ import { mkdir } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import { useTestApp } from '../../helpers/app.js';
-import { useBrowser } from '../../helpers/browser.js';
-import { serve } from '../../helpers/http.js';
-import { docsSite } from './helpers.js';
 import {
-  ARTIFACTS,
   clickLinkText,
   expectClean,
-  go,
   h1,
-  linkTexts,
-  pathHere,
-  screenshot,
+  here,
+  STATUS_401_404,
+  useBrowser,
   watchedTab,
   type Watched,
-} from './browser-access-helpers.js';
+  type WatchOptions,
+} from '../../helpers/browser.js';
+import { serve } from '../../helpers/http.js';
+import { docsSite } from './helpers.js';
+import { ARTIFACTS, go, linkTexts, screenshot } from './browser-access-helpers.js';
 
 const CUSTOM_HOST = 'docs.example.test';
 
@@ -40,6 +39,14 @@ beforeAll(async () => {
   origin = new URL(t.baseUrl).origin;
   await mkdir(ARTIFACTS, { recursive: true });
 });
+
+/**
+ * A tab on `site` in its own browser context, so that cookies of one test never reach another; it
+ * records the CSP violations of every document it loads. A 404 or 401 page is expected where a
+ * test asks for one.
+ */
+const readerTab = (site: string, opts: WatchOptions = {}) =>
+  watchedTab(browser, site, { isolated: true, ignoreConsole: STATUS_401_404, cspEveryDocument: true, ...opts });
 
 const admin = (o: { orgId: string; adminToken: string }, method: string, path: string, body?: unknown) =>
   t.api(method, `/v1/orgs/${o.orgId}${path}`, { token: o.adminToken, body });
@@ -59,7 +66,7 @@ describe('access in Chromium', () => {
   it('unlisted: robots meta tag in the page, X-Robots-Tag header, robots.txt Disallow, no sitemap', async () => {
     const pub = await docsSite(t, await t.seedOrg());
     const u = await docsSite(t, await t.seedOrg(), 'unlisted');
-    const w = await watchedTab(browser, origin);
+    const w = await readerTab(origin);
     const { tab } = w;
 
     // A public site, for contrast: indexable, with a sitemap.
@@ -82,8 +89,8 @@ describe('access in Chromium', () => {
     expect(text).toContain('Disallow: /');
     expect(text).not.toContain('Sitemap');
     expect((await go(tab, `${t.baseUrl}${u.base}/sitemap.xml`)).status()).toBe(404);
-    expectClean(w);
-    await w.context.close();
+    await expectClean(w);
+    await w.close();
   }, 120_000);
 
   it('visitor tokens: a valid one signs in; tampered, expired and old-key ones (after regenerate) go to the login page', async () => {
@@ -101,7 +108,7 @@ describe('access in Chromium', () => {
     try {
       await admin(v.o, 'PATCH', `/sites/${v.siteId}/publishing/auth`, { fallbackURL: `${login.url}/login` });
       const oldKey = await signingKey(v.o, v.siteId);
-      const w = await watchedTab(browser, origin, { allowed: [loginOrigin] });
+      const w = await readerTab(origin, { allowed: [loginOrigin] });
       const { tab } = w;
 
       /** A token given in the URL is refused: the reader is on the login page, asked for `/second`, and holds no token cookie. */
@@ -117,7 +124,7 @@ describe('access in Chromium', () => {
       // Valid: the token moves into an HttpOnly cookie and the URL loses it.
       const good = await sign(oldKey, { sub: 'reader' });
       await go(tab, `${site}/second?jwt_token=${good}`);
-      expect(pathHere(tab)).toBe(`${v.base}/second`);
+      expect(here(tab)).toBe(`${v.base}/second`);
       expect(new URL(tab.url()).search).toBe('');
       expect(await h1(tab)).toBe('Second');
       const cookie = (await siteCookies(w, v.siteId)).find((c) => c.name === `dp_visitor_${v.siteId}`)!;
@@ -150,10 +157,10 @@ describe('access in Chromium', () => {
       expect(asked.slice(before)).toEqual([`${v.base}/second`]);
       await refused(await sign(oldKey, { sub: 'reader' }));
       await go(tab, `${site}/second?jwt_token=${await sign(newKey, { sub: 'reader' })}`);
-      expect(pathHere(tab)).toBe(`${v.base}/second`);
+      expect(here(tab)).toBe(`${v.base}/second`);
       expect(await h1(tab)).toBe('Second');
-      expectClean(w);
-      await w.context.close();
+      await expectClean(w);
+      await w.close();
     } finally {
       await login.close();
     }
@@ -177,7 +184,7 @@ describe('access in Chromium', () => {
       },
     });
     expect(put.status, put.text).toBe(200);
-    const w = await watchedTab(browser, origin);
+    const w = await readerTab(origin);
     const { tab } = w;
 
     await go(tab, `${site}/second?jwt_token=${await sign(key, { sub: 'plain' })}`);
@@ -197,11 +204,11 @@ describe('access in Chromium', () => {
     expect(await linkTexts(tab, 'header.site nav.links a')).toEqual(['Beta portal', 'Status']);
     expect(await linkTexts(tab, 'nav.sections a')).toEqual(['Guides', 'API', 'SDKs']);
     await clickLinkText(tab, 'nav.sections', 'API');
-    expect(pathHere(tab)).toBe(`${d.base}/api`);
+    expect(here(tab)).toBe(`${d.base}/api`);
     expect(await h1(tab)).toBe('Reference');
     await screenshot(tab, 'claims-with-beta.png');
-    expectClean(w);
-    await w.context.close();
+    await expectClean(w);
+    await w.close();
   }, 120_000);
 
   it('browses a site on its own custom hostname: links, search and a share-link cookie stay on that host', async () => {
@@ -211,7 +218,7 @@ describe('access in Chromium', () => {
     const host = `http://${CUSTOM_HOST}:${new URL(t.baseUrl).port}`;
     expect(patched.body.urls.published).toBe(host);
     // Off-origin now means anything but the custom host: PUBLIC_URL included.
-    const w = await watchedTab(browser, host);
+    const w = await readerTab(host);
     const { tab } = w;
     const res = await go(tab, `${host}/`);
     expect(res.status()).toBe(200);
@@ -225,13 +232,13 @@ describe('access in Chromium', () => {
     expect(await h1(tab)).toBe('Reference');
     await tab.type('header.site input[type=search]', 'Nested');
     await Promise.all([tab.waitForNavigation({ waitUntil: 'load' }), tab.keyboard.press('Enter')]);
-    expect(pathHere(tab)).toBe('/search');
+    expect(here(tab)).toBe('/search');
     await clickLinkText(tab, 'ol.results', 'Nested page');
     expect(tab.url()).toBe(`${host}/getting-started/nested-page`);
     const missing = await go(tab, `${host}/v1/orgs/${d.o.orgId}`);
     expect(missing.status()).toBe(404);
-    expectClean(w);
-    await w.context.close();
+    await expectClean(w);
+    await w.close();
 
     // A share-link site on its host: the key becomes a cookie of that host, path /.
     const s = await docsSite(t, await t.seedOrg(), 'share-link');
@@ -239,7 +246,7 @@ describe('access in Chromium', () => {
     await admin(s.o, 'PATCH', `/sites/${s.siteId}`, { hostname: CUSTOM_HOST });
     const link = (await admin(s.o, 'POST', `/sites/${s.siteId}/share-links`, { name: 'P' })).body;
     expect(link.urls.published.startsWith(`${host}?share=`)).toBe(true);
-    const w2 = await watchedTab(browser, host);
+    const w2 = await readerTab(host);
     expect((await go(w2.tab, `${host}/second`)).status()).toBe(404);
     await go(w2.tab, link.urls.published);
     expect(w2.tab.url()).toBe(`${host}/`);
@@ -249,7 +256,7 @@ describe('access in Chromium', () => {
     await clickLinkText(w2.tab, 'nav.tree', 'Second');
     expect(w2.tab.url()).toBe(`${host}/second`);
     await screenshot(w2.tab, 'custom-host-share-link.png');
-    expectClean(w2);
-    await w2.context.close();
+    await expectClean(w2);
+    await w2.close();
   }, 120_000);
 });

@@ -9,15 +9,21 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer-core';
 import { contrast } from '../../../src/reader/layout-theme.js';
 import { useTestApp } from '../../helpers/app.js';
-import { useBrowser } from '../../helpers/browser.js';
+import { expectClean, here, useBrowser, watchedTab } from '../../helpers/browser.js';
 import { addFile, editContent } from '../../helpers/content.js';
 import { png } from '../../helpers/png.js';
 import { docsSite, type DocsSite } from './helpers.js';
-import { cssHex, expectClean, watchedTab } from './browser-helpers.js';
 
 const LOGO = (fill: string) =>
   `data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect width="20" height="20" fill="${fill}"/></svg>`)}`;
 const ARTIFACTS = process.env.SITE_ARTIFACTS ?? path.resolve('data/test-artifacts/site');
+
+/** An `rgb(…)`/`rgba(…)` computed color as `#rrggbb`. */
+function cssHex(rgb: string): string {
+  const m = /rgba?\((\d+),\s*(\d+),\s*(\d+)/.exec(rgb);
+  if (!m) throw new Error(`not an rgb color: ${rgb}`);
+  return `#${[m[1], m[2], m[3]].map((x) => Number(x).toString(16).padStart(2, '0')).join('')}`;
+}
 
 const BLOCKS = `Blocks of every kind.
 
@@ -74,7 +80,6 @@ beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
 }, 120_000);
 
-const here = (tab: Page) => new URL(tab.url()).pathname;
 const input = 'header.site input[name=q]';
 const expanded = (tab: Page) => tab.$eval(input, (e) => e.getAttribute('aria-expanded'));
 
@@ -121,11 +126,11 @@ describe('live search under the header box', () => {
     await Promise.all([tab.waitForNavigation({ waitUntil: 'load' }), tab.keyboard.press('Enter')]);
     expect(here(tab)).toBe(`${d.base}/search`);
     await expectClean(w);
-    await tab.close();
+    await w.close();
   }, 120_000);
 
   it('without JavaScript, the box is a plain form to the results page', async () => {
-    const w = await watchedTab(browser, t.baseUrl, false);
+    const w = await watchedTab(browser, t.baseUrl, { js: false });
     const { tab } = w;
     await tab.goto(`${t.baseUrl}${d.base}/second`, { waitUntil: 'load' });
     expect(await tab.$eval(input, (e) => e.getAttribute('role'))).toBeNull();
@@ -135,7 +140,7 @@ describe('live search under the header box', () => {
     expect(here(tab)).toBe(`${d.base}/search`);
     expect(await tab.$eval('.results a', (e) => e.textContent)).toBe('Reference');
     await expectClean(w);
-    await tab.close();
+    await w.close();
   }, 120_000);
 });
 
@@ -201,7 +206,7 @@ describe('blocks, colors and covers', () => {
     expect(await shownCover()).toEqual([['cover-light', 8]]);
     await tab.screenshot({ path: path.join(ARTIFACTS, 'cover-light.png'), fullPage: true });
     await expectClean(w);
-    await tab.close();
+    await w.close();
   }, 120_000);
 
   it('tints the page and shows the footer with social links named for assistive technology', async () => {
@@ -232,6 +237,6 @@ describe('blocks, colors and covers', () => {
     );
     await tab.screenshot({ path: path.join(ARTIFACTS, 'tint-footer.png'), fullPage: true });
     await expectClean(w);
-    await tab.close();
+    await w.close();
   }, 120_000);
 });

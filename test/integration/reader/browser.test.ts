@@ -8,7 +8,17 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer-core';
 import { useTestApp } from '../../helpers/app.js';
-import { useBrowser } from '../../helpers/browser.js';
+import {
+  clickLinkText,
+  expectClean,
+  h1,
+  here,
+  STATUS_401_404,
+  useBrowser,
+  watchedTab,
+  type Watched,
+  type WatchOptions,
+} from '../../helpers/browser.js';
 import { SignJWT } from 'jose';
 import { editContent } from '../../helpers/content.js';
 import { serve } from '../../helpers/http.js';
@@ -26,72 +36,11 @@ beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
 }, 120_000);
 
-interface Watched {
-  tab: Page;
-  offOrigin: string[];
-  consoleErrors: string[];
-  cspViolations(): Promise<string[]>;
-}
-
-/** A tab that records what a reader must never see: off-origin requests, console errors, CSP violations. */
-async function watchedTab(js = true, allowed: string[] = []): Promise<Watched> {
-  const tab = await browser.newPage();
-  await tab.setJavaScriptEnabled(js);
-  await tab.setViewport({ width: 1280, height: 900 });
-  const origin = new URL(t.baseUrl).origin;
-  const offOrigin: string[] = [];
-  const consoleErrors: string[] = [];
-  await tab.setRequestInterception(true);
-  tab.on('request', (req) => {
-    const url = req.url();
-    const at = new URL(url).origin;
-    if (!url.startsWith('data:') && at !== origin && !allowed.includes(at)) {
-      offOrigin.push(url);
-      void req.abort();
-    } else void req.continue();
-  });
-  tab.on('console', (m) => {
-    // A 404 page is expected where a test asks for one; the browser logs its status as an error.
-    if (m.type() === 'error' && !/status of 404|status of 401/.test(m.text())) consoleErrors.push(m.text());
-  });
-  tab.on('pageerror', (e) => consoleErrors.push(String(e)));
-  // Runs in every document before its own scripts (CSP does not apply to it).
-  await tab.evaluateOnNewDocument(() => {
-    const w = window as unknown as { __csp: string[] };
-    w.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  let seen: string[] = [];
-  tab.on('framenavigated', () => undefined);
-  const cspViolations = async () => {
-    seen = seen.concat(await tab.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? []).catch(() => []));
-    return seen;
-  };
-  return { tab, offOrigin, consoleErrors, cspViolations };
-}
-
-async function clean(w: Watched) {
-  expect(w.offOrigin).toEqual([]);
-  expect(w.consoleErrors).toEqual([]);
-  expect(await w.cspViolations()).toEqual([]);
-}
-
-const here = (tab: Page) => new URL(tab.url()).pathname;
-const h1 = (tab: Page) => tab.$eval('main h1', (e) => e.textContent);
+/** A tab on the site; a 404 or 401 page is expected where a test asks for one. */
+const watched = (opts: WatchOptions = {}) => watchedTab(browser, t.baseUrl, { ignoreConsole: STATUS_401_404, ...opts });
 
 async function clickAndWait(tab: Page, selector: string) {
   await Promise.all([tab.waitForNavigation({ waitUntil: 'load' }), tab.click(selector)]);
-}
-
-async function clickLinkText(tab: Page, scope: string, text: string) {
-  const handle = await tab.evaluateHandle(
-    (s, x) => [...document.querySelectorAll(`${s} a`)].find((a) => a.textContent?.trim() === x) ?? null,
-    scope,
-    text,
-  );
-  const el = handle.asElement();
-  expect(el, `link "${text}" in ${scope}`).not.toBeNull();
-  await Promise.all([tab.waitForNavigation({ waitUntil: 'load' }), (el as any).click()]);
 }
 
 async function navigateAround(w: Watched, js: boolean) {
@@ -157,17 +106,17 @@ async function navigateAround(w: Watched, js: boolean) {
 
 describe('a reader in Chromium', () => {
   it('navigates with JavaScript', async () => {
-    const w = await watchedTab(true);
+    const w = await watched();
     await navigateAround(w, true);
-    await clean(w);
-    await w.tab.close();
+    await expectClean(w);
+    await w.close();
   }, 120_000);
 
   it('navigates the same way without JavaScript', async () => {
-    const w = await watchedTab(false);
+    const w = await watched({ js: false });
     await navigateAround(w, false);
-    await clean(w);
-    await w.tab.close();
+    await expectClean(w);
+    await w.close();
   }, 120_000);
 
   it('follows the system dark preference and the toggle, which persists across pages', async () => {
@@ -184,7 +133,7 @@ describe('a reader in Chromium', () => {
         },
       },
     });
-    const w = await watchedTab(true);
+    const w = await watched();
     const { tab } = w;
     await tab.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
     await tab.goto(`${t.baseUrl}${d.base}`, { waitUntil: 'load' });
@@ -204,8 +153,8 @@ describe('a reader in Chromium', () => {
     await tab.click('[data-theme-toggle]');
     expect(await bg()).toBe('rgb(21, 22, 26)');
     await tab.screenshot({ path: path.join(ARTIFACTS, 'dark-toggle.png') });
-    await clean(w);
-    await tab.close();
+    await expectClean(w);
+    await w.close();
   }, 120_000);
 
   it('reads a share-link site only with an active key', async () => {
@@ -213,7 +162,7 @@ describe('a reader in Chromium', () => {
     const link = (
       await t.api('POST', `/v1/orgs/${s.o.orgId}/sites/${s.siteId}/share-links`, { token: s.o.adminToken, body: { name: 'P' } })
     ).body;
-    const w = await watchedTab(true);
+    const w = await watched();
     const { tab } = w;
     expect((await tab.goto(`${t.baseUrl}${s.base}`, { waitUntil: 'load' }))!.status()).toBe(404);
     expect(await tab.content()).not.toContain('Acme Docs');
@@ -231,8 +180,8 @@ describe('a reader in Chromium', () => {
       body: { active: false },
     });
     expect((await tab.reload({ waitUntil: 'load' }))!.status()).toBe(404);
-    await clean(w);
-    await tab.close();
+    await expectClean(w);
+    await w.close();
   }, 120_000);
 
   it('shows the customization: colors, corners, banner, header links, external link targets, no prev/next when pagination is off', async () => {
@@ -248,7 +197,7 @@ describe('a reader in Chromium', () => {
       },
     });
     expect(put.status, put.text).toBe(200);
-    const w = await watchedTab(true);
+    const w = await watched();
     const { tab } = w;
     await tab.goto(`${t.baseUrl}${c.base}/second`, { waitUntil: 'load' });
     expect(await tab.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--primary').trim())).toBe('#123456');
@@ -259,8 +208,8 @@ describe('a reader in Chromium', () => {
     expect(await tab.$eval('main .body a[href^="https://example.test"]', (a) => a.getAttribute('target'))).toBe('_blank');
     expect(await tab.$('nav.pagination')).toBeNull();
     await tab.screenshot({ path: path.join(ARTIFACTS, 'customized.png') });
-    await clean(w);
-    await tab.close();
+    await expectClean(w);
+    await w.close();
   }, 120_000);
 
   it('signs a visitor in through the customer login; claims show a section; bad tokens go back to the login; a change shows on reload', async () => {
@@ -287,7 +236,7 @@ describe('a reader in Chromium', () => {
         token: v.o.adminToken,
         body: { fallbackURL: `${login.url}/login` },
       });
-      const w = await watchedTab(true, [new URL(login.url).origin]);
+      const w = await watched({ allowed: [new URL(login.url).origin] });
       const { tab } = w;
       await tab.goto(`${t.baseUrl}${v.base}/second`, { waitUntil: 'load' });
       expect(logins).toEqual([`${v.base}/second`]);
@@ -319,8 +268,8 @@ describe('a reader in Chromium', () => {
       await tab.reload({ waitUntil: 'load' });
       expect(await tab.$eval('main .body', (e) => e.textContent)).toContain('Second body, merged.');
       await tab.screenshot({ path: path.join(ARTIFACTS, 'visitor-auth.png') });
-      await clean(w);
-      await tab.close();
+      await expectClean(w);
+      await w.close();
     } finally {
       await login.close();
     }
