@@ -54,7 +54,7 @@ describe('repository hygiene', () => {
       "spawn('sh', ['-c', 'cat > /dev/null'])",
       "readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')",
       "t.api('GET', '/v1/orgs/x/home/page')",
-      'const url = `${base}/work/items`;',
+      `const url = \`\${base}${['', 'work', 'items'].join('/')}\`;`,
       "path.join(tmpdir(), 'dp-blobs-')",
       '// see ../shared/fixtures beside the project root',
     ])
