@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import Negotiator from 'negotiator';
 import { route, type Reply } from '../http/route.js';
 import { escapeHtml } from '../render/html.js';
 import { serviceLinks, type ServiceLinks } from '../ops/welcome.js';
@@ -20,31 +21,13 @@ ul{padding-left:1.2rem}li{margin:.25rem 0}code{background:#f3f3f3;padding:0 .25e
 const CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 /**
- * Whether the client prefers JSON to HTML by its `Accept` header: each type gets the q-value of the
- * most specific range that matches it (the type itself, then its `type/*` range, then the
- * wildcard); the higher q wins, then the type named more specifically (axios' default, JSON and
- * plain text and the wildcard, asks for JSON); a full tie, or no header, gets HTML.
+ * Whether the client prefers JSON to HTML by its `Accept` header (negotiator: higher q first, then
+ * the more specific range, then the order the client gave; axios' default, JSON and plain text and
+ * the wildcard, asks for JSON). A tie, no header, or neither type acceptable gets HTML.
  */
 export function prefersJson(accept: string | undefined): boolean {
   if (!accept) return false;
-  const ranges = accept.split(',').flatMap((part) => {
-    const [range, ...params] = part.trim().toLowerCase().split(';');
-    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const q = qParam ? Number(qParam.slice(2)) : 1;
-    return q >= 0 && q <= 1 ? [{ range: range.trim(), q }] : [];
-  });
-  const rank = (type: string): [q: number, specificity: number] => {
-    const [main] = type.split('/');
-    let best: [number, number] = [0, -1];
-    for (const { range, q } of ranges) {
-      const specificity = range === type ? 2 : range === `${main}/*` ? 1 : range === '*/*' ? 0 : -1;
-      if (specificity > best[1]) best = [q, specificity];
-    }
-    return best;
-  };
-  const [jq, js] = rank('application/json');
-  const [hq, hs] = rank('text/html');
-  return jq > hq || (jq === hq && jq > 0 && js > hs);
+  return new Negotiator({ headers: { accept } }).mediaType(['text/html', 'application/json']) === 'application/json';
 }
 
 function page(links: ServiceLinks, adminPath: string, sites: ListedSite[], more: boolean): string {
