@@ -5,7 +5,8 @@ import { Draft } from '../../../src/content/draft.js';
 import type { SectionRow, SiteSpaceRow } from '../../../src/db/repos/site-structure.js';
 import type { SpaceRow } from '../../../src/db/repos/spaces.js';
 import { newId } from '../../../src/util/ids.js';
-import { fakeDb, key, now, tables, type StoredSite } from './store.js';
+import { fakeDb, key, now, resetTables, tables, type StoredSite } from './store.js';
+import { fakeApp, type FakeApp } from './app.js';
 import { newSiteRow } from './repos/sites.js';
 
 export const principal = (userId: string, ssoOrgId?: string): Principal => ({ userId, tokenId: `token-${userId}`, ssoOrgId });
@@ -39,6 +40,15 @@ export function seedOrg(o: { id?: string; title?: string; sso?: boolean; hostnam
 export function addMember(orgId: string, userId: string, role: string | null, disabled = false): Principal {
   tables.members.set(key(orgId, userId), { role, disabled });
   return principal(userId);
+}
+
+/** A test's fresh start: empty tables, a new fake app, one organization, and `member` in it with `role`. */
+export function freshOrg(member: { userId: string }, role: string): { app: FakeApp; org: string } {
+  resetTables();
+  const app = fakeApp();
+  const org = seedOrg();
+  addMember(org, member.userId, role);
+  return { app, org };
 }
 
 export function seedSpace(orgId: string, s: Partial<SpaceRow> = {}): SpaceRow {

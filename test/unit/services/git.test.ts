@@ -11,8 +11,8 @@ import {
   type GitRequest,
 } from '../../../src/services/git.js';
 import { fakeApp, PUBLIC_URL, type FakeApp } from '../../helpers/fakes/app.js';
-import { now, resetTables, tables } from '../../helpers/fakes/store.js';
-import { addMember, rejection, seedOrg, seedSpace } from '../../helpers/fakes/seed.js';
+import { now, tables } from '../../helpers/fakes/store.js';
+import { addMember, freshOrg, rejection, seedOrg, seedSpace } from '../../helpers/fakes/seed.js';
 
 vi.mock('../../../src/db/repos/access.js', () => import('../../helpers/fakes/repos/access.js'));
 vi.mock('../../../src/db/repos/operations.js', () => import('../../helpers/fakes/repos/operations.js'));
@@ -24,10 +24,7 @@ let space: ReturnType<typeof seedSpace>;
 const editor = { userId: 'u-editor', tokenId: 't' };
 
 beforeEach(() => {
-  resetTables();
-  app = fakeApp();
-  org = seedOrg();
-  addMember(org, editor.userId, 'edit');
+  ({ app, org } = freshOrg(editor, 'edit'));
   space = seedSpace(org, { title: 'Docs' });
 });
 

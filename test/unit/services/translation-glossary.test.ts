@@ -9,9 +9,9 @@ import {
   MAX_GLOSSARY_ENTRIES,
   updateGlossary,
 } from '../../../src/services/translation-glossary.js';
-import { fakeApp, PUBLIC_URL, type FakeApp } from '../../helpers/fakes/app.js';
-import { now, resetTables, tables } from '../../helpers/fakes/store.js';
-import { addMember, rejection, seedOrg } from '../../helpers/fakes/seed.js';
+import { PUBLIC_URL, type FakeApp } from '../../helpers/fakes/app.js';
+import { now, tables } from '../../helpers/fakes/store.js';
+import { addMember, freshOrg, rejection, seedOrg } from '../../helpers/fakes/seed.js';
 
 vi.mock('../../../src/db/repos/organizations.js', () => import('../../helpers/fakes/repos/organizations.js'));
 vi.mock('../../../src/db/repos/translations.js', () => import('../../helpers/fakes/repos/translations.js'));
@@ -21,10 +21,7 @@ let org: string;
 const creator = { userId: 'u-creator', tokenId: 't' };
 
 beforeEach(() => {
-  resetTables();
-  app = fakeApp();
-  org = seedOrg();
-  addMember(org, creator.userId, 'create');
+  ({ app, org } = freshOrg(creator, 'create'));
 });
 
 const entries = () => [...tables.glossary.values()].filter((e) => e.organization_id === org).map((e) => e.translations);

@@ -13,9 +13,9 @@ import {
   updateTranslation,
   type InstructionsDocument,
 } from '../../../src/services/translations.js';
-import { fakeApp, PUBLIC_URL, type FakeApp } from '../../helpers/fakes/app.js';
-import { resetTables, tables } from '../../helpers/fakes/store.js';
-import { addMember, rejection, seedOrg, seedSpace } from '../../helpers/fakes/seed.js';
+import { PUBLIC_URL, type FakeApp } from '../../helpers/fakes/app.js';
+import { tables } from '../../helpers/fakes/store.js';
+import { addMember, freshOrg, rejection, seedOrg, seedSpace } from '../../helpers/fakes/seed.js';
 
 vi.mock('../../../src/db/repos/organizations.js', () => import('../../helpers/fakes/repos/organizations.js'));
 vi.mock('../../../src/db/repos/access.js', () => import('../../helpers/fakes/repos/access.js'));
@@ -29,10 +29,7 @@ let source: ReturnType<typeof seedSpace>;
 const creator = { userId: 'u-creator', tokenId: 't' };
 
 beforeEach(() => {
-  resetTables();
-  app = fakeApp();
-  org = seedOrg();
-  addMember(org, creator.userId, 'create');
+  ({ app, org } = freshOrg(creator, 'create'));
   source = seedSpace(org, { title: 'Docs', language: 'en' });
 });
 

@@ -15,18 +15,9 @@ import {
 import { openSiteUrlOfSpacePage, readerPages } from '../../../../src/services/sites/reader-lists.js';
 import { getPublishingAuth, regeneratePublishingAuth } from '../../../../src/services/sites/settings.js';
 import { getSite } from '../../../../src/db/repos/sites.js';
-import { fakeApp, PUBLIC_URL, type FakeApp } from '../../../helpers/fakes/app.js';
-import { resetTables, tables } from '../../../helpers/fakes/store.js';
-import {
-  addMember,
-  rejection,
-  seedContent,
-  seedOrg,
-  seedSection,
-  seedSite,
-  seedSiteSpace,
-  seedSpace,
-} from '../../../helpers/fakes/seed.js';
+import { PUBLIC_URL, type FakeApp } from '../../../helpers/fakes/app.js';
+import { tables } from '../../../helpers/fakes/store.js';
+import { freshOrg, rejection, seedContent, seedSection, seedSite, seedSiteSpace, seedSpace } from '../../../helpers/fakes/seed.js';
 
 vi.mock('../../../../src/db/repos/sites.js', () => import('../../../helpers/fakes/repos/sites.js'));
 vi.mock('../../../../src/db/repos/site-structure.js', () => import('../../../helpers/fakes/repos/site-structure.js'));
@@ -44,10 +35,7 @@ const anonymous = readerContext({}, {});
 const pro = readerContext({ plan: 'pro' }, {});
 
 beforeEach(() => {
-  resetTables();
-  app = fakeApp();
-  org = seedOrg();
-  addMember(org, admin.userId, 'admin');
+  ({ app, org } = freshOrg(admin, 'admin'));
 });
 
 async function served(siteId: string): Promise<ServedSite> {

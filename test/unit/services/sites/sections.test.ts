@@ -12,9 +12,9 @@ import {
   moveSection,
   updateSection,
 } from '../../../../src/services/sites/sections.js';
-import { fakeApp, type FakeApp } from '../../../helpers/fakes/app.js';
-import { resetTables, tables, transactions } from '../../../helpers/fakes/store.js';
-import { addMember, rejection, seedOrg, seedSection, seedSite, seedSiteSpace, seedSpace } from '../../../helpers/fakes/seed.js';
+import type { FakeApp } from '../../../helpers/fakes/app.js';
+import { tables, transactions } from '../../../helpers/fakes/store.js';
+import { addMember, freshOrg, rejection, seedOrg, seedSection, seedSite, seedSiteSpace, seedSpace } from '../../../helpers/fakes/seed.js';
 
 vi.mock('../../../../src/db/repos/sites.js', () => import('../../../helpers/fakes/repos/sites.js'));
 vi.mock('../../../../src/db/repos/site-structure.js', () => import('../../../helpers/fakes/repos/site-structure.js'));
@@ -34,10 +34,7 @@ let org: string;
 const admin = { userId: 'u-admin', tokenId: 't' };
 
 beforeEach(() => {
-  resetTables();
-  app = fakeApp();
-  org = seedOrg();
-  addMember(org, admin.userId, 'admin');
+  ({ app, org } = freshOrg(admin, 'admin'));
 });
 
 const sectionsOf = (siteId: string) =>

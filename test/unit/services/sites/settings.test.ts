@@ -13,9 +13,9 @@ import {
   visitorSigningKey,
 } from '../../../../src/services/sites/settings.js';
 import { getSite } from '../../../../src/db/repos/sites.js';
-import { fakeApp, type FakeApp } from '../../../helpers/fakes/app.js';
-import { resetTables, tables } from '../../../helpers/fakes/store.js';
-import { addMember, rejection, seedOrg, seedSite, seedSiteSpace, seedSpace } from '../../../helpers/fakes/seed.js';
+import type { FakeApp } from '../../../helpers/fakes/app.js';
+import { tables } from '../../../helpers/fakes/store.js';
+import { addMember, freshOrg, rejection, seedSite, seedSiteSpace, seedSpace } from '../../../helpers/fakes/seed.js';
 
 vi.mock('../../../../src/db/repos/sites.js', () => import('../../../helpers/fakes/repos/sites.js'));
 vi.mock('../../../../src/db/repos/site-structure.js', () => import('../../../helpers/fakes/repos/site-structure.js'));
@@ -29,10 +29,7 @@ let site: ReturnType<typeof seedSite>;
 const admin = { userId: 'u-admin', tokenId: 't' };
 
 beforeEach(() => {
-  resetTables();
-  app = fakeApp();
-  org = seedOrg();
-  addMember(org, admin.userId, 'admin');
+  ({ app, org } = freshOrg(admin, 'admin'));
   site = seedSite(org, { visibility: 'visitor-auth' });
 });
 

@@ -9,9 +9,9 @@ import {
   validShareKey,
 } from '../../../../src/services/sites/share-links.js';
 import { sha256Hex } from '../../../../src/util/ids.js';
-import { fakeApp, PUBLIC_URL, type FakeApp } from '../../../helpers/fakes/app.js';
-import { resetTables, tables } from '../../../helpers/fakes/store.js';
-import { addMember, rejection, seedOrg, seedSite } from '../../../helpers/fakes/seed.js';
+import { PUBLIC_URL, type FakeApp } from '../../../helpers/fakes/app.js';
+import { tables } from '../../../helpers/fakes/store.js';
+import { addMember, freshOrg, rejection, seedSite } from '../../../helpers/fakes/seed.js';
 
 vi.mock('../../../../src/db/repos/sites.js', () => import('../../../helpers/fakes/repos/sites.js'));
 vi.mock('../../../../src/db/repos/site-share-links.js', () => import('../../../helpers/fakes/repos/site-share-links.js'));
@@ -25,10 +25,7 @@ let site: ReturnType<typeof seedSite>;
 const admin = { userId: 'u-admin', tokenId: 't' };
 
 beforeEach(() => {
-  resetTables();
-  app = fakeApp();
-  org = seedOrg();
-  addMember(org, admin.userId, 'admin');
+  ({ app, org } = freshOrg(admin, 'admin'));
   site = seedSite(org, { published: true });
 });
 

@@ -11,9 +11,9 @@ import {
   setPublished,
   updateSite,
 } from '../../../../src/services/sites/sites.js';
-import { fakeApp, PUBLIC_URL, type FakeApp } from '../../../helpers/fakes/app.js';
-import { key, resetTables, tables } from '../../../helpers/fakes/store.js';
-import { addMember, rejection, seedOrg, seedSection, seedSite, seedSiteSpace, seedSpace } from '../../../helpers/fakes/seed.js';
+import { PUBLIC_URL, type FakeApp } from '../../../helpers/fakes/app.js';
+import { key, tables } from '../../../helpers/fakes/store.js';
+import { addMember, freshOrg, rejection, seedOrg, seedSection, seedSite, seedSiteSpace, seedSpace } from '../../../helpers/fakes/seed.js';
 
 vi.mock('../../../../src/db/repos/sites.js', () => import('../../../helpers/fakes/repos/sites.js'));
 vi.mock('../../../../src/db/repos/site-structure.js', () => import('../../../helpers/fakes/repos/site-structure.js'));
@@ -33,10 +33,7 @@ let org: string;
 const admin = { userId: 'u-admin', tokenId: 't' };
 
 beforeEach(() => {
-  resetTables();
-  app = fakeApp();
-  org = seedOrg();
-  addMember(org, admin.userId, 'admin');
+  ({ app, org } = freshOrg(admin, 'admin'));
 });
 
 const siteSpacesOf = (siteId: string) =>

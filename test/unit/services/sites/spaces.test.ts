@@ -3,9 +3,9 @@
 // moving on when the default leaves.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { addSiteSpace, deleteSiteSpace, listSiteSpaces, MAX_SITE_SPACES, updateSiteSpace } from '../../../../src/services/sites/spaces.js';
-import { fakeApp, type FakeApp } from '../../../helpers/fakes/app.js';
-import { resetTables, tables } from '../../../helpers/fakes/store.js';
-import { addMember, rejection, seedOrg, seedSection, seedSite, seedSiteSpace, seedSpace } from '../../../helpers/fakes/seed.js';
+import type { FakeApp } from '../../../helpers/fakes/app.js';
+import { tables } from '../../../helpers/fakes/store.js';
+import { freshOrg, rejection, seedSection, seedSite, seedSiteSpace, seedSpace } from '../../../helpers/fakes/seed.js';
 
 vi.mock('../../../../src/db/repos/sites.js', () => import('../../../helpers/fakes/repos/sites.js'));
 vi.mock('../../../../src/db/repos/site-structure.js', () => import('../../../helpers/fakes/repos/site-structure.js'));
@@ -26,10 +26,7 @@ let site: ReturnType<typeof seedSite>;
 const admin = { userId: 'u-admin', tokenId: 't' };
 
 beforeEach(() => {
-  resetTables();
-  app = fakeApp();
-  org = seedOrg();
-  addMember(org, admin.userId, 'admin');
+  ({ app, org } = freshOrg(admin, 'admin'));
   site = seedSite(org);
 });
 

@@ -3,9 +3,9 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { getStructure, sortStructure } from '../../../../src/services/sites/structure.js';
 import { createShareLink } from '../../../../src/services/sites/share-links.js';
-import { fakeApp, PUBLIC_URL, type FakeApp } from '../../../helpers/fakes/app.js';
-import { resetTables, tables } from '../../../helpers/fakes/store.js';
-import { addMember, rejection, seedOrg, seedSection, seedSite, seedSiteSpace, seedSpace } from '../../../helpers/fakes/seed.js';
+import { PUBLIC_URL, type FakeApp } from '../../../helpers/fakes/app.js';
+import { tables } from '../../../helpers/fakes/store.js';
+import { addMember, freshOrg, rejection, seedSection, seedSite, seedSiteSpace, seedSpace } from '../../../helpers/fakes/seed.js';
 
 vi.mock('../../../../src/db/repos/sites.js', () => import('../../../helpers/fakes/repos/sites.js'));
 vi.mock('../../../../src/db/repos/site-structure.js', () => import('../../../helpers/fakes/repos/site-structure.js'));
@@ -21,10 +21,7 @@ let site: ReturnType<typeof seedSite>;
 const admin = { userId: 'u-admin', tokenId: 't' };
 
 beforeEach(() => {
-  resetTables();
-  app = fakeApp();
-  org = seedOrg();
-  addMember(org, admin.userId, 'admin');
+  ({ app, org } = freshOrg(admin, 'admin'));
   site = seedSite(org, { published: true });
 });
 
