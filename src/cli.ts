@@ -12,6 +12,10 @@ import { ALL_QUEUES, type QueueName } from './config.js';
 import { JobClient } from './queue/client.js';
 import { createLogger } from './log.js';
 import { pingWorkers, waitForOperation } from './services/workers.js';
+import { ensureDatabase } from './db/ensure-database.js';
+import { createBlobStore } from './storage/index.js';
+import { backup } from './ops/backup.js';
+import { restore } from './ops/backup-restore.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -24,6 +28,11 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   workers ping [--queue <queue>] [--timeout <seconds>]
                                                    run a job that does nothing on a worker pool (default: maintenance)
                                                    and wait for it: exits 0 once a worker ran it, 1 otherwise
+  backup <dir>                                     write a consistent copy of the database and the stored files into <dir>
+                                                   (new or empty); SECRET_KEY is not in it: keep it apart (docs/backups.md)
+  restore <dir> [--new-secret-key]                 restore a backup into an empty database and empty storage (the
+                                                   configured ones); refuses anything else. --new-secret-key: restore
+                                                   although SECRET_KEY is not the backed-up key (sealed credentials are lost)
 `;
 
 const { positionals, values } = parseArgs({
@@ -39,6 +48,7 @@ const { positionals, values } = parseArgs({
     label: { type: 'string' },
     queue: { type: 'string' },
     timeout: { type: 'string' },
+    'new-secret-key': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -55,10 +65,35 @@ async function userByEmail(email: string) {
   return (await findUserByEmail(db, email)) ?? fail(`No user with email ${email}`);
 }
 
+/** backup and restore: never migrate first (a backup copies the database as it is; a restore migrates to the backup's level). */
+async function backupOrRestore(verb: 'backup' | 'restore', dir: string | undefined): Promise<void> {
+  if (!dir || positionals.length !== 2) fail(`${verb} takes one folder: npm run cli -- ${verb} <dir>`);
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  if (verb === 'restore' && (await ensureDatabase(config.databaseUrl))) say('database created');
+  const blobs = await createBlobStore(config.storage);
+  try {
+    const deps = { db, blobs, config, say };
+    if (verb === 'backup') {
+      const m = await backup(deps, dir);
+      process.stdout.write(
+        `backup written to ${dir}: migration ${m.migration.name}, ${m.tables.length} tables, ${m.blobs.objects} stored objects\n`,
+      );
+    } else {
+      const m = await restore(deps, dir, { newSecretKey: values['new-secret-key'] });
+      process.stdout.write(`restored ${dir} (made ${m.createdAt}) into the configured database and ${blobs.driver} storage\n`);
+    }
+  } finally {
+    await blobs.close();
+  }
+}
+
 try {
-  await migrate(db);
   const cmd = positionals.join(' ');
-  if (values.help || !cmd) {
+  const verb = positionals[0];
+  if (verb !== 'backup' && verb !== 'restore') await migrate(db);
+  if (verb === 'backup' || verb === 'restore') {
+    await backupOrRestore(verb, positionals[1]);
+  } else if (values.help || !cmd) {
     process.stdout.write(USAGE);
   } else if (cmd === 'migrate') {
     // Credentials an earlier version stored in clear are sealed here too (AUTO_MIGRATE=false setups).

@@ -5,6 +5,7 @@ import { withTx } from '../db/pool.js';
 import * as specs from '../db/repos/openapi.js';
 import type { SpecSourceColumns } from '../db/repos/openapi.js';
 import { forgetGarbage } from '../db/repos/blob-garbage.js';
+import { tryHoldBlobDeletion } from '../db/repos/backup.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
 import { invalid, conflict, notFound } from '../core/errors.js';
 import { checkFetchUrl } from '../net/safe-fetch.js';
@@ -135,8 +136,12 @@ export async function deleteSpec(app: AppContext, p: Principal, orgId: string, s
   });
   if (!prefix) return;
   try {
-    await app.blobs.deletePrefix(prefix);
-    await forgetGarbage(app.db, [prefix]);
+    // Not while a backup runs (its snapshot may still reference these bytes): the purge deletes them later.
+    await withTx(app.db, async (c) => {
+      if (!(await tryHoldBlobDeletion(c))) return;
+      await app.blobs.deletePrefix(prefix);
+      await forgetGarbage(c, [prefix]);
+    });
   } catch (err) {
     app.log.warn({ err }, 'could not delete OpenAPI version blobs now; left for the purge job');
   }

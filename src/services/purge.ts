@@ -16,6 +16,7 @@ import type { Logger } from '../log.js';
 import { invalid } from '../core/errors.js';
 import { withTx } from '../db/pool.js';
 import { purgeNextSpace, listGarbageAfter, claimGarbageKey, blobReferences, forgetBlob, dropGarbageKey } from '../db/repos/purge.js';
+import { tryHoldBlobDeletion } from '../db/repos/backup.js';
 import { InvalidBlobKey } from '../storage/blobstore.js';
 import type { OperationRun } from './operation-run.js';
 
@@ -40,6 +41,8 @@ interface GarbageResult {
   kept: number;
   /** Keys referenced only by soft-deleted spaces: left queued until those are purged. */
   deferred: number;
+  /** A backup was running: the pass stopped, the rest stays queued for the next run (src/ops/backup.ts). */
+  paused?: boolean;
 }
 
 /**
@@ -81,6 +84,8 @@ async function drainBlobGarbage(app: AppContext, log: Logger): Promise<GarbageRe
     for (const key of keys) {
       after = key;
       const outcome = await withTx(app.db, async (c) => {
+        // A backup copies the bytes its snapshot references: none is deleted until it is done.
+        if (!(await tryHoldBlobDeletion(c))) return 'paused' as const;
         if (!(await claimGarbageKey(c, key))) return 'gone' as const;
         if (key.endsWith('/')) {
           if (key === '/' || PROTECTED_PREFIXES.some((p) => key.startsWith(p) || p.startsWith(key))) {
@@ -108,6 +113,10 @@ async function drainBlobGarbage(app: AppContext, log: Logger): Promise<GarbageRe
         await forgetBlob(c, key);
         return 'deleted' as const;
       });
+      if (outcome === 'paused') {
+        log.info({ key }, 'a backup is running: stored bytes are deleted by a later purge run');
+        return { ...out, paused: true };
+      }
       if (outcome === 'deleted') out.deleted++;
       else if (outcome === 'prefix') out.prefixes++;
       else if (outcome === 'kept') out.kept++;
