@@ -23,16 +23,63 @@ export function createPool(databaseUrl: string, max: number): Db {
   const pool = new pg.Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor may a checked-out one (a transaction's client between two statements, a lock's dedicated
+  // connection, objects stored ahead of a revision): pg emits `error` on a client whose connection
+  // PostgreSQL closed (a restart, a failover, pg_terminate_backend) while no query of it was running,
+  // and an `error` event nobody listens to ends the process. Listening for good on every client is
+  // enough: the client is marked unusable, its next query rejects (the caller fails as for any
+  // database error), and the pool discards it when it is released (pg-pool drops clients that are
+  // no longer queryable).
+  pool.on('connect', (client) => client.on('error', () => {}));
+  retryStalePlans(pool, max);
   return pool;
 }
 
 /**
+ * Whether `err` is PostgreSQL refusing to run a statement prepared before the schema changed
+ * ("cached plan must not change result type", SQLSTATE 0A000): a named statement whose result
+ * columns come from `*` meets a table a migration added columns to. Named statements list their
+ * columns (src/db/repos), so this only happens through a mistake; raised before the statement
+ * runs, so running it again is safe.
+ */
+export function isStalePlan(err: unknown): boolean {
+  return (err as { code?: unknown })?.code === '0A000';
+}
+
+function isNamed(config: unknown): boolean {
+  return typeof config === 'object' && config !== null && typeof (config as { name?: unknown }).name === 'string';
+}
+
+/**
+ * `pool.query` of a named statement that fails with a stale plan runs again: pg-pool has already
+ * discarded the connection the error came from (it drops the connection of any failed query), and
+ * each idle connection may hold the stale statement too, so up to `max` more tries, each on another
+ * connection, until one prepares it afresh.
+ */
+function retryStalePlans(pool: pg.Pool, max: number): void {
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  pool.query = ((...args: unknown[]) => {
+    if (!isNamed(args[0]) || args.some((a) => typeof a === 'function')) return query(...args);
+    const attempt = async (left: number): Promise<unknown> => {
+      try {
+        return await query(...args);
+      } catch (err) {
+        if (left > 0 && isStalePlan(err)) return attempt(left - 1);
+        throw err;
+      }
+    };
+    return attempt(max);
+  }) as typeof pool.query;
+}
+
+/**
  * SQLSTATEs that mean "try again": serialization failure and deadlock. PostgreSQL aborts one of the
- * transactions involved; running it again from the start is the documented remedy.
+ * transactions involved; running it again from the start is the documented remedy. A stale plan
+ * too (see isStalePlan): its connection is discarded, and the transaction runs again on another.
  */
 function isTransientConflict(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
-  return code === '40001' || code === '40P01';
+  return code === '40001' || code === '40P01' || isStalePlan(err);
 }
 
 const TX_ATTEMPTS = 4;
@@ -55,15 +102,20 @@ export async function withTx<T>(db: Db, fn: (client: pg.PoolClient) => Promise<T
 
 async function runTx<T>(db: Db, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
+  /** Set when the connection must not go back to the pool. */
+  let discard: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
+    // A connection whose ROLLBACK failed may still be inside the transaction (or be dead), and one
+    // holding a stale prepared statement would fail the same way again: both are discarded.
+    await client.query('ROLLBACK').catch((e: Error) => (discard = e));
+    if (isStalePlan(err)) discard ??= err as Error;
     throw err;
   } finally {
-    client.release();
+    client.release(discard);
   }
 }

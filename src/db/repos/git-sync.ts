@@ -84,15 +84,18 @@ export async function latestGitOperation(db: Queryable, spaceId: string): Promis
  */
 export async function withGitSyncLock<T>(db: Db, spaceId: string, fn: (client: Queryable) => Promise<T>): Promise<T> {
   const client = await db.connect();
+  // An unlock that fails (the connection died with the database) discards the connection, and the
+  // lock with it, rather than masking `fn`'s outcome.
+  let discard: Error | undefined;
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [`git-sync:${spaceId}`]);
     try {
       return await fn(client);
     } finally {
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`git-sync:${spaceId}`]);
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`git-sync:${spaceId}`]).catch((err: Error) => (discard = err));
     }
   } finally {
-    client.release();
+    client.release(discard);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Queryable } from '../pool.js';
 import { updateColumns } from '../patch.js';
+import { columnsOf } from '../columns.js';
 
 export interface OrgRow {
   id: string;
@@ -28,7 +29,7 @@ export interface OrgWithMembership extends OrgRow {
   owns_team: boolean;
 }
 
-const WITH_MEMBERSHIP = `o.*, m.role AS member_role, (m.user_id IS NOT NULL AND NOT m.disabled) AS is_member,
+const WITH_MEMBERSHIP = `${columnsOf('organizations', 'o')}, m.role AS member_role, (m.user_id IS NOT NULL AND NOT m.disabled) AS is_member,
   EXISTS (SELECT 1 FROM team_members tm JOIN teams t ON t.id = tm.team_id
            WHERE t.organization_id = o.id AND tm.user_id = $1 AND tm.role = 'owner') AS owns_team`;
 

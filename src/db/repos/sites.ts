@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool.js';
+import { columnsOf } from '../columns.js';
 
 export interface SiteRow {
   id: string;
@@ -32,7 +33,7 @@ export interface SiteRow {
   org_default_site: string | null;
 }
 
-const SITE_COLUMNS = `s.*,
+const SITE_COLUMNS = `${columnsOf('sites', 's')},
   (SELECT count(*) FROM site_spaces ss JOIN spaces sp ON sp.id = ss.space_id AND sp.deleted_at IS NULL
     WHERE ss.site_id = s.id) AS site_spaces,
   o.hostname AS org_hostname, lower(o.custom_hostname) AS org_custom_hostname,

@@ -1,5 +1,6 @@
 import type { Queryable } from '../pool.js';
 import { updateColumns } from '../patch.js';
+import { columnsOf } from '../columns.js';
 
 export interface SpaceRow {
   id: string;
@@ -27,7 +28,7 @@ export interface SpaceRow {
 
 // Counters are computed, never stored, so they are true at all times. `comments` counts the open
 // comments on the space's main content (change requests have their own counter).
-export const SPACE_COLUMNS = `s.*,
+export const SPACE_COLUMNS = `${columnsOf('spaces', 's')},
   (SELECT count(*) FROM comments c WHERE c.space_id = s.id AND c.change_request_id IS NULL AND c.status = 'open') AS comments,
   (SELECT count(*) FROM change_requests cr WHERE cr.space_id = s.id) AS change_requests,
   (SELECT count(*) FROM change_requests cr WHERE cr.space_id = s.id AND cr.status = 'open') AS change_requests_open,
@@ -75,7 +76,9 @@ export async function insertSpace(
 
 /** The columns of a SpaceRow of `s`: with its counters, or with zeros in their place. */
 export function spaceColumns(counters: boolean): string {
-  return counters ? SPACE_COLUMNS : 's.*, 0 AS comments, 0 AS change_requests, 0 AS change_requests_open, 0 AS change_requests_draft';
+  return counters
+    ? SPACE_COLUMNS
+    : `${columnsOf('spaces', 's')}, 0 AS comments, 0 AS change_requests, 0 AS change_requests_open, 0 AS change_requests_draft`;
 }
 
 /**
