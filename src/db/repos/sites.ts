@@ -64,6 +64,23 @@ export async function getSite(db: Queryable, id: string): Promise<SiteRow | null
   return rows[0] ?? null;
 }
 
+/**
+ * What a reader request checks its cached site against, in one prepared statement: the row versions
+ * (`xmin`, which every UPDATE of a row changes) of the site and its organization, and of each live
+ * space the site shows (`id:xmin`, sorted). Equal stamps mean equal rows (getSite, spacesByIds).
+ */
+export async function readerSiteStamp(db: Queryable, id: string): Promise<{ site: string; spaces: string[] } | null> {
+  const { rows } = await db.query<{ site: string; spaces: string[] }>({
+    name: 'reader_site_stamp',
+    text: `SELECT s.xmin::text || ':' || o.xmin::text AS site,
+      ARRAY(SELECT sp.id || ':' || sp.xmin::text FROM site_spaces ss JOIN spaces sp ON sp.id = ss.space_id AND sp.deleted_at IS NULL
+        WHERE ss.site_id = s.id ORDER BY 1) AS spaces
+      FROM ${SITES} WHERE s.id = $1`,
+    values: [id],
+  });
+  return rows[0] ?? null;
+}
+
 /** Published sites open to anyone (public or unlisted) that show `spaceId`, oldest first. */
 export async function openSitesShowingSpace(db: Queryable, spaceId: string): Promise<SiteRow[]> {
   const { rows } = await db.query<SiteRow>(

@@ -13,7 +13,7 @@ import { LRUCache } from 'lru-cache';
 import { jwtVerify, errors as joseErrors } from 'jose';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../core/errors.js';
-import { getSite, type SiteRow } from '../../db/repos/sites.js';
+import { getSite, readerSiteStamp, type SiteRow } from '../../db/repos/sites.js';
 import { spacesByIds } from '../../db/repos/site-structure.js';
 import type { SpaceRow } from '../../db/repos/spaces.js';
 import { revisionSnapshot } from '../../content/commit.js';
@@ -52,21 +52,70 @@ const MAX_VARIANTS = 50;
  * A site as one request reaches it: `base` is where (PUBLIC_URL/site/{id}, its custom hostname, or
  * its organization's host and basename); every link, cookie path and redirect of the answer uses it.
  */
-export type ServedSite = SiteRow & {
+export type ServedSite = ReaderSiteRow & {
   base: string;
   /** PUBLIC_URL's origin when `base` is on another host: page images (signed /files/ URLs) live there. */
   fileOrigin?: string;
 };
 
 /**
+ * A site row as the reader loaded it, with the rows of the live spaces it shows (read in the same
+ * check): readerStructure uses them instead of reading the spaces again.
+ */
+export type ReaderSiteRow = SiteRow & { liveSpaces?: Map<string, SpaceRow> };
+
+interface SiteState {
+  stamp: string;
+  siteStamp: string;
+  site: SiteRow;
+  /** Live spaces by id, and each one's `id:xmin`. */
+  spaces: Map<string, SpaceRow>;
+  spaceStamps: Map<string, string>;
+}
+
+/** Site and space rows per site, valid while their stamp (row versions, one statement) is unchanged. */
+const states = new LRUCache<string, SiteState>({ max: 1000 });
+
+/**
+ * The site and its live spaces as they are now. Every request checks the rows' versions (one small
+ * prepared statement, src/db/repos/sites.ts readerSiteStamp) and reads again only the rows that
+ * changed: a change (published, visibility, a merge moving a space's revision) shows on the next
+ * request, on any instance, and an unchanged site costs one round trip instead of two wide reads.
+ */
+async function siteState(app: AppContext, siteId: string): Promise<SiteState | null> {
+  const stamp = await readerSiteStamp(app.db, siteId);
+  if (!stamp) return null;
+  const key = `${stamp.site}|${stamp.spaces.join(',')}`;
+  const cached = states.get(siteId);
+  if (cached?.stamp === key) return cached;
+  const row = cached?.siteStamp === stamp.site ? cached.site : await getSite(app.db, siteId);
+  if (!row) return null;
+  const spaceStamps = new Map(stamp.spaces.map((x) => [x.slice(0, x.indexOf(':')), x]));
+  const spaces = new Map<string, SpaceRow>();
+  const stale: string[] = [];
+  for (const [id, x] of spaceStamps) {
+    const had = cached?.spaceStamps.get(id) === x ? cached.spaces.get(id) : undefined;
+    if (had) spaces.set(id, had);
+    else stale.push(id);
+  }
+  for (const r of await spacesByIds(app.db, stale, { counters: false })) spaces.set(r.id, r);
+  // Rows read after the stamp may be newer than it: kept under it all the same (never older), the
+  // next request's stamp differs and reads them again.
+  const state: SiteState = { stamp: key, siteStamp: stamp.site, site: { ...row, site_spaces: spaces.size }, spaces, spaceStamps };
+  states.set(siteId, state);
+  return state;
+}
+
+/**
  * A published site, or one a member previews with a valid preview token; else a 404 (unpublished
  * and unknown look the same).
  */
-export async function publishedSite(app: AppContext, siteId: string, preview?: string): Promise<SiteRow> {
-  const site = await getSite(app.db, siteId);
+export async function publishedSite(app: AppContext, siteId: string, preview?: string): Promise<ReaderSiteRow> {
+  const state = await siteState(app, siteId);
+  const site = state?.site;
   if (!site) throw notFound('Not found');
   if (!site.published && !(preview && checkPreviewToken(app.secret, site.id, preview) !== null)) throw notFound('Not found');
-  return site;
+  return { ...site, liveSpaces: state.spaces };
 }
 
 /** The expiry of a valid preview token of an existing site, or null. */
@@ -114,7 +163,7 @@ export interface ReaderLocation {
 }
 
 /** What the reader sees of the site's structure (conditions applied, trashed spaces left out). */
-export async function readerStructure(app: AppContext, site: SiteRow, ctx: ConditionContext) {
+export async function readerStructure(app: AppContext, site: ReaderSiteRow, ctx: ConditionContext) {
   // Every structural change bumps the site version, so the tree is memoized by it; the spaces'
   // current revisions are read on every request (a merge shows on the next one, on any instance).
   const treeKey = `${site.id}:${site.version}`;
@@ -123,8 +172,10 @@ export async function readerStructure(app: AppContext, site: SiteRow, ctx: Condi
     tree = await loadTree(app.db, site);
     trees.set(treeKey, tree);
   }
-  const rows = await spacesByIds(app.db, [...new Set(tree.siteSpaces.map((s) => s.space_id))], { counters: false });
-  const spaces = new Map(rows.map((r) => [r.id, r]));
+  // The live spaces publishedSite read with the site, or read now.
+  const spaces =
+    site.liveSpaces ??
+    new Map((await spacesByIds(app.db, [...new Set(tree.siteSpaces.map((s) => s.space_id))], { counters: false })).map((r) => [r.id, r]));
   const live = tree.siteSpaces.filter((ss) => spaces.has(ss.space_id));
   const visible = visibleSite(sectionsInOrder(tree), live, ctx);
   return { tree, spaces, visible };

@@ -257,6 +257,28 @@ describe('serving a published site', () => {
     expect((await get(`/s/${lone.body.id}`)).status).toBe(200);
   });
 
+  it('sees rows changed by another instance on the next request: a space renamed or deleted, the site unpublished', async () => {
+    // Written straight to the database, as another API instance's request would: nothing in this
+    // process is told, so the reader must notice the changed rows by itself.
+    const sql = (text: string, values: unknown[]) => t.app.db.query(text, values);
+    const heading = async () => (await get(`${d.base}/llms.txt`)).text.split('\n').find((l) => l.startsWith('## Guides'));
+    expect(await heading()).toBe('## Guides / Guide v1');
+    await sql('UPDATE spaces SET title = $2 WHERE id = $1', [d.spaces.v1, 'Guide one']);
+    expect(await heading()).toBe('## Guides / Guide one');
+    await sql('UPDATE spaces SET title = $2 WHERE id = $1', [d.spaces.v1, 'Guide v1']);
+
+    expect((await get(`${d.base}/sdks`)).status).toBe(200);
+    await sql('UPDATE spaces SET deleted_at = now() WHERE id = $1', [d.spaces.sdk]);
+    expect((await get(`${d.base}/sdks`)).status).toBe(404);
+    await sql('UPDATE spaces SET deleted_at = NULL WHERE id = $1', [d.spaces.sdk]);
+    expect((await get(`${d.base}/sdks`)).status).toBe(200);
+
+    await sql('UPDATE sites SET published = false WHERE id = $1', [d.siteId]);
+    expect((await get(`${d.base}/second`)).status).toBe(404);
+    await sql('UPDATE sites SET published = true WHERE id = $1', [d.siteId]);
+    expect((await get(`${d.base}/second`)).status).toBe(200);
+  });
+
   it('answers 404 once the site is unpublished, except through a member preview link', async () => {
     const o = d.o;
     await t.api('POST', `/v1/orgs/${o.orgId}/sites/${d.siteId}/unpublish`, { token: o.adminToken });
