@@ -21,11 +21,15 @@ export type ErrorKind =
   /** A valid request the thing asked for cannot satisfy (a PDF that failed to render). */
   | 'unprocessable'
   /** A service outside the platform failed or answered something unusable. */
-  | 'upstream';
+  | 'upstream'
+  /** Not ready yet (an index still being built): the same request succeeds later (`retryAfter`). */
+  | 'unavailable';
 
 export interface ErrorDetails {
   /** Where the caller should look instead (an operation, a fresh resource). */
   location?: string;
+  /** Seconds after which the request may succeed (kind `unavailable`). */
+  retryAfter?: number;
 }
 
 export class DomainError extends Error {
@@ -49,6 +53,7 @@ export const gone = (message: string) => new DomainError('gone', message);
 export const limitExceeded = (message: string) => new DomainError('limit', message);
 export const unprocessable = (message: string, details: ErrorDetails = {}) => new DomainError('unprocessable', message, details);
 export const upstream = (message: string) => new DomainError('upstream', message);
+export const unavailable = (message: string, retryAfter: number) => new DomainError('unavailable', message, { retryAfter });
 
 /** True for a domain error of one of the given kinds. */
 export function isDomainError(err: unknown, ...kinds: ErrorKind[]): err is DomainError {

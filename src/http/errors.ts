@@ -24,6 +24,7 @@ export const STATUS_OF_KIND: Record<ErrorKind, number> = {
   limit: 413,
   unprocessable: 422,
   upstream: 502,
+  unavailable: 503,
 };
 
 export function errorBody(status: number, message: string) {
@@ -43,6 +44,7 @@ export function errorReply(err: unknown): ErrorReply | null {
   const headers: Record<string, string> = {};
   if (err.kind === 'unauthenticated') headers['www-authenticate'] = 'Bearer';
   if (err.details.location) headers.location = err.details.location;
+  if (err.details.retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(err.details.retryAfter)));
   return { status: STATUS_OF_KIND[err.kind], message: err.message, headers };
 }
 

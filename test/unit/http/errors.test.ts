@@ -10,6 +10,7 @@ import {
   unauthenticated,
   unprocessable,
   upstream,
+  unavailable,
 } from '../../../src/core/errors.js';
 import { errorBody, errorReply, HttpError, STATUS_OF_KIND } from '../../../src/http/errors.js';
 
@@ -25,6 +26,7 @@ describe('domain errors at the HTTP edge', () => {
       [limitExceeded('x'), 413],
       [unprocessable('x'), 422],
       [upstream('x'), 502],
+      [unavailable('x', 2), 503],
     ];
     for (const [err, status] of cases) expect(errorReply(err)?.status).toBe(status);
     expect(new Set(Object.values(STATUS_OF_KIND)).size).toBe(Object.keys(STATUS_OF_KIND).length);
@@ -34,6 +36,7 @@ describe('domain errors at the HTTP edge', () => {
     expect(errorReply(unauthenticated())?.headers).toEqual({ 'www-authenticate': 'Bearer' });
     expect(errorReply(unprocessable('failed', { location: 'http://x/op' }))?.headers).toEqual({ location: 'http://x/op' });
     expect(errorReply(notFound('No such space'))).toEqual({ status: 404, message: 'No such space', headers: {} });
+    expect(errorReply(unavailable('not built yet', 1.2))?.headers).toEqual({ 'retry-after': '2' });
   });
 
   it('keeps edge-only errors as they are and knows nothing else', () => {
