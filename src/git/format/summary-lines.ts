@@ -22,8 +22,14 @@ interface Open {
 
 const at = (line: number, column: number) => ({ start: { line, column, offset: undefined }, end: { line, column } });
 
-/** The mdast of a SUMMARY.md in the simple shape, or null when it is not (parse it then). */
-export function simpleSummaryTree(source: string): Root | null {
+/** Longest line read here (a longer one is parsed: the patterns stay linear on short lines). */
+const MAX_LINE = 4096;
+
+/**
+ * The mdast of a SUMMARY.md in the simple shape, or null when it is not (parse it then), or when
+ * entries nest deeper than `maxDepth`.
+ */
+export function simpleSummaryTree(source: string, maxDepth = Infinity): Root | null {
   const root: Root = { type: 'root', children: [] };
   let open: Open[] = [];
   let topList: List | null = null;
@@ -31,6 +37,7 @@ export function simpleSummaryTree(source: string): Root | null {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     const n = i + 1;
+    if (line.length > MAX_LINE) return null;
     if (/^[ \t]*$/.test(line)) continue;
     const heading = HEADING.exec(line);
     if (heading) {
@@ -83,14 +90,17 @@ export function simpleSummaryTree(source: string): Root | null {
         p.children.push(list);
       }
       list.children.push(node);
-      open = [...open.slice(0, parent + 1), entry];
+      if (parent + 2 > maxDepth) return null;
+      open.length = parent + 1;
+      open.push(entry);
       continue;
     }
     const sibling = open.findIndex((o) => o.markerIndent === indent);
     if (sibling > 0) {
       const p = open[sibling - 1].item;
       (p.children.at(-1) as List).children.push(node);
-      open = [...open.slice(0, sibling), entry];
+      open.length = sibling;
+      open.push(entry);
       continue;
     }
     if (sibling === 0) {

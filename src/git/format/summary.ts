@@ -20,24 +20,26 @@
 //
 //   ---                            a thematic break ends the group: pages after it are top-level
 //
-// Parsed with the markdown parser (mdast). Nothing in a SUMMARY.md aborts an import: what cannot
+// Read in parts, line by line or by the markdown parser (summary-parts.ts), in time linear in the
+// file, with limits of its own (limits.ts). Nothing in a SUMMARY.md aborts an import but its size: what cannot
 // be a page (stray text, a link that leaves the docs root, a file linked twice, a link to a file
 // that does not exist...) is a warning naming the line, and the entry is kept as well as it can be
 // (a missing file is an empty page at that path, a second link to a file is a link page) or left
-// out (its children then take its place). Only content past the markdown limits is an error.
+// out (its children then take its place); a part past the limits is ignored with a warning.
 import type { Code, Heading, Link, List, ListItem, Paragraph, PhrasingContent, RootContent } from 'mdast';
 import { toMarkdown } from 'mdast-util-to-markdown';
 import { toString } from 'mdast-util-to-string';
 import { parse as parseYaml } from 'yaml';
-import { simpleSummaryTree } from './summary-lines.js';
-import { parseMarkdown } from '../../content/markdown.js';
-import { scanMarkdown } from '../../content/limits.js';
+import { readSummaryTree } from './summary-parts.js';
+import { STRUCTURE_LIMITS } from './limits.js';
 import { RepoFormatError } from './errors.js';
 import { hasScheme, isMarkdownPath, joinPath, relativePath, resolvePath } from './paths.js';
 import { cleanTitle } from './page-file.js';
 import { dumpYaml } from './yaml.js';
 import type { ComputedSource } from './types.js';
 import { decodeOrKeep } from '../../util/uri.js';
+
+const fmt = (n: number) => n.toLocaleString('en-US');
 
 /** The most a sidebar title may hold (the description's `linkTitle`). */
 export const LINK_TITLE_MAX = 100;
@@ -131,18 +133,21 @@ type Target = { path: string; missing?: boolean } | { link: string; warning?: st
 
 /**
  * Parses a SUMMARY.md. Returns the entries and the warnings (each naming the file and line). Throws
- * only when the text is past the markdown limits.
+ * only when the file is longer than STRUCTURE_LIMITS.summaryChars.
  */
 export function parseSummary(source: string, ctx: SummaryContext): { nodes: SummaryNode[]; warnings: string[] } {
-  const tooComplex = scanMarkdown(source);
-  if (tooComplex) throw new RepoFormatError(`${ctx.label}: ${tooComplex.message}`);
-  const root = simpleSummaryTree(source) ?? parseMarkdown(source);
+  if (source.length > STRUCTURE_LIMITS.summaryChars) {
+    throw new RepoFormatError(
+      `${ctx.label}: longer than ${fmt(STRUCTURE_LIMITS.summaryChars)} characters (${fmt(source.length)}), the most a table of contents may hold`,
+    );
+  }
+  const { root, warnings } = readSummaryTree(source, ctx.label);
   const sourceLines = source.split('\n');
   const at = (line: number) => `${ctx.label} line ${line}`;
-  const lineText = (line: number) => (sourceLines[line - 1] ?? '').trim();
+  const lineText = (line: number) => (sourceLines[line - 1] ?? '').trim().slice(0, 200);
   const lineOf = (node: { position?: { start: { line: number } } }) => node.position?.start.line ?? 0;
   const seen = new Map<string, number>();
-  const warnings: string[] = [];
+  let entries = 0;
   const warn = (line: number, message: string) => warnings.push(`${at(line)}: ${message}`);
   const out: SummaryNode[] = [];
 
@@ -215,6 +220,15 @@ export function parseSummary(source: string, ctx: SummaryContext): { nodes: Summ
   /** One list item: usually one entry; none (its children in its place) when it cannot be kept. */
   const item = (node: ListItem): SummaryEntry[] => {
     const line = lineOf(node);
+    if (++entries > STRUCTURE_LIMITS.summaryEntries) {
+      if (entries === STRUCTURE_LIMITS.summaryEntries + 1) {
+        warn(
+          line,
+          `more than ${fmt(STRUCTURE_LIMITS.summaryEntries)} entries, the most a table of contents may hold; this entry and the ones after it are ignored`,
+        );
+      }
+      return [];
+    }
     const [head, ...rest] = node.children;
     if (head?.type === 'code') {
       const c = computed(head, line);
