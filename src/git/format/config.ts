@@ -10,10 +10,13 @@
 // The file belongs to the user: it is read, never written (generateRepository leaves it alone).
 import { parse } from 'yaml';
 import { RepoFormatError } from './errors.js';
+import { STRUCTURE_LIMITS } from './limits.js';
 import { isMarkdownPath, resolvePath } from './paths.js';
 import type { GitBookConfig } from './types.js';
 
 export const CONFIG_FILE = '.gitbook.yaml';
+
+const fmt = (n: number) => n.toLocaleString('en-US');
 
 export function defaultConfig(): GitBookConfig {
   return { root: './', readme: 'README.md', summary: 'SUMMARY.md', redirects: {} };
@@ -47,10 +50,17 @@ function canonicalRoot(rootDir: string): string {
   return rootDir ? `./${rootDir}/` : './';
 }
 
-/** Parses `.gitbook.yaml` (absent or empty: the defaults). Throws RepoFormatError naming the key at fault. */
-export function parseConfig(text: string | undefined): GitBookConfig {
+/**
+ * Parses `.gitbook.yaml` (absent or empty: the defaults). A bad redirect is left out with a warning
+ * (pushed on `warnings`, naming the file and the entry); anything else wrong (the YAML, the root,
+ * the structure, a file past STRUCTURE_LIMITS.configChars) throws RepoFormatError naming the key.
+ */
+export function parseConfig(text: string | undefined, warnings: string[] = []): GitBookConfig {
   const config = defaultConfig();
   if (text === undefined || text.trim() === '') return config;
+  if (text.length > STRUCTURE_LIMITS.configChars) {
+    throw new RepoFormatError(`${CONFIG_FILE}: longer than ${fmt(STRUCTURE_LIMITS.configChars)} characters (${fmt(text.length)})`);
+  }
   let data: unknown;
   try {
     data = parse(text);
@@ -72,15 +82,32 @@ export function parseConfig(text: string | undefined): GitBookConfig {
   }
   if (data.redirects !== undefined && data.redirects !== null) {
     if (!isObject(data.redirects)) throw new RepoFormatError(`${CONFIG_FILE}: redirects must be a mapping of old path to new file`);
+    let count = 0;
     for (const [from, to] of Object.entries(data.redirects)) {
-      if (typeof to !== 'string' || to.trim() === '')
-        throw new RepoFormatError(`${CONFIG_FILE} redirects: the target of '${from}' must be a path`);
-      if (!resolvePath(from, `${CONFIG_FILE} redirects`)) throw new RepoFormatError(`${CONFIG_FILE} redirects: '${from}' is not a path`);
-      resolvePath(to.trim(), `${CONFIG_FILE} redirects (target of '${from}')`);
-      config.redirects[from] = to.trim();
+      if (++count > STRUCTURE_LIMITS.redirects) {
+        warnings.push(
+          `${CONFIG_FILE} redirects: more than ${fmt(STRUCTURE_LIMITS.redirects)} redirects; '${from}' and the ones after it are ignored`,
+        );
+        break;
+      }
+      try {
+        config.redirects[from] = redirectTarget(from, to);
+      } catch (err) {
+        if (!(err instanceof RepoFormatError)) throw err;
+        warnings.push(`${err.message}; the redirect is ignored`);
+      }
     }
   }
   return config;
+}
+
+/** The target of a redirect, checked (both paths inside the docs root); throws RepoFormatError naming the entry. */
+function redirectTarget(from: string, to: unknown): string {
+  const entry = `${CONFIG_FILE} redirects`;
+  if (typeof to !== 'string' || to.trim() === '') throw new RepoFormatError(`${entry}: the target of '${from}' must be a path`);
+  if (!resolvePath(from, entry)) throw new RepoFormatError(`${entry}: '${from}' is not a path`);
+  resolvePath(to.trim(), `${entry} (target of '${from}')`);
+  return to.trim();
 }
 
 /** Validates a config (from parseConfig or a caller) and gives its normalised locations. */

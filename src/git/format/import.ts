@@ -66,7 +66,23 @@ function label(ctx: Context, path: string): string {
 }
 
 function loadPage(ctx: Context, path: string, fallbackTitle: string, summaryTitle?: string, linkTitle?: string): ImportedPage {
-  const parsed = parsePageFile(ctx.docs.get(path)!, label(ctx, path));
+  let parsed: ReturnType<typeof parsePageFile>;
+  try {
+    parsed = parsePageFile(ctx.docs.get(path)!, label(ctx, path));
+  } catch (err) {
+    if (!(err instanceof RepoFormatError)) throw err;
+    // A page whose front matter cannot be read is imported as written, with a warning.
+    ctx.warnings.push(`${err.message}; the file is imported without its front matter`);
+    const page: ImportedPage = {
+      path,
+      type: 'document',
+      title: summaryTitle || fallbackTitle,
+      markdown: decodeText(ctx.docs.get(path)!),
+      children: [],
+    };
+    if (linkTitle) page.linkTitle = linkTitle;
+    return page;
+  }
   let title: string;
   let markdown: string;
   let sidebar = linkTitle;
@@ -150,15 +166,7 @@ function fromSummary(ctx: Context): ImportedPage[] {
           if (node.linkTitle) p.linkTitle = node.linkTitle;
           return p;
         }
-        let p: ImportedPage;
-        try {
-          p = loadPage(ctx, node.path, defaultTitle(ctx, node.path), node.title || undefined, node.linkTitle);
-        } catch (err) {
-          if (!(err instanceof RepoFormatError)) throw err;
-          // A page whose front matter cannot be read is imported as written, with a warning.
-          ctx.warnings.push(`${err.message}; the file is imported without its front matter`);
-          p = { path: node.path, type: 'document', title: node.title, markdown: decodeText(ctx.docs.get(node.path)!), children };
-        }
+        const p = loadPage(ctx, node.path, defaultTitle(ctx, node.path), node.title || undefined, node.linkTitle);
         p.children = children;
         return p;
       }
@@ -318,13 +326,14 @@ export function parseRepository(files: Map<string, Buffer>): ParsedRepository {
     all.set(path, content);
   }
   const configFile = all.get(CONFIG_FILE);
-  const config = parseConfig(configFile ? decodeText(configFile) : undefined);
+  const warnings: string[] = [];
+  const config = parseConfig(configFile ? decodeText(configFile) : undefined, warnings);
   const { rootDir, readme, summary } = resolveConfig(config);
   const docs = new Map<string, Buffer>();
   const prefix = rootDir ? `${rootDir}/` : '';
   for (const [path, content] of all) if (path.startsWith(prefix)) docs.set(path.slice(prefix.length), content);
   if (rootDir && docs.size === 0) throw new RepoFormatError(`${CONFIG_FILE} root: the folder '${rootDir}' holds no files`);
-  const ctx: Context = { docs, rootDir, readme, summary, warnings: [] };
+  const ctx: Context = { docs, rootDir, readme, summary, warnings };
   const pages = docs.has(summary) ? fromSummary(ctx) : fromFolders(ctx);
   return { config, pages, files: collectFiles(ctx, pages), warnings: ctx.warnings };
 }

@@ -705,21 +705,24 @@ describe('RepoFormatError', () => {
     expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'root: ./docs/\n', 'README.md': '# x\n' })), /'docs' holds no files/);
   });
 
-  it('rejects redirects that escape or are absolute', () => {
-    expectFormatError(
-      () => parseRepository(files({ '.gitbook.yaml': 'redirects:\n  old: ../../etc/passwd\n' })),
-      'redirects',
-      "'../../etc/passwd'",
-      /escapes/,
-    );
-    expectFormatError(
-      () => parseRepository(files({ '.gitbook.yaml': 'redirects:\n  /abs/old: new.md\n' })),
-      'redirects',
-      "'/abs/old'",
-      /absolute/,
-    );
-    expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'redirects:\n  old: "a\\\\b.md"\n' })), /backslash/);
-    expectFormatError(() => parseRepository(files({ '.gitbook.yaml': 'redirects:\n  old: 3\n' })), /target of 'old' must be a path/);
+  it('skips, with a warning naming the entry, redirects that escape, are absolute or have no target; the others are kept', () => {
+    const yaml = (entries: string) => files({ '.gitbook.yaml': `redirects:\n  keep: a.md\n${entries}`, 'a.md': '# A\n' });
+    const cases: Array<[string, ...Array<string | RegExp>]> = [
+      ['  old: ../../etc/passwd\n', "'../../etc/passwd'", /escapes/],
+      ['  /abs/old: new.md\n', "'/abs/old'", /absolute/],
+      ['  old: "a\\\\b.md"\n', /backslash/],
+      ['  old: 3\n', /target of 'old' must be a path/],
+      // A real repository GitBook publishes has this one.
+      ['  installation/updating/from-0-x-x-to-0-40-0:\n', /target of 'installation\/updating\/from-0-x-x-to-0-40-0' must be a path/],
+    ];
+    for (const [entry, ...parts] of cases) {
+      const r = parseRepository(yaml(entry));
+      expect(r.config.redirects, entry).toEqual({ keep: 'a.md' });
+      expect(r.warnings, entry).toHaveLength(1);
+      expect(r.warnings[0], entry).toMatch(/^\.gitbook\.yaml redirects[: ].*; the redirect is ignored$/);
+      for (const p of parts)
+        expect(r.warnings[0], entry).toEqual(typeof p === 'string' ? expect.stringContaining(p) : expect.stringMatching(p));
+    }
   });
 
   /** The import goes on; one warning names the line and says what happened. */
@@ -798,18 +801,21 @@ describe('RepoFormatError', () => {
     expectWarning(r, /does not exist/, /did you mean 'guide\/c.md'/);
   });
 
-  it('rejects invalid front matter, naming the file', () => {
-    expectFormatError(
-      () => parseRepository(files({ 'README.md': '---\ndescription: [unclosed\n---\n\n# Hi\n' })),
-      'README.md',
-      /invalid front matter/,
-    );
-    expectFormatError(
-      () => parseRepository(files({ 'README.md': '---\nhidden: sometimes\n---\n\n# Hi\n' })),
-      'README.md',
-      /'hidden' must be true or false/,
-    );
-    expectFormatError(() => parseRepository(files({ 'README.md': '---\nlayout: wide\n---\n\n# Hi\n' })), /'layout' must be a mapping/);
+  it('imports a page whose front matter cannot be read as written, with a warning naming the file (with or without SUMMARY.md)', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['---\ndescription: [unclosed\n---\n\n# Hi\n', /invalid front matter/],
+      ['---\nhidden: sometimes\n---\n\n# Hi\n', /'hidden' must be true or false/],
+      ['---\nlayout: wide\n---\n\n# Hi\n', /'layout' must be a mapping/],
+    ];
+    for (const [text, why] of cases) {
+      for (const repo of [files({ 'README.md': text }), files({ 'README.md': text, 'SUMMARY.md': '* [Home](README.md)\n' })]) {
+        const r = parseRepository(repo);
+        expect(r.pages[0]).toMatchObject({ path: 'README.md', markdown: text });
+        expect(r.warnings).toEqual([expect.stringMatching(/^README\.md: /)]);
+        expect(r.warnings[0]).toMatch(why);
+        expect(r.warnings[0]).toMatch(/the file is imported without its front matter$/);
+      }
+    }
   });
 
   it('accepts valid input around the error cases (the tests above can fail)', () => {
