@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +23,7 @@ import type { Principal } from '../src/auth/principal.js';
 import { withTx } from '../src/db/pool.js';
 import { PG_ADMIN_URL, REDIS_URL, adminQuery, benchNames, deleteRedisPrefix, dropDatabase, removeDir } from './teardown.js';
 import { prng } from '../test/helpers/prng.js';
+import { spawnTs } from '../test/helpers/processes.js';
 
 /** A positive integer from the environment (BENCH_* knobs), or `def`. */
 export function envInt(name: string, def: number): number {
@@ -161,6 +162,83 @@ export async function listenLoopback(server: http.Server, cleanup: Cleanup, what
 export async function startApi(env: BenchEnv, cleanup: Cleanup): Promise<string> {
   const api = createApiServer(env.app);
   return listenLoopback(api.server, cleanup, 'the API server', () => api.close());
+}
+
+/** A process of this repository (src/api.ts, workers/main.ts) on the bench's database, Redis and storage. */
+export interface BenchProcess {
+  /** The API's base URL (src/api.ts only). */
+  base: string;
+  pid: number;
+  /** Resident memory now and its high-water mark since the last reset (MB; Linux /proc). */
+  memory(): { rss: number; peak: number };
+  /** Reset the high-water mark to the current RSS (Linux clear_refs 5). */
+  resetPeak(): void;
+  /** Stop it now (SIGTERM, then its exit); else `cleanup` does. */
+  stop(): Promise<void>;
+}
+
+/** /proc/<pid>/status VmRSS and VmHWM in MB. */
+export function procMemory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/**
+ * Start `entry` (src/api.ts or workers/main.ts) as a process of its own, as production runs it.
+ * The API answers on a free loopback port (its PUBLIC_URL); resolves once /healthz answers (API)
+ * or at once (a worker: wait for it with a workers.ping). Stopped by `cleanup`.
+ */
+export async function startProcess(
+  env: BenchEnv,
+  cleanup: Cleanup,
+  entry: string,
+  extra: Record<string, string> = {},
+): Promise<BenchProcess> {
+  const port = await new Promise<number>((resolve) => {
+    const s = http.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawnTs(entry, [], {
+    DATABASE_URL: env.databaseUrl,
+    REDIS_URL: env.config.redisUrl,
+    QUEUE_PREFIX: env.prefix,
+    LOCAL_STORAGE_DIR: env.storageDir,
+    GIT_CACHE_DIR: env.config.git.cacheDir,
+    ALLOW_PRIVATE_FETCH: 'true',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: base,
+    LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'json',
+    BOOTSTRAP: 'false',
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...extra,
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  child.stdout!.resume();
+  const stop = cleanup.add(`stop ${entry} (pid ${child.pid})`, async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  });
+  if (entry === 'src/api.ts') {
+    await pollUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${entry} exited (${child.exitCode}): ${stderr}`);
+        return (await fetch(`${base}/healthz`).catch(() => null))?.ok || undefined;
+      },
+      50,
+      120_000,
+      `${entry} listening`,
+    );
+  }
+  const pid = child.pid!;
+  return { base, pid, memory: () => procMemory(pid), resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'), stop };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,6 +15,9 @@ if (created) process.stdout.write(firstStartBanner(created));
 // Whom a new token is issued for, printed on every start: the first operator (a placeholder when
 // it cannot be read, say an unmigrated database with AUTO_MIGRATE=false: requests will say why).
 const email = created?.email ?? (await operatorEmail(app.db).catch(() => null));
+// The Markdown threads started and warmed before the first request: the first page rendered after
+// a start is then not seconds slower than the next (src/render/pool.ts MarkdownPool.start).
+await app.markdown.start().catch((err) => app.log.warn({ err }, 'the Markdown pool did not start; it starts on first use'));
 const api = createApiServer(app);
 api.server.listen(config.port, config.host, () => {
   app.log.info({ port: config.port, host: config.host, publicUrl: config.publicUrl, urls: serviceLinks(config) }, 'API listening');

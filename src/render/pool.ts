@@ -40,6 +40,47 @@ import {
 /** HTML fragments longer than this (images inline) are not kept in the cache. */
 const MAX_CACHED_HTML = 1024 * 1024;
 
+/** What each thread runs once at start (MarkdownPool.start), on a page with the common constructs. */
+const WARM_UP: BodyOp[] = ['plan', 'html', 'documentJson', 'sections', 'links', 'headings'];
+const NO_LOOKUPS: HtmlLookups = { anchor: '', images: [], links: [], files: [] };
+const WARM_UP_BODY = [
+  '# Getting started',
+  '',
+  'A paragraph with *emphasis*, **strong**, `code`, a [link](other.md "title") and an ![image](.gitbook/assets/a.png).',
+  '',
+  '## Steps',
+  '',
+  '1. First step',
+  '   - a nested item with [a link](https://example.com)',
+  '   - another one',
+  '2. Second step',
+  '',
+  '> A quote with a line',
+  '> and another.',
+  '',
+  '{% hint style="info" %}',
+  'A hint block.',
+  '{% endhint %}',
+  '',
+  '| Column | Other |',
+  '| ------ | ----- |',
+  '| cell   | `x`   |',
+  '',
+  '```ts',
+  'const x: number = 1;',
+  '```',
+  '',
+  '$$',
+  'a^2 + b^2 = c^2',
+  '$$',
+  '',
+  '### Details',
+  '',
+  '- [x] done',
+  '- [ ] to do',
+  '',
+].join('\n');
+
 /** Inputs up to this many characters are handled on the calling thread. */
 const INLINE_CHARS = 512;
 /** A batch task carries at most this much text (a time-out then costs a few pages, re-run one by one). */
@@ -343,8 +384,9 @@ export class MarkdownPool {
   }
 
   /**
-   * Start the threads now rather than on first use (a worker process at start-up: its first
-   * import or render does not wait for the threads to load their modules). No-op without threads.
+   * Start the threads now rather than on first use, and warm each one with a page (an API or a
+   * worker process at start-up: its first render or import does not wait for the threads to load
+   * their modules and compile the parser). No-op without threads.
    */
   async start(): Promise<void> {
     if (this.o.threads > 0 && !this.closed) await this.threads();
@@ -363,6 +405,16 @@ export class MarkdownPool {
       });
       this.pool = pool;
       await Promise.all(Array.from({ length: this.o.threads }, () => pool.run({ op: 'ping' })));
+      // Then one warm-up task per thread: a thread's first parse and render of a page (code loaded
+      // lazily by the engine, functions compiled on first use) took seconds where the next took
+      // milliseconds; a reader or import should not pay it. Its results are not kept.
+      const warm: MarkdownTask = {
+        op: 'batch',
+        tasks: WARM_UP.map((op) => (op === 'html' ? { op, md: WARM_UP_BODY, ...NO_LOOKUPS } : { op, md: WARM_UP_BODY })),
+      };
+      await Promise.all(Array.from({ length: this.o.threads }, () => pool.run(warm))).catch((err) =>
+        this.o.log?.warn({ err }, 'Markdown pool warm-up failed (the pool works; its first tasks are slower)'),
+      );
       return pool;
     })();
     return this.started;
