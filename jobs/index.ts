@@ -9,6 +9,7 @@ import { processGitExport } from './git-export.js';
 import { processWebsiteImport } from './import-website.js';
 import { processTranslationRun } from './translation-run.js';
 import { processSearchIndex } from './search-index.js';
+import { processLinksIndex } from './links-index.js';
 import { pingWorkers } from './workers-ping.js';
 
 /** Exactly one processor per job name: the mapped type makes a missing one a compile error. */
@@ -21,6 +22,7 @@ export const PROCESSORS: { [K in JobName]: Processor<K> } = {
   'import.website': processWebsiteImport,
   'translation.run': processTranslationRun,
   'search.index': processSearchIndex,
+  'links.index': processLinksIndex,
   'workers.ping': pingWorkers,
 };
 

@@ -84,6 +84,12 @@ export interface Config {
     threads: number;
     timeoutMs: number;
   };
+  /**
+   * How long a link, backlink or broken-link read waits for the link index of a revision that is not
+   * built yet (the `links.index` job builds it ahead) before answering 503 with Retry-After
+   * (src/services/links.ts). 0: never wait.
+   */
+  linkIndexWaitMs: number;
   /** PostgreSQL text search configuration for spaces without a language of their own (src/search/text-config.ts). */
   searchTextConfig: string;
   /** Permanent removal of deleted spaces (src/services/purge.ts). */
@@ -224,6 +230,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTTY: boolean = proces
       threads: int(env, 'MARKDOWN_THREADS', 2),
       timeoutMs: int(env, 'MARKDOWN_TIMEOUT_MS', 10_000, 1),
     },
+    linkIndexWaitMs: int(env, 'LINK_INDEX_WAIT_MS', 2_000),
     searchTextConfig: str(env, 'SEARCH_TEXT_CONFIG', 'english'),
     purge: {
       intervalMs: int(env, 'PURGE_INTERVAL_MS', 3_600_000, 1000),

@@ -43,6 +43,7 @@ import { getObjects } from './objects.js';
 import type { Snapshot, TreePage } from './snapshot.js';
 import type { BodyNode, FileNode, Hash } from './types.js';
 import { decodeOrKeep } from '../util/uri.js';
+import { insertLinkExtracts, isRootIndexed, markRootIndexed, selectLinkExtracts, type StoredLinks } from '../db/repos/links.js';
 
 type LinkRelation = 'link' | 'image';
 export type LinkStatus = 'ok' | 'broken' | 'in-app';
@@ -423,9 +424,88 @@ const building = new Map<string, Promise<LinkIndex>>();
 /** Links of many bodies, one array per body in order (the Markdown pool's `links`, off the event loop). */
 type LinkExtractor = (markdowns: string[]) => Promise<ExtractedLink[][]>;
 
+/** Bodies parsed per step of a build; each step's links are stored before the next begins. */
+const EXTRACT_CHUNK = 200;
+
+const toStored = (links: ExtractedLink[]): StoredLinks => links.map((l) => [l.url, l.relation]);
+const fromStored = (links: StoredLinks): ExtractedLink[] => links.map(([url, relation]) => ({ url, relation }));
+
 /**
- * The link index of a revision: bodies whose links are not cached yet are read in one query and
- * parsed once (by `extract`); a new revision of a large space re-parses only the bodies that changed.
+ * The links of every body of a revision, by body hash. Each body is parsed at most once per space:
+ * its links are stored (link_extracts) as soon as its chunk is parsed, so a build that stops half-way
+ * (a request that gave up, a worker that died) keeps what it did, and two builders of one revision
+ * (the `links.index` job and a reader) share their work: before each chunk is parsed, the rows the
+ * other stored meanwhile are read instead. Linear: one read of the stored rows, then one parse per
+ * missing body.
+ */
+async function bodyLinks(db: Queryable, snap: Snapshot, extract: LinkExtractor): Promise<Map<Hash, ExtractedLink[]>> {
+  // Taken out of the shared cache first: another build may evict entries while this one waits.
+  const local = new Map<Hash, ExtractedLink[]>();
+  const missing = new Set<Hash>();
+  for (const p of snap.ordered) {
+    const h = p.node.body;
+    if (!h || local.has(h)) continue;
+    const cached = extracted.get(h);
+    if (cached) local.set(h, cached);
+    else missing.add(h);
+  }
+  const take = (stored: Map<Hash, StoredLinks>) => {
+    for (const [h, links] of stored) {
+      const l = fromStored(links);
+      local.set(h, l);
+      extracted.set(h, l);
+      missing.delete(h);
+    }
+  };
+  if (missing.size) take(await selectLinkExtracts(db, snap.spaceId, [...missing]));
+  const todo = [...missing];
+  for (let i = 0; i < todo.length; i += EXTRACT_CHUNK) {
+    let chunk = todo.slice(i, i + EXTRACT_CHUNK);
+    if (i > 0) {
+      take(await selectLinkExtracts(db, snap.spaceId, chunk));
+      chunk = chunk.filter((h) => missing.has(h));
+      if (!chunk.length) continue;
+    }
+    const objs = [...(await getObjects(db, snap.spaceId, chunk))];
+    const links = await extract(objs.map(([, obj]) => (obj as BodyNode).markdown));
+    await insertLinkExtracts(
+      db,
+      snap.spaceId,
+      objs.map(([h], k) => [h, toStored(links[k])]),
+    );
+    objs.forEach(([h], k) => {
+      local.set(h, links[k]);
+      extracted.set(h, links[k]);
+      missing.delete(h);
+    });
+  }
+  return local;
+}
+
+/**
+ * Store the links of every body of a revision (the `links.index` job) and mark its root indexed;
+ * a root already marked is left as it is. Returns what the revision holds.
+ */
+export async function indexRevisionLinks(
+  db: Queryable,
+  snap: Snapshot,
+  extract: LinkExtractor,
+): Promise<{ bodies: number; links: number; already: boolean }> {
+  if (await isRootIndexed(db, snap.spaceId, snap.rootHash)) {
+    return { bodies: -1, links: -1, already: true };
+  }
+  const local = await bodyLinks(db, snap, extract);
+  let links = 0;
+  for (const p of snap.ordered) if (p.node.body) links += local.get(p.node.body)?.length ?? 0;
+  await markRootIndexed(db, snap.spaceId, snap.rootHash, { bodies: local.size, links });
+  return { bodies: local.size, links, already: false };
+}
+
+/**
+ * The link index of a revision: the stored links of its bodies (built ahead by the `links.index`
+ * job) resolved against the revision, in memory; bodies not stored yet are parsed here once (and
+ * stored). A caller with a time bound races this promise: the build goes on after it gave up, so the
+ * work is kept (src/services/links.ts).
  */
 export async function loadLinkIndex(db: Queryable, snap: Snapshot, opts: ResolverOptions, extract: LinkExtractor): Promise<LinkIndex> {
   const key = `${opts.publicUrl}\n${snap.spaceId}:${snap.rootHash}`;
@@ -434,25 +514,7 @@ export async function loadLinkIndex(db: Queryable, snap: Snapshot, opts: Resolve
   let pending = building.get(key);
   if (!pending) {
     pending = (async () => {
-      // Taken out of the shared cache first: another build may evict entries while this one waits.
-      const local = new Map<Hash, ExtractedLink[]>();
-      const missingSet = new Set<Hash>();
-      for (const p of snap.ordered) {
-        const h = p.node.body;
-        if (!h || local.has(h)) continue;
-        const cached = extracted.get(h);
-        if (cached) local.set(h, cached);
-        else missingSet.add(h);
-      }
-      const missing = [...missingSet];
-      for (let i = 0; i < missing.length; i += 1000) {
-        const objs = [...(await getObjects(db, snap.spaceId, missing.slice(i, i + 1000)))];
-        const links = await extract(objs.map(([, obj]) => (obj as BodyNode).markdown));
-        objs.forEach(([h], k) => {
-          local.set(h, links[k]);
-          extracted.set(h, links[k]);
-        });
-      }
+      const local = await bodyLinks(db, snap, extract);
       const index = buildLinkIndex(snap, (p) => local.get(p.node.body!) ?? [], opts);
       indexes.set(key, index);
       return index;
@@ -460,4 +522,9 @@ export async function loadLinkIndex(db: Queryable, snap: Snapshot, opts: Resolve
     building.set(key, pending);
   }
   return pending;
+}
+
+/** The in-memory index of a revision when this process holds it (no wait, no read). */
+export function cachedLinkIndex(snap: Snapshot, opts: ResolverOptions): LinkIndex | undefined {
+  return indexes.get(`${opts.publicUrl}\n${snap.spaceId}:${snap.rootHash}`);
 }

@@ -31,6 +31,11 @@ export interface JobPayloads {
    */
   'search.index': { spaceId: string };
   /**
+   * Store the links of every page body of a space's current revision (src/services/link-indexing.ts),
+   * after its content changed: link, backlink and broken-link reads then parse nothing.
+   */
+  'links.index': { spaceId: string };
+  /**
    * Does nothing: an operator's health check of a worker pool (`npm run cli -- workers ping`). It
    * goes through everything a real job does (durable operation row, queue, runner, final state), so
    * its round trip says whether the pool named by the operation's queue takes and finishes jobs.
@@ -102,6 +107,11 @@ export const JOBS = {
     queue: 'search',
     startsAtOnce: true,
     description: "Bring a space's search index up to its current revision after an import",
+  },
+  'links.index': {
+    queue: 'search',
+    startsAtOnce: true,
+    description: "Store the links of a space's current revision, so that link reads parse nothing",
   },
   'workers.ping': {
     queue: 'maintenance',

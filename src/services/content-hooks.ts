@@ -3,10 +3,12 @@ import { reindexSpace } from '../search/indexer.js';
 import { bumpSitesOfSpace } from '../db/repos/sites.js';
 import { getSpace } from '../db/repos/spaces.js';
 import { createOperation, enqueue } from './operations.js';
+import { scheduleLinkIndex } from './link-indexing.js';
 
 /**
  * Called after a space's current revision changed (create, edit, template, duplicate, import...).
- * Keeps derived data (the search index) following the current revision. Engines that commit
+ * Keeps derived data following the current revision: the search index here, the link index in a
+ * `links.index` job (src/services/link-indexing.ts). Engines that commit
  * (git import, website import) get it passed in by the services that run them (git-runs.ts, website-import-run.ts).
  */
 export async function afterContentChange(app: AppContext, spaceId: string): Promise<void> {
@@ -16,6 +18,7 @@ export async function afterContentChange(app: AppContext, spaceId: string): Prom
   } catch (err) {
     app.log.error({ err, spaceId }, 'search reindex failed');
   }
+  await scheduleLinkIndex(app, spaceId);
 }
 
 /**
@@ -41,6 +44,7 @@ export async function afterImport(app: AppContext, spaceId: string): Promise<voi
     // The next search of the space catches up by itself.
     app.log.error({ err, spaceId }, 'could not schedule the search index update');
   }
+  await scheduleLinkIndex(app, spaceId);
 }
 
 async function bumpSites(app: AppContext, spaceId: string): Promise<void> {

@@ -1,14 +1,21 @@
 // Link lists, backlinks and broken links of a revision's content (see src/content/links.ts for how
 // links are found and resolved). Every read takes a LinkScope: a ContentTarget (the space's current
-// revision today; a change request's revision later) plus what is needed to present references.
+// revision, or a change request's) plus what is needed to present references.
+//
+// The index a read needs is built ahead: the `links.index` job stores the links of every body after
+// the space's content changed (src/services/link-indexing.ts), and a read resolves them in memory.
+// What is not stored yet (the job still running, a change request's edited pages) the read parses
+// itself, for at most LINK_INDEX_WAIT_MS: past it the read answers 503 with Retry-After (kind
+// `unavailable`) and the build goes on, its work stored, so a retry finds it done or further along.
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Role } from '../core/roles.js';
 import type { SpaceRow } from '../db/repos/spaces.js';
 import { getOrgForUser } from '../db/repos/organizations.js';
-import { notFound } from '../core/errors.js';
+import { notFound, unavailable } from '../core/errors.js';
 import { pageInMemory, type ListPage } from '../core/pagination.js';
 import {
+  cachedLinkIndex,
   loadLinkIndex,
   linkStats,
   type LinkGroup,
@@ -146,16 +153,48 @@ class References {
   }
 }
 
-async function load(app: AppContext, scope: LinkScope) {
-  const { snapshot } = await targetSnapshot(app.db, scope.target);
-  const index = await loadLinkIndex(app.db, snapshot, { publicUrl: app.config.publicUrl }, (mds) => app.markdown.links(mds));
-  return { snapshot, index };
+/** Seconds a client is told to wait before asking again for a list whose index is being built. */
+const RETRY_AFTER_S = 2;
+
+/**
+ * The link index of a snapshot, waiting for its build until `deadline` (performance.now() ms) at
+ * most: past it, a 503 (the build goes on without the request, its work kept).
+ */
+async function indexOf(app: AppContext, snapshot: Snapshot, revisionId: string, deadline: number): Promise<LinkIndex> {
+  const opts = { publicUrl: app.config.publicUrl };
+  const cached = cachedLinkIndex(snapshot, opts);
+  if (cached) return cached;
+  const build = loadLinkIndex(app.db, snapshot, opts, (mds) => app.markdown.links(mds));
+  const notReady = () =>
+    unavailable(`The link index of revision "${revisionId}" is being built; retry in ${RETRY_AFTER_S} seconds`, RETRY_AFTER_S);
+  const waitMs = deadline - performance.now();
+  if (waitMs <= 0) {
+    build.catch((err) => app.log.error({ err, spaceId: snapshot.spaceId }, 'link index build failed'));
+    throw notReady();
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(notReady()), waitMs);
+  });
+  try {
+    return await Promise.race([build, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
-async function baselineGroups(app: AppContext, scope: LinkScope, pick: (index: LinkIndex) => LinkGroup[]) {
+const deadlineOf = (app: AppContext) => performance.now() + app.config.linkIndexWaitMs;
+
+async function load(app: AppContext, scope: LinkScope, deadline = deadlineOf(app)) {
+  const { snapshot } = await targetSnapshot(app.db, scope.target);
+  const index = await indexOf(app, snapshot, scope.target.revisionId, deadline);
+  return { snapshot, index, deadline };
+}
+
+async function baselineGroups(app: AppContext, scope: LinkScope, deadline: number, pick: (index: LinkIndex) => LinkGroup[]) {
   if (!scope.baseline) return undefined;
   const { snapshot } = await targetSnapshot(app.db, scope.baseline);
-  return pick(await loadLinkIndex(app.db, snapshot, { publicUrl: app.config.publicUrl }, (mds) => app.markdown.links(mds)));
+  return pick(await indexOf(app, snapshot, scope.baseline.revisionId, deadline));
 }
 
 async function linkList(
@@ -180,8 +219,8 @@ async function linkList(
 
 /** Every link of the content, one item per target (with every page linking to it). */
 export async function listSpaceLinks(app: AppContext, p: Principal, scope: LinkScope, q: ListQuery & { status?: LinkStatus }) {
-  const { snapshot, index } = await load(app, scope);
-  const baseline = await baselineGroups(app, scope, (i) => i.groups);
+  const { snapshot, index, deadline } = await load(app, scope);
+  const baseline = await baselineGroups(app, scope, deadline, (i) => i.groups);
   return linkList(app, p, scope, snapshot, index.groups, baseline, q);
 }
 
@@ -193,9 +232,9 @@ export async function listPageLinks(
   pageId: string,
   q: ListQuery & { status?: LinkStatus },
 ) {
-  const { snapshot, index } = await load(app, scope);
+  const { snapshot, index, deadline } = await load(app, scope);
   findPage(snapshot, pageId);
-  const baseline = await baselineGroups(app, scope, (i) => i.pageGroups(pageId));
+  const baseline = await baselineGroups(app, scope, deadline, (i) => i.pageGroups(pageId));
   return linkList(app, p, scope, snapshot, index.pageGroups(pageId), baseline, q);
 }
 
