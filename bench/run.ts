@@ -45,7 +45,7 @@
 //  9. limits (bench/limits.ts)          /healthz p99 while clients read the most hostile page the
 //                                       content limits allow, vs /healthz p99 idle.
 //
-// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git, limits, site), in the
+// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git, limits, links, site), in the
 // order above; content and merge share their spaces when both run.
 //
 // Knobs (environment): BENCH_CONNECTIONS (10), BENCH_DURATION seconds per measured run (3),
@@ -67,6 +67,8 @@ import { benchPdf } from './pdf.js';
 import { benchGit } from './git.js';
 import { benchLimits } from './limits.js';
 import { benchSite } from './site.js';
+import { benchLarge } from './large.js';
+import { benchLinks } from './links.js';
 import { tmpdir } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -292,11 +294,28 @@ const SECTIONS: Section[] = [
     ],
   },
   {
+    name: 'links',
+    run: benchLinks,
+    notes: [
+      'Links (bench/links.ts): a generated 500-page, 7,000-file repository imported through the git job; the first',
+      'GET /links?status=broken after the import succeeded, and the links.index build, vs a warm read of the same list.',
+    ],
+  },
+  {
     name: 'site',
     run: benchSite,
     notes: [
       'Site (bench/site.ts): a cached reader-site page under load vs a bare node:http server sending the same bytes from memory;',
       'and the first render of pages of a 1,000-page site vs their cached read, one request at a time.',
+    ],
+  },
+  {
+    name: 'large',
+    run: benchLarge,
+    notes: [
+      'Large (bench/large.ts): a BENCH_LARGE_PAGES (50,000) page space built by a git import of a generated repository, served by',
+      'an API process and a worker process of their own; each figure beside its baseline (git clone / git push, a warm read, a',
+      '100-page space, GET /v1/orgs/{id}, a bare server); peak RSS of both processes from /proc VmHWM.',
     ],
   },
 ];

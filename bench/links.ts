@@ -1,0 +1,134 @@
+// Link index benchmark: a generated GitBook repository shaped like the real space of issue 26 (about
+// 500 pages and 7,000 files: screenshots under .gitbook/assets, each page showing ~14 of them and
+// linking to its neighbours, some links broken), imported through the real API, git job and workers.
+//   first   `GET /v1/spaces/{id}/links?status=broken` right after the import succeeded
+//           vs a warm read of the same list (the index in memory);
+//   build   the `links.index` job's build of that revision (the import enqueues it), read back from
+//           its operation, vs the same warm read.
+// Knobs: BENCH_LINKS_PAGES (500), BENCH_LINKS_FILES (7000), BENCH_LINKS_WARM reads for the warm p50 (20).
+import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startWorkers } from '../workers/start.js';
+import { startGitServer } from '../test/helpers/git-server.js';
+import { Cleanup, envInt, log, median, pollUntil, seedOrg, startApi, type BenchEnv, type Row } from './lib.js';
+
+const PAGES = envInt('BENCH_LINKS_PAGES', 500);
+const FILES = envInt('BENCH_LINKS_FILES', 7000);
+const WARM = envInt('BENCH_LINKS_WARM', 20);
+
+async function call(base: string, token: string, method: string, p: string, body?: unknown, retry = true): Promise<Answer> {
+  const started = performance.now();
+  let res: Response;
+  try {
+    res = await fetch(`${base}${p}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch (err) {
+    // A kept-alive socket the server closed while the event loop was busy: once more on a new one.
+    if (retry && method === 'GET') return call(base, token, method, p, body, false);
+    throw new Error(`${method} ${p}: ${(err as Error).message} (${String(((err as Error).cause as Error | undefined)?.message)})`, {
+      cause: err,
+    });
+  }
+  const text = await res.text();
+  const ms = performance.now() - started;
+  return { status: res.status, json: text ? JSON.parse(text) : null, headers: res.headers, ms };
+}
+
+interface Answer {
+  status: number;
+  json: any;
+  headers: Headers;
+  ms: number;
+}
+
+/**
+ * SUMMARY.md with sections of 25 pages; FILES images spread over the pages (every image shown by
+ * one page, in GitBook's `<../.gitbook/assets/image (n).png>` form), a link to the next page and,
+ * on every 10th page, a link to a page that does not exist.
+ */
+export async function generateLinksRepo(dir: string, pages = PAGES, files = FILES) {
+  await mkdir(path.join(dir, '.gitbook', 'assets'), { recursive: true });
+  const summary = ['# Table of contents', '', '* [Introduction](README.md)'];
+  await writeFile(path.join(dir, 'README.md'), '# Introduction\n\nGenerated documentation for the links benchmark.\n');
+  const perPage = Math.ceil(files / (pages - 1));
+  let image = 0;
+  for (let i = 1; i < pages; i++) {
+    const folder = `section-${Math.floor((i - 1) / 25)}`;
+    if ((i - 1) % 25 === 0) {
+      await mkdir(path.join(dir, folder), { recursive: true });
+      summary.push(`* [Section ${folder}](${folder}/README.md)`);
+      await writeFile(path.join(dir, folder, 'README.md'), `# ${folder}\n\nSee [the first page](page-${i}.md).\n`);
+    }
+    const lines = [`# Page ${i}\n`, `Configuring component ${i}. See [the next page](page-${i + 1}.md) and [home](../README.md).\n`];
+    if (i % 10 === 0) lines.push(`An [old link](../old/page-${i}.md) and [another](missing-${i}.md#intro).\n`);
+    for (let k = 0; k < perPage && image < files; k++) {
+      const name = `image (${++image}).png`;
+      lines.push(`Step ${k + 1}:\n\n![Step ${k + 1}](<../.gitbook/assets/${name}>)\n`);
+      await writeFile(path.join(dir, '.gitbook', 'assets', name), `png ${image}`);
+    }
+    await writeFile(path.join(dir, folder, `page-${i}.md`), lines.join('\n'));
+    summary.push(`  * [Page ${i}](${folder}/page-${i}.md)`);
+  }
+  await writeFile(path.join(dir, 'SUMMARY.md'), `${summary.join('\n')}\n`);
+}
+
+export async function benchLinks(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
+  const apiBase = await startApi(env, cleanup);
+  const pool = startWorkers(env.app, ['git', 'search']);
+  cleanup.add('close the workers', () => pool.close(5_000));
+  await env.app.markdown.start();
+  const remote = await startGitServer();
+  cleanup.add('stop the git remote', () => remote.close());
+  const work = await mkdtemp(path.join(tmpdir(), 'bench-links-'));
+  cleanup.add(`remove ${work}`, () => rm(work, { recursive: true, force: true }));
+  const { orgId, adminToken } = await seedOrg(env.app, 'Bench links org');
+
+  log(`generating a repository of ${PAGES} pages and ${FILES} files ...`);
+  const src = path.join(work, 'source');
+  await mkdir(src);
+  await generateLinksRepo(src);
+  const url = await remote.createRepo('bench-links', { dir: src, message: 'Generated docs' });
+
+  const spaceId = (await call(apiBase, adminToken, 'POST', `/v1/orgs/${orgId}/spaces`, { title: 'Bench links', empty: true })).json
+    .id as string;
+  log('importing ...');
+  const started = performance.now();
+  const r = await call(apiBase, adminToken, 'POST', `/v1/spaces/${spaceId}/git/import`, { url, ref: 'refs/heads/main' });
+  const location = new URL(r.headers.get('location')!).pathname;
+  const op = await pollUntil(
+    async () => {
+      const o = (await call(apiBase, adminToken, 'GET', location)).json;
+      return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : undefined;
+    },
+    20,
+    600_000,
+    'the git import',
+  );
+  if (op.status !== 'succeeded') throw new Error(`git import ${op.status}: ${op.error}`);
+  const importMs = performance.now() - started;
+  log(`imported in ${(importMs / 1000).toFixed(2)} s; first GET /links?status=broken ...`);
+  const path_ = `/v1/spaces/${spaceId}/links?status=broken&limit=100`;
+  const first = await call(apiBase, adminToken, 'GET', path_);
+  log(`first read: ${first.status} in ${first.ms.toFixed(0)} ms`);
+  const warm: number[] = [];
+  for (let i = 0; i < WARM; i++) {
+    const w = await call(apiBase, adminToken, 'GET', path_);
+    if (w.status !== 200) throw new Error(`warm read: ${w.status} ${JSON.stringify(w.json)}`);
+    warm.push(w.ms);
+  }
+  log(`warm p50 ${median(warm).toFixed(1)} ms; broken total ${first.json?.stats?.broken?.total}`);
+  return [
+    {
+      benchmark: `Links of a ${PAGES}-page, ${FILES}-file space after a git import`,
+      metric: 'first GET /links?status=broken (ms) vs warm p50',
+      ours: first.ms,
+      baseline: median(warm),
+      digits: 1,
+      higherIsBetter: false,
+    },
+  ];
+}
