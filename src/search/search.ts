@@ -6,6 +6,9 @@ import * as query from '../db/repos/search-query.js';
 import type { QueryGroup, RankedPageRow } from '../db/repos/search-query.js';
 import { MATCH_START, MATCH_STOP, SNIPPET_MAX, snippet } from './snippet.js';
 import { spaceTextConfig } from './text-config.js';
+import { indexKey, memoryIndex } from './memory.js';
+import { MemoryIndex } from './memory-index.js';
+import { parseTsQuery } from './tsquery.js';
 
 // Searching the index (see indexer.ts). A query is websearch syntax ("quoted phrases", or, -not)
 // under each space's text-search configuration, ANDed with the bigrams of its CJK runs. A section
@@ -64,12 +67,14 @@ export async function searchPages(
   text: string,
   at: { offset: number; limit: number },
   early?: EarlyRead,
+  options: { memory?: boolean } = {},
 ): Promise<{ total: number; pages: PageMatch[] }> {
   const prepared = prepareQuery(text);
-  const groups = await queryGroups(app, spaceIds, prepared, early);
+  const { groups, spaces } = await queryGroups(app, spaceIds, prepared, early);
   if (!groups.length) return { total: 0, pages: [] };
-  const { total, pages } = await query.rankedPages(app.db, groups, at.offset, at.limit);
-  return { total, pages: await withSections(app, groups, pages, prepared) };
+  const ranked =
+    (options.memory !== false && rankInMemory(app, groups, spaces, at)) || (await query.rankedPages(app.db, groups, at.offset, at.limit));
+  return { total: ranked.total, pages: await withSections(app, groups, ranked.pages, prepared) };
 }
 
 /**
@@ -83,7 +88,7 @@ export async function searchSpaces(
   at: { offset: number; limit: number; pagesPerSpace: number },
 ): Promise<{ total: number; spaces: { id: string; title: string; score: number; pages: PageMatch[] }[] }> {
   const prepared = prepareQuery(text);
-  const groups = await queryGroups(app, spaceIds, prepared);
+  const { groups } = await queryGroups(app, spaceIds, prepared);
   if (!groups.length) return { total: 0, spaces: [] };
   const { total, pages } = await query.rankedSpaces(app.db, groups, at.offset, at.limit, at.pagesPerSpace);
   const matches = await withSections(app, groups, pages, prepared);
@@ -102,8 +107,13 @@ export async function searchSpaces(
  * configuration changed without the index following, e.g. a failed reindex, a restored space, a
  * new SEARCH_TEXT_CONFIG or language) is brought up to date first.
  */
-async function queryGroups(app: AppContext, spaceIds: string[], prepared: PreparedQuery, early?: EarlyRead): Promise<QueryGroup[]> {
-  if (!prepared.latin && !prepared.cjk) return [];
+async function queryGroups(
+  app: AppContext,
+  spaceIds: string[],
+  prepared: PreparedQuery,
+  early?: EarlyRead,
+): Promise<{ groups: QueryGroup[]; spaces: repo.FreshnessRow[] }> {
+  if (!prepared.latin && !prepared.cjk) return { groups: [], spaces: [] };
   let rows = await (early ?? repo.freshness(app.db, spaceIds, prepared.latin));
   let refreshed = false;
   for (const r of rows) {
@@ -125,7 +135,7 @@ async function queryGroups(app: AppContext, spaceIds: string[], prepared: Prepar
     byConfig.set(r.config, list);
     if (r.q !== null) compiled.set(r.config, r.q);
   }
-  if (!byConfig.size) return [];
+  if (!byConfig.size) return { groups: [], spaces: rows };
   const configs = [...byConfig.keys()];
   // Compiled with the freshness check; a configuration PostgreSQL no longer has fails here, as it would when searching.
   const missing = prepared.latin ? configs.filter((c) => !compiled.has(c)) : [];
@@ -136,7 +146,42 @@ async function queryGroups(app: AppContext, spaceIds: string[], prepared: Prepar
     const tsquery = latin && prepared.cjk ? `( ${latin} ) & ( ${prepared.cjk} )` : (latin ?? prepared.cjk);
     if (tsquery) groups.push({ config, spaceIds: byConfig.get(config)!, tsquery, latin });
   }
-  return groups;
+  return { groups, spaces: rows };
+}
+
+/**
+ * The ranked pages from this process's in-memory index (memory.ts) when the search is of one space
+ * whose current index it holds and the query is one it answers (no phrase); null otherwise (a load
+ * is then queued, and PostgreSQL answers).
+ */
+function rankInMemory(
+  app: AppContext,
+  groups: QueryGroup[],
+  spaces: repo.FreshnessRow[],
+  at: { offset: number; limit: number },
+): { total: number; pages: RankedPageRow[] } | null {
+  if (groups.length !== 1 || groups[0].spaceIds.length !== 1) return null;
+  const space = spaces.find((s) => s.id === groups[0].spaceIds[0]);
+  if (!space?.indexed_root || !space.config || space.indexed_revision !== space.revision_id) return null;
+  const tsquery = parseTsQuery(groups[0].tsquery);
+  if (!tsquery || !MemoryIndex.supports(tsquery)) return null;
+  const index = memoryIndex(app, space.id, indexKey(space.indexed_root, space.config));
+  if (!index) return null;
+  const { total, pages } = index.search(tsquery, at.offset, at.limit);
+  return {
+    total,
+    pages: pages.map((p, i) => ({
+      space_id: space.id,
+      space_title: space.title,
+      page_id: p.page.id,
+      score: p.score,
+      title: p.page.title,
+      description: p.page.description,
+      path: p.page.path,
+      ancestors: p.page.ancestors,
+      rank: at.offset + i + 1,
+    })),
+  };
 }
 
 const key = (r: { space_id: string; page_id: string }) => `${r.space_id}\n${r.page_id}`;

@@ -177,8 +177,11 @@ export interface FreshnessRow {
   revision_id: string;
   language: string | null;
   indexed_revision: string | null;
+  /** The root the index holds (with `config`, the key of an in-memory copy). */
+  indexed_root: string | null;
   config: string | null;
   q: string | null;
+  title: string;
 }
 
 /**
@@ -191,7 +194,7 @@ export async function freshness(db: Queryable, spaceIds: string[], latin = ''): 
   if (!spaceIds.length) return [];
   const { rows } = await db.query<FreshnessRow>({
     name: 'search_freshness',
-    text: `SELECT s.id, s.revision_id, s.language, ss.revision_id AS indexed_revision, ss.config,
+    text: `SELECT s.id, s.title, s.revision_id, s.language, ss.revision_id AS indexed_revision, ss.root_hash AS indexed_root, ss.config,
             CASE WHEN $2 <> '' THEN (SELECT websearch_to_tsquery(c.oid::regconfig, $2)::text
                                        FROM pg_ts_config c WHERE c.oid::regconfig::text = ss.config) END AS q
        FROM spaces s LEFT JOIN search_spaces ss ON ss.space_id = s.id
@@ -225,4 +228,37 @@ export async function copyIndex(db: Queryable, fromSpace: string, toSpace: strin
      FROM search_sections s JOIN pages ON pages.page_id = s.page_id WHERE s.space_id = $1`,
     [fromSpace, toSpace],
   );
+}
+
+/** The root and configuration a space's index holds (null when never indexed). */
+export async function indexHead(db: Queryable, spaceId: string): Promise<{ rootHash: string; config: string } | null> {
+  const { rows } = await db.query<{ root_hash: string | null; config: string | null }>(
+    'SELECT root_hash, config FROM search_spaces WHERE space_id = $1',
+    [spaceId],
+  );
+  return rows[0]?.root_hash && rows[0].config ? { rootHash: rows[0].root_hash, config: rows[0].config } : null;
+}
+
+/** The indexed pages of a space in (path, page_id) order as this database sorts them (the tie-break of equal scores). */
+export async function indexedPagesInOrder(db: Queryable, spaceId: string): Promise<IndexedPage[]> {
+  const { rows } = await db.query<IndexedPage>(
+    'SELECT page_id, body_hash, title, description, path, ancestors FROM search_pages WHERE space_id = $1 ORDER BY path, page_id',
+    [spaceId],
+  );
+  return rows;
+}
+
+/** Up to `limit` sections after (`after.pageId`, `after.ord`), with their tsvector's text form. */
+export async function sectionVectors(
+  db: Queryable,
+  spaceId: string,
+  after: { pageId: string; ord: number },
+  limit: number,
+): Promise<{ page_id: string; ord: number; tsv: string }[]> {
+  const { rows } = await db.query<{ page_id: string; ord: number; tsv: string }>(
+    `SELECT page_id, ord, tsv::text AS tsv FROM search_sections
+      WHERE space_id = $1 AND (page_id, ord) > ($2, $3) ORDER BY page_id, ord LIMIT $4`,
+    [spaceId, after.pageId, after.ord, limit],
+  );
+  return rows;
 }
