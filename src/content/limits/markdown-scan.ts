@@ -1,5 +1,21 @@
 // The Markdown scan of src/content/limits.ts: one pass over the lines, no parsing, no recursion.
+// Its work is linear in the body whatever the markers: every line costs steps in proportion to its
+// length, and what a line may be asked once per marker is answered once per line (markdown-lines.ts).
+// `stats.steps` counts that work (test/unit/content/limits-linear.test.ts shows it linear).
 import { LIMITS, fmt, type LimitViolation } from './values.js';
+import {
+  Breaks,
+  cellCount,
+  fenceAt,
+  htmlBlock,
+  interrupts,
+  isAtxHeading,
+  isDelimiterRow,
+  isWs,
+  listMarker,
+  startsContainer,
+  type Counter,
+} from './markdown-lines.js';
 
 /** A block quote, or a list item whose content starts `indent` columns after its parent's content. */
 type Container = { quote: true } | { quote: false; indent: number };
@@ -7,40 +23,15 @@ type Container = { quote: true } | { quote: false; indent: number };
 const SPACE = 0x20;
 const TAB = 0x09;
 
-function isWs(c: number): boolean {
-  return c === SPACE || c === TAB;
+/** What a scan measured: its estimate of the parser's quadratic work, and its own steps. */
+export interface ScanStats {
+  closeWork: number;
+  lazyWork: number;
+  markerWork: number;
+  nodes?: number;
+  /** Steps the scan took (characters and positions examined): its own work, deterministic. */
+  steps?: number;
 }
-
-/** A thematic break (`***`, `- - -`, `___`) from index i: three or more of one marker, spaces only. */
-function isThematicBreak(line: string, i: number): boolean {
-  const m = line.charCodeAt(i);
-  if (m !== 0x2a && m !== 0x2d && m !== 0x5f) return false;
-  let n = 0;
-  for (let j = i; j < line.length; j++) {
-    const c = line.charCodeAt(j);
-    if (c === m) n++;
-    else if (!isWs(c)) return false;
-  }
-  return n >= 3;
-}
-
-/** Cells of a table row: split on unescaped pipes, without the optional outer pipes. */
-function cellCount(line: string, from: number): number {
-  let end = line.length;
-  while (end > from && isWs(line.charCodeAt(end - 1))) end--;
-  let start = from;
-  if (line.charCodeAt(start) === 0x7c) start++;
-  if (end > start && line.charCodeAt(end - 1) === 0x7c && line.charCodeAt(end - 2) !== 0x5c) end--;
-  let cells = 1;
-  for (let j = start; j < end; j++) {
-    const c = line.charCodeAt(j);
-    if (c === 0x5c) j++;
-    else if (c === 0x7c) cells++;
-  }
-  return cells;
-}
-
-const DELIMITER_ROW = /^\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
 
 /**
  * The first limit a Markdown body breaks, or null. `maxChars` is the size limit of the kind of
@@ -50,9 +41,17 @@ export function scanMarkdown(
   md: string,
   maxChars: number = LIMITS.pageChars,
   maxDepth: number = LIMITS.depth,
-  stats?: { closeWork: number; lazyWork: number; markerWork: number; nodes?: number },
+  stats?: ScanStats,
 ): LimitViolation | null {
+  const count: Counter = { steps: 1 };
+  const result = scan(md, maxChars, maxDepth, count, stats);
+  if (stats) stats.steps = count.steps;
+  return result;
+}
+
+function scan(md: string, maxChars: number, maxDepth: number, count: Counter, stats: ScanStats | undefined): LimitViolation | null {
   if (md.length > maxChars) return { limit: 'size', message: `longer than ${fmt(maxChars)} characters (${fmt(md.length)})` };
+  const breaks = new Breaks(count);
   const stack: Container[] = [];
   let nodes = 0;
   let closeWork = 0;
@@ -88,9 +87,11 @@ export function scanMarkdown(
     start = end + 1;
     lineNo++;
     const len = line.length;
+    count.steps += 2 * len + 1; // finding the line's end, and its copy
 
     // GitBook hint blocks (cut out before parsing, see markdown/parse.ts) add one level.
     if (line.startsWith('{%')) {
+      count.steps += len;
       if (/^\{%\s*hint\s/.test(line)) inHint = true;
       else if (/^\{%\s*endhint\s*%\}/.test(line)) inHint = false;
     }
@@ -99,6 +100,7 @@ export function scanMarkdown(
     let col = 0;
     const skipWs = () => {
       while (i < len) {
+        count.steps++;
         const c = line.charCodeAt(i);
         if (c === SPACE) col++;
         else if (c === TAB) col += 4 - (col % 4);
@@ -111,6 +113,7 @@ export function scanMarkdown(
     let base = 0; // content column of the innermost matched container
     let matched = 0;
     for (; matched < stack.length; matched++) {
+      count.steps++;
       const e = stack[matched];
       const si = i;
       const sc = col;
@@ -143,6 +146,7 @@ export function scanMarkdown(
         if (!blank && col - base < 4 && line.charCodeAt(i) === fence.char) {
           let n = 0;
           while (line.charCodeAt(i + n) === fence.char) n++;
+          count.steps += len;
           if (n >= fence.len && line.slice(i + n).trim() === '') fence = null;
         }
         prevBlank = blank;
@@ -159,6 +163,7 @@ export function scanMarkdown(
       if (matched < html.depth || (html.end === null && blank)) html = null;
       else {
         inHtml = true;
+        count.steps += len;
         if (html.end && html.end.test(line)) html = null;
       }
     }
@@ -168,7 +173,8 @@ export function scanMarkdown(
     let closed = 0;
     let firstClosedIsItem = false;
     if (matched < stack.length) {
-      const lazy = !blank && prevText && !startsContainer(line, i, col, base) && !interrupts(line, i);
+      const lazy =
+        !blank && prevText && !startsContainer(line, lineNo, i, col, base, breaks, count) && !interrupts(line, lineNo, i, breaks, count);
       if (!lazy) {
         closed = stack.length - matched;
         firstClosedIsItem = !stack[matched].quote;
@@ -181,7 +187,9 @@ export function scanMarkdown(
     if (matched === stack.length) {
       for (;;) {
         skipWs();
-        if (i >= len || col - base >= 4) break;
+        // Past the depth limit nothing more needs counting (the check below refuses the line).
+        if (i >= len || col - base >= 4 || stack.length + (inHint ? 1 : 0) > maxDepth) break;
+        count.steps++;
         const c = line.charCodeAt(i);
         if (c === 0x3e) {
           i++;
@@ -194,8 +202,8 @@ export function scanMarkdown(
           base = col;
           opened++;
         } else {
-          const width = listMarker(line, i);
-          if (!width || isThematicBreak(line, i)) break;
+          const width = listMarker(line, i, count);
+          if (!width || breaks.at(line, lineNo, i)) break;
           i += width;
           col += width;
           const mi = i;
@@ -258,9 +266,8 @@ export function scanMarkdown(
     const indent = col - base;
     const c: number = line.charCodeAt(rest);
     if (indent < 4 && (c === 0x60 || c === 0x7e)) {
-      let n = 0;
-      while (line.charCodeAt(rest + n) === c) n++;
-      if (n >= 3 && (c === 0x7e || line.indexOf('`', rest + n) < 0)) {
+      const n = fenceAt(line, rest, count);
+      if (n) {
         fence = { char: c, len: n, depth: stack.length };
         nodes++;
         markers = brackets = paraLines = 0;
@@ -269,32 +276,34 @@ export function scanMarkdown(
       }
     }
     if (indent >= 4 && !prevText) continue; // indented code
-    const block: { end: RegExp | null } | undefined = indent < 4 && c === 0x3c ? htmlBlock(line, rest, prevText) : undefined;
+    const block: { end: RegExp | null } | undefined = indent < 4 && c === 0x3c ? htmlBlock(line, rest, prevText, count) : undefined;
     if (block) {
+      count.steps += len;
       if (!(block.end && block.end.test(line.slice(rest + 2)))) html = { end: block.end, depth: stack.length };
       nodes++;
       markers = brackets = paraLines = 0;
       prevText = false;
       continue;
     }
-    if (indent < 4 && isThematicBreak(line, rest)) {
+    if (indent < 4 && breaks.at(line, lineNo, rest)) {
       nodes++;
       markers = brackets = paraLines = 0;
       prevText = false;
       continue;
     }
-    const heading = indent < 4 && isAtxHeading(line, rest);
+    const heading = indent < 4 && isAtxHeading(line, rest, count);
+    count.steps += 2 * len; // looking for a table's pipes
     if (heading) {
       markers = brackets = 0;
       nodes++;
     } else if (table) {
       markers = brackets = 0; // each row of a table is inline content of its own
-      nodes += cellCount(line, rest) + 1;
+      nodes += cellCount(line, rest, count) + 1;
     } else if (
       paraLines === 1 &&
       line.indexOf('|', rest) >= 0 &&
-      DELIMITER_ROW.test(line.slice(rest)) &&
-      cellCount(line, rest) === paraStartCells
+      isDelimiterRow(line, rest, count) &&
+      cellCount(line, rest, count) === paraStartCells
     ) {
       table = true; // the previous line was the header row of a table
       markers = brackets = 0;
@@ -304,7 +313,7 @@ export function scanMarkdown(
     } else {
       if (paraLines === 0) {
         nodes++;
-        paraStartCells = line.indexOf('|', rest) >= 0 ? cellCount(line, rest) : 0;
+        paraStartCells = line.indexOf('|', rest) >= 0 ? cellCount(line, rest, count) : 0;
       }
       paraLines++;
     }
@@ -313,12 +322,14 @@ export function scanMarkdown(
 
     // Inline markers: emphasis runs and link brackets.
     for (let j = rest; j < len; j++) {
+      count.steps++;
       const ch = line.charCodeAt(j);
       if (ch === 0x5c) {
         j++; // an escaped character is text
       } else if (ch === 0x2a || ch === 0x5f || ch === 0x7e) {
         let n = 1;
         while (line.charCodeAt(j + n) === ch) n++;
+        count.steps += n;
         // A run can nest only if it may open or close (text on at least one side of it).
         const flanking = (j + n < len && !isWs(line.charCodeAt(j + n))) || (j > 0 && !isWs(line.charCodeAt(j - 1)));
         if (ch !== 0x7e && flanking && n > 2 * maxDepth) {
@@ -349,86 +360,4 @@ export function scanMarkdown(
     if (heading) markers = brackets = paraLines = 0;
   }
   return tooMuchWork() ? tooComplex(lineNo) : null;
-}
-
-/** Width of a list marker at i (`-`, `+`, `*`, or 1-9 digits and `.`/`)`) followed by a space, a tab or the end; 0 if none. */
-function listMarker(line: string, i: number): number {
-  const c = line.charCodeAt(i);
-  let w = 0;
-  if (c === 0x2d || c === 0x2b || c === 0x2a) w = 1;
-  else {
-    while (w < 9 && line.charCodeAt(i + w) >= 0x30 && line.charCodeAt(i + w) <= 0x39) w++;
-    if (w === 0) return 0;
-    const d = line.charCodeAt(i + w);
-    if (d !== 0x2e && d !== 0x29) return 0;
-    w++;
-  }
-  const after = i + w;
-  return after === line.length || isWs(line.charCodeAt(after)) ? w : 0;
-}
-
-/**
- * Whether a line that continues no open container surely starts one instead of being a lazy
- * paragraph line: a quote, or a list item with content (`1.`/`1)` for ordered ones), as CommonMark
- * lets them interrupt a paragraph.
- */
-function startsContainer(line: string, i: number, col: number, base: number): boolean {
-  if (col - base >= 4 || i >= line.length) return false;
-  if (line.charCodeAt(i) === 0x3e) return true;
-  const w = listMarker(line, i);
-  if (!w || isThematicBreak(line, i)) return false;
-  return true;
-}
-
-const HTML_BLOCK_NAMES = new Set(
-  (
-    'address article aside base basefont blockquote body caption center col colgroup dd details dialog dir div dl dt fieldset ' +
-    'figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 head header hr html iframe legend li link main menu ' +
-    'menuitem nav noframes ol optgroup option p param search section summary table tbody td tfoot th thead title tr track ul'
-  ).split(' '),
-);
-const HTML_RAW = /^<(?:script|pre|style|textarea)(?:[ \t>]|$)/i;
-const HTML_NAMED = /^<\/?([A-Za-z][A-Za-z0-9]*)(?:[ \t>]|\/>|$)/;
-const ATTRIBUTE = `(?:[ \\t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \\t]*=[ \\t]*(?:[^ \\t"'=<>\`]+|'[^']*'|"[^"]*"))?)`;
-const HTML_COMPLETE_TAG = new RegExp(`^(?:<[A-Za-z][A-Za-z0-9-]*${ATTRIBUTE}*[ \\t]*\\/?>|<\\/[A-Za-z][A-Za-z0-9-]*[ \\t]*>)[ \\t]*$`);
-
-/**
- * The HTML block a line starts at i, as CommonMark's seven kinds: its end (a RegExp for the kinds
- * that end at a marker: `</pre>`, `-->`, `?>`, `>`, `]]>`; null for those ending at a blank line),
- * whether it may interrupt a paragraph (all but the 7th); undefined when the line starts none.
- */
-function htmlBlock(line: string, i: number, inParagraph: boolean): { end: RegExp | null } | undefined {
-  if (line.charCodeAt(i) !== 0x3c) return undefined;
-  const rest = line.slice(i);
-  if (HTML_RAW.test(rest)) return { end: /<\/(?:script|pre|style|textarea)>/i };
-  if (rest.startsWith('<!--')) return { end: /-->/ };
-  if (rest.startsWith('<?')) return { end: /\?>/ };
-  if (rest.startsWith('<![CDATA[')) return { end: /\]\]>/ };
-  if (/^<![A-Za-z]/.test(rest)) return { end: />/ };
-  const named = HTML_NAMED.exec(rest);
-  if (named && HTML_BLOCK_NAMES.has(named[1].toLowerCase())) return { end: null };
-  if (!inParagraph && HTML_COMPLETE_TAG.test(rest)) return { end: null };
-  return undefined;
-}
-
-/** `#` to `######` followed by a space, a tab or the end of the line. */
-function isAtxHeading(line: string, i: number): boolean {
-  let n = 0;
-  while (n < 7 && line.charCodeAt(i + n) === 0x23) n++;
-  return n >= 1 && n <= 6 && (i + n === line.length || isWs(line.charCodeAt(i + n)));
-}
-
-/**
- * Lines that surely end a paragraph rather than continue it lazily: ATX headings, code fences,
- * thematic breaks. Anything else is taken as lazy, which keeps containers open: when unsure the scan
- * sees more nesting than the parser, never less.
- */
-function interrupts(line: string, i: number): boolean {
-  const c = line.charCodeAt(i);
-  if (c === 0x60 || c === 0x7e) {
-    let n = 0;
-    while (line.charCodeAt(i + n) === c) n++;
-    return n >= 3 && (c === 0x7e || line.indexOf('`', i + n) < 0);
-  }
-  return isAtxHeading(line, i) || isThematicBreak(line, i) || htmlBlock(line, i, true) !== undefined;
 }
