@@ -5,7 +5,7 @@
  * type") on every connection prepared before, until a restart. Listed, the result stays the same
  * while a new version's migration adds columns under a running old version (docs/operations.md,
  * Upgrades). A column added for good is added here in the same change that reads it
- * (test/integration/db/column-lists.test.ts compares these lists with the migrated tables).
+ * (test/integration/db/upgrade.test.ts compares these lists with the migrated tables).
  */
 export const TABLE_COLUMNS = {
   organizations: [

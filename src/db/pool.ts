@@ -31,7 +31,6 @@ export function createPool(databaseUrl: string, max: number): Db {
   // database error), and the pool discards it when it is released (pg-pool drops clients that are
   // no longer queryable).
   pool.on('connect', (client) => client.on('error', () => {}));
-  retryStalePlans(pool, max);
   return pool;
 }
 
@@ -39,37 +38,13 @@ export function createPool(databaseUrl: string, max: number): Db {
  * Whether `err` is PostgreSQL refusing to run a statement prepared before the schema changed
  * ("cached plan must not change result type", SQLSTATE 0A000): a named statement whose result
  * columns come from `*` meets a table a migration added columns to. Named statements list their
- * columns (src/db/repos), so this only happens through a mistake; raised before the statement
- * runs, so running it again is safe.
+ * columns (src/db/columns.ts), so this only happens through a mistake; raised before the
+ * statement runs, so running it again is safe. The connection holding the stale statement must not
+ * be reused: pg-pool discards the connection of any failed `pool.query`, and `withTx` discards its
+ * own and runs the transaction again on another.
  */
-export function isStalePlan(err: unknown): boolean {
+function isStalePlan(err: unknown): boolean {
   return (err as { code?: unknown })?.code === '0A000';
-}
-
-function isNamed(config: unknown): boolean {
-  return typeof config === 'object' && config !== null && typeof (config as { name?: unknown }).name === 'string';
-}
-
-/**
- * `pool.query` of a named statement that fails with a stale plan runs again: pg-pool has already
- * discarded the connection the error came from (it drops the connection of any failed query), and
- * each idle connection may hold the stale statement too, so up to `max` more tries, each on another
- * connection, until one prepares it afresh.
- */
-function retryStalePlans(pool: pg.Pool, max: number): void {
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  pool.query = ((...args: unknown[]) => {
-    if (!isNamed(args[0]) || args.some((a) => typeof a === 'function')) return query(...args);
-    const attempt = async (left: number): Promise<unknown> => {
-      try {
-        return await query(...args);
-      } catch (err) {
-        if (left > 0 && isStalePlan(err)) return attempt(left - 1);
-        throw err;
-      }
-    };
-    return attempt(max);
-  }) as typeof pool.query;
 }
 
 /**
