@@ -102,13 +102,14 @@ export class Redirect extends Error {
  * moving a key or token given in the URL into an HttpOnly cookie (a redirect).
  */
 export async function admit(app: AppContext, req: IncomingMessage, site: ServedSite): Promise<Reader> {
-  const url = requestUrl(req);
+  let parsed: URL | undefined; // parsed when a rule needs the query (not for a public site's page)
+  const url = () => (parsed ??= requestUrl(req));
   const cookiePath = cookiePathOf(site.base);
   let signed: Record<string, unknown> = {};
   let personal = site.adaptive_content || !site.published; // a preview is never shared
   if (site.visibility === 'share-link') {
     personal = true;
-    const given = url.searchParams.get('share');
+    const given = url().searchParams.get('share');
     if (given !== null) {
       if (!(await shareKeyOpens(app, site, given))) throw notFound();
       throw new Redirect({
@@ -124,7 +125,7 @@ export async function admit(app: AppContext, req: IncomingMessage, site: ServedS
     if (!cookie || !(await shareKeyOpens(app, site, decodeURIComponent(cookie)))) throw notFound();
   } else if (site.visibility === 'visitor-auth') {
     personal = true;
-    const given = url.searchParams.get('jwt_token');
+    const given = url().searchParams.get('jwt_token');
     const token = given ?? cookieValue(req, visitorCookie(site.id));
     const check = token
       ? await verifyVisitorToken(app, site, given ?? decodeURIComponent(token))
@@ -160,9 +161,9 @@ export async function admit(app: AppContext, req: IncomingMessage, site: ServedS
   let unsigned: Record<string, unknown> = {};
   let keep: string | undefined;
   if (site.adaptive_content) {
-    const fromUrl = [...url.searchParams.keys()].some((k) => k.startsWith('visitor.'));
+    const fromUrl = [...url().searchParams.keys()].some((k) => k.startsWith('visitor.'));
     if (fromUrl) {
-      unsigned = unsignedClaims(url.searchParams, site.adaptive_schema);
+      unsigned = unsignedClaims(url().searchParams, site.adaptive_schema);
       const value = encodeURIComponent(JSON.stringify(unsigned));
       // Browsers drop cookies past 4 KiB: larger claim sets apply to this request only.
       if (value.length <= MAX_CLAIMS_COOKIE)

@@ -173,6 +173,14 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
   return html(200, body, headers);
 }
 
+/** The origin of a site base or PUBLIC_URL (a handful per process: parsed once each). */
+const origins = new LRUCache<string, string>({ max: 1000 });
+function originOf(url: string): string {
+  let origin = origins.get(url);
+  if (origin === undefined) origins.set(url, (origin = new URL(url).origin));
+  return origin;
+}
+
 /** Where one request reaches a site: its id (null: a site host with no site at this path) and base. */
 interface SiteTarget {
   siteId: string | null;
@@ -200,8 +208,8 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
     if (siteId === null) throw notFound();
     if (rest === '~preview') return await startPreview(app, req, siteId, at.base);
     const preview = cookieValue(req, previewCookie(siteId));
-    const api = new URL(app.config.publicUrl).origin;
-    site = { ...(await publishedSite(app, siteId, preview)), base: at.base, fileOrigin: new URL(at.base).origin === api ? undefined : api };
+    const api = originOf(app.config.publicUrl);
+    site = { ...(await publishedSite(app, siteId, preview)), base: at.base, fileOrigin: originOf(at.base) === api ? undefined : api };
     if (rest === '~site/auth/login') return login(app, req, site);
     const theme = /^~site\/theme\/\d+(?:-([\w-]{1,128}))?\.css$/.exec(rest);
     if (theme) {
@@ -217,9 +225,8 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
     }
     if (rest === '~site/auth/logout') return logout(app, site);
     reader = await admit(app, req, site);
-    const url = requestUrl(req);
     if (rest === 'search' || rest === '~site/search') {
-      const q = (url.searchParams.get('q') ?? '').slice(0, 200);
+      const q = (requestUrl(req).searchParams.get('q') ?? '').slice(0, 200);
       const hits = await searchReaderSite(app, site, reader.ctx, q);
       if (rest === '~site/search')
         return { status: 200, body: { query: q, items: hits }, headers: { ...commonHeaders(reader), 'x-robots-tag': 'noindex' } };
@@ -227,7 +234,7 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
     }
     if (rest === '~site/pdf') {
       // The `pdf` page action: gated by the customization, then a shared render of the page.
-      const loc = await locatePage(app, site, segmentsOf(url.searchParams.get('path') ?? ''), reader.ctx);
+      const loc = await locatePage(app, site, segmentsOf(requestUrl(req).searchParams.get('path') ?? ''), reader.ctx);
       const settings = await readerSettings(app, site, loc.siteSpace.id);
       if (!settings.pdf?.enabled) throw notFound();
       return { status: 302, headers: { location: await readerPagePdf(app, loc), 'cache-control': 'no-store', 'x-robots-tag': 'noindex' } };

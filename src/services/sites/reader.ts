@@ -209,8 +209,29 @@ export async function snapshotOf(app: AppContext, space: SpaceRow): Promise<Snap
   return snapshot;
 }
 
+/**
+ * Locations already found, per site state (the Map of live spaces publishedSite read, a new one
+ * whenever a row of the site or its spaces changed): a location is a function of that state, the
+ * base, the path and the reader's claims, so a page read again skips the structure walk and the key.
+ */
+const locations = new WeakMap<Map<string, SpaceRow>, LRUCache<string, ReaderLocation>>();
+
 /** Where `segments` lead for this reader; 404 when nothing visible is there. */
 export async function locatePage(app: AppContext, site: ServedSite, segments: string[], ctx: ConditionContext): Promise<ReaderLocation> {
+  const state = site.liveSpaces;
+  if (!state) return findPage(app, site, segments, ctx);
+  let memo = locations.get(state);
+  if (!memo) locations.set(state, (memo = new LRUCache<string, ReaderLocation>({ max: 256 })));
+  const key = JSON.stringify([site.base, site.fileOrigin ?? null, segments, ctx]);
+  let found = memo.get(key);
+  if (!found) {
+    found = await findPage(app, site, segments, ctx);
+    memo.set(key, found);
+  }
+  return found;
+}
+
+async function findPage(app: AppContext, site: ServedSite, segments: string[], ctx: ConditionContext): Promise<ReaderLocation> {
   const { tree, spaces, visible } = await readerStructure(app, site, ctx);
   const r = resolveSitePath(visible, segments);
   if (!r) throw notFound('Not found');
