@@ -38,15 +38,20 @@ export function checkDocument(doc: unknown): LimitViolation | null {
   let count = 0;
   const root: Frame = { node: doc, parent: null, key: '', depth: 0, kind: 'node' };
   const todo: Frame[] = [];
+  // Each node is visited once, so the check is linear in the document; a list longer than the
+  // node limit is refused before its frames are made.
   const pushAll = (parent: Frame, field: string, list: unknown[], kind: Frame['kind']) => {
+    if (count + todo.length + list.length > LIMITS.nodes) return false;
     for (let i = list.length - 1; i >= 0; i--)
       todo.push({ node: list[i], parent, key: `${field}[${i}]`, depth: parent.depth + (kind === 'leaf' ? 0 : 1), kind });
+    return true;
   };
-  pushAll(root, 'nodes', doc.nodes, 'node');
+  const tooMany: LimitViolation = { limit: 'nodes', path: '', message: `more than ${fmt(LIMITS.nodes)} nodes and leaves` };
+  if (!pushAll(root, 'nodes', doc.nodes, 'node')) return tooMany;
   while (todo.length) {
     const f = todo.pop()!;
     const bad = (message: string, limit: LimitName = 'shape'): LimitViolation => ({ limit, path: pathOf(f), message });
-    if (++count > LIMITS.nodes) return { limit: 'nodes', path: '', message: `more than ${fmt(LIMITS.nodes)} nodes and leaves` };
+    if (++count > LIMITS.nodes) return tooMany;
     if (f.depth > LIMITS.documentDepth)
       return { limit: 'depth', path: pathOf(f), message: `nesting deeper than ${LIMITS.documentDepth} levels` };
     const n = f.node;
@@ -55,6 +60,7 @@ export function checkDocument(doc: unknown): LimitViolation | null {
       if (typeof n.text !== 'string') return bad('must have a "text" string');
       if (n.marks !== undefined) {
         if (!Array.isArray(n.marks)) return bad('"marks" must be an array');
+        if (n.marks.length > LIMITS.nodes) return bad(`more than ${fmt(LIMITS.nodes)} marks`, 'nodes');
         for (let m = 0; m < n.marks.length; m++) {
           const mark = n.marks[m];
           if (!isObject(mark) || typeof mark.type !== 'string')
@@ -66,13 +72,13 @@ export function checkDocument(doc: unknown): LimitViolation | null {
     if (f.kind === 'fragment') {
       if (!isObject(n)) return bad(`must be a fragment object, not ${describe(n)}`);
       if (!Array.isArray(n.nodes)) return bad('must have a "nodes" array');
-      pushAll(f, 'nodes', n.nodes, 'node');
+      if (!pushAll(f, 'nodes', n.nodes, 'node')) return tooMany;
       continue;
     }
     if (!isObject(n)) return bad(`must be a node object (block, inline or text), not ${describe(n)}`);
     if (n.object === 'text') {
       if (!Array.isArray(n.leaves)) return bad('a text node must have a "leaves" array');
-      pushAll(f, 'leaves', n.leaves, 'leaf');
+      if (!pushAll(f, 'leaves', n.leaves, 'leaf')) return tooMany;
       continue;
     }
     if (n.object !== 'block' && n.object !== 'inline') return bad('"object" must be "block", "inline" or "text"');
@@ -84,8 +90,8 @@ export function checkDocument(doc: unknown): LimitViolation | null {
       const ref = isObject(n.data) ? n.data.ref : undefined;
       if (!isObject(ref) || typeof ref.kind !== 'string') return bad(`a ${n.type} must have "data.ref", a content reference`);
     }
-    if (Array.isArray(n.fragments)) pushAll(f, 'fragments', n.fragments, 'fragment');
-    if (Array.isArray(n.nodes)) pushAll(f, 'nodes', n.nodes, 'node');
+    if (Array.isArray(n.fragments) && !pushAll(f, 'fragments', n.fragments, 'fragment')) return tooMany;
+    if (Array.isArray(n.nodes) && !pushAll(f, 'nodes', n.nodes, 'node')) return tooMany;
   }
   return null;
 }
