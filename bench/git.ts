@@ -178,7 +178,7 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
     {
       benchmark: `Search catch-up after the git import, ${name}`,
       // The first round parses every page; later ones find the same bodies in the Markdown pool's cache.
-      metric: 'seconds after the import succeeded until search follows, slowest round (baseline: the import job)',
+      metric: 'seconds after the import succeeded until search follows, slowest round (baseline: the import job; target: <= 2x)',
       ours: Math.max(...catchUp),
       baseline: median(times.importOurs),
       digits: 2,
