@@ -68,7 +68,6 @@ import { benchGit } from './git.js';
 import { benchLimits } from './limits.js';
 import { benchSite } from './site.js';
 import { benchLarge } from './large.js';
-import { benchLarge } from './large.js';
 import { benchLinks } from './links.js';
 import { tmpdir } from 'node:os';
 import { rm } from 'node:fs/promises';
@@ -308,15 +307,6 @@ const SECTIONS: Section[] = [
     notes: [
       'Site (bench/site.ts): a cached reader-site page under load vs a bare node:http server sending the same bytes from memory;',
       'and the first render of pages of a 1,000-page site vs their cached read, one request at a time.',
-    ],
-  },
-  {
-    name: 'large',
-    run: benchLarge,
-    notes: [
-      'Large (bench/large.ts): a BENCH_LARGE_PAGES (50,000) page space built by a git import of a generated repository, served by',
-      'an API process and a worker process of their own; each figure beside its baseline (git clone / git push, a warm read, a',
-      '100-page space, GET /v1/orgs/{id}, a bare server); peak RSS of both processes from /proc VmHWM.',
     ],
   },
   {
