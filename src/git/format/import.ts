@@ -42,8 +42,8 @@ function ignoredInFolders(path: string): boolean {
  * HTML src/href. A body beyond the content limits (src/content/limits.ts) is not parsed: it is
  * imported as written, and only its `{% file %}` and HTML references are followed.
  */
-function referencedUrls(markdown: string, mayLinkFile: (markdown: string) => boolean): string[] {
-  const urls = !mayLinkFile(markdown) || scanMarkdown(markdown) ? [] : extractLinks(markdown).map((l) => l.url);
+function referencedUrls(markdown: string, overLimit: boolean, mayLinkFile: (markdown: string) => boolean): string[] {
+  const urls = overLimit || !mayLinkFile(markdown) ? [] : extractLinks(markdown).map((l) => l.url);
   for (const m of markdown.matchAll(/\{%\s*file\s+src\s*=\s*"([^"]*)"/g)) urls.push(m[1]);
   for (const m of markdown.matchAll(/\s(?:src|href)\s*=\s*"([^"]*)"/g)) urls.push(m[1]);
   return urls;
@@ -59,6 +59,28 @@ interface Context {
   summary: string;
   /** What the import could not use as written (SUMMARY entries...), each naming the file and line. */
   warnings: string[];
+  /** Pages (by path) whose body breaks a content limit: kept as written, never parsed here. */
+  overLimit: Set<string>;
+}
+
+/**
+ * A page body past a content limit (src/content/limits.ts) does not stop the import: it is kept as
+ * written (readers get it as plain text, never parsed) and a warning names the file and the limit.
+ */
+function checkBody(ctx: Context, path: string, markdown: string) {
+  const violation = scanMarkdown(markdown);
+  if (!violation) return;
+  ctx.overLimit.add(path);
+  // The scan counts lines of the body (front matter and title taken off): moved to the file's lines.
+  const text = decodeText(ctx.docs.get(path)!);
+  const before = text.endsWith(markdown) ? text.slice(0, text.length - markdown.length).split('\n').length - 1 : 0;
+  const message = violation.message.replace(
+    /\(line ([\d,]+)\)/,
+    (_, n: string) => `(line ${(Number(n.replace(/,/g, '')) + before).toLocaleString('en-US')})`,
+  );
+  ctx.warnings.push(
+    `${label(ctx, path)}: ${message} (the '${violation.limit}' limit of a page body); the page is imported as written and shown as plain text`,
+  );
 }
 
 function label(ctx: Context, path: string): string {
@@ -81,6 +103,7 @@ function loadPage(ctx: Context, path: string, fallbackTitle: string, summaryTitl
       children: [],
     };
     if (linkTitle) page.linkTitle = linkTitle;
+    checkBody(ctx, path, page.markdown);
     return page;
   }
   let title: string;
@@ -97,6 +120,7 @@ function loadPage(ctx: Context, path: string, fallbackTitle: string, summaryTitl
     markdown = parsed.body;
   }
   const page: ImportedPage = { path, type: 'document', title, ...parsed.meta, markdown, children: [] };
+  checkBody(ctx, path, markdown);
   if (sidebar && sidebar !== title) page.linkTitle = sidebar;
   if (parsed.extra) {
     page.extraFrontMatter = parsed.extra;
@@ -273,7 +297,7 @@ function collectFiles(ctx: Context, pages: ImportedPage[]): ImportedFile[] {
   const mayLinkFile = linkFilter(ctx, paths);
   const visit = (page: ImportedPage) => {
     if (page.type === 'document') {
-      for (const raw of referencedUrls(page.markdown, mayLinkFile)) {
+      for (const raw of referencedUrls(page.markdown, ctx.overLimit.has(page.path), mayLinkFile)) {
         const trimmed = raw.trim().replace(/[?#].*$/, '');
         // A root-absolute path ('/images/a.png') is relative to the docs root, as GitBook resolves it.
         const absolute = trimmed.startsWith('/') && !trimmed.startsWith('//');
@@ -333,7 +357,7 @@ export function parseRepository(files: Map<string, Buffer>): ParsedRepository {
   const prefix = rootDir ? `${rootDir}/` : '';
   for (const [path, content] of all) if (path.startsWith(prefix)) docs.set(path.slice(prefix.length), content);
   if (rootDir && docs.size === 0) throw new RepoFormatError(`${CONFIG_FILE} root: the folder '${rootDir}' holds no files`);
-  const ctx: Context = { docs, rootDir, readme, summary, warnings };
+  const ctx: Context = { docs, rootDir, readme, summary, warnings, overLimit: new Set() };
   const pages = docs.has(summary) ? fromSummary(ctx) : fromFolders(ctx);
   return { config, pages, files: collectFiles(ctx, pages), warnings: ctx.warnings };
 }
