@@ -104,7 +104,7 @@ export class Redirect extends Error {
 export async function admit(app: AppContext, req: IncomingMessage, site: ServedSite): Promise<Reader> {
   let parsed: URL | undefined; // parsed when a rule needs the query (not for a public site's page)
   const url = () => (parsed ??= requestUrl(req));
-  const cookiePath = cookiePathOf(site.base);
+  const cookiePath = () => cookiePathOf(site.base); // only when a cookie is written
   let signed: Record<string, unknown> = {};
   let personal = site.adaptive_content || !site.published; // a preview is never shared
   if (site.visibility === 'share-link') {
@@ -116,7 +116,7 @@ export async function admit(app: AppContext, req: IncomingMessage, site: ServedS
         status: 302,
         headers: {
           location: without(req, 'share'),
-          'set-cookie': `${shareCookie(site.id)}=${encodeURIComponent(given)}; Path=${cookiePath}; HttpOnly; SameSite=Lax${secureFlag(app)}`,
+          'set-cookie': `${shareCookie(site.id)}=${encodeURIComponent(given)}; Path=${cookiePath()}; HttpOnly; SameSite=Lax${secureFlag(app)}`,
           'cache-control': 'no-store',
         },
       });
@@ -131,7 +131,7 @@ export async function admit(app: AppContext, req: IncomingMessage, site: ServedS
       ? await verifyVisitorToken(app, site, given ?? decodeURIComponent(token))
       : ({ ok: false, reason: 'none' } as const);
     if (!check.ok) {
-      const clear = `${visitorCookie(site.id)}=; Path=${cookiePath}; HttpOnly; SameSite=Lax; Max-Age=0${secureFlag(app)}`;
+      const clear = `${visitorCookie(site.id)}=; Path=${cookiePath()}; HttpOnly; SameSite=Lax; Max-Age=0${secureFlag(app)}`;
       if (site.auth_fallback_url) {
         const fallback = new URL(site.auth_fallback_url);
         fallback.searchParams.set('location', without(req, 'jwt_token'));
@@ -147,7 +147,7 @@ export async function admit(app: AppContext, req: IncomingMessage, site: ServedS
         status: 302,
         headers: {
           location: without(req, 'jwt_token'),
-          'set-cookie': `${visitorCookie(site.id)}=${encodeURIComponent(given)}; Path=${cookiePath}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secureFlag(app)}`,
+          'set-cookie': `${visitorCookie(site.id)}=${encodeURIComponent(given)}; Path=${cookiePath()}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secureFlag(app)}`,
           'cache-control': 'no-store',
         },
       });
@@ -167,7 +167,7 @@ export async function admit(app: AppContext, req: IncomingMessage, site: ServedS
       const value = encodeURIComponent(JSON.stringify(unsigned));
       // Browsers drop cookies past 4 KiB: larger claim sets apply to this request only.
       if (value.length <= MAX_CLAIMS_COOKIE)
-        keep = `${publicClaimsCookie(site.id)}=${value}; Path=${cookiePath}; HttpOnly; SameSite=Lax${secureFlag(app)}`;
+        keep = `${publicClaimsCookie(site.id)}=${value}; Path=${cookiePath()}; HttpOnly; SameSite=Lax${secureFlag(app)}`;
     } else {
       const stored = cookieValue(req, publicClaimsCookie(site.id));
       if (stored) unsigned = unsignedClaims(claimsParams(stored), site.adaptive_schema);

@@ -67,7 +67,7 @@ export type ReaderSiteRow = SiteRow & { liveSpaces?: Map<string, SpaceRow> };
 interface SiteState {
   stamp: string;
   siteStamp: string;
-  site: SiteRow;
+  site: ReaderSiteRow;
   /** Live spaces by id, and each one's `id:xmin`. */
   spaces: Map<string, SpaceRow>;
   spaceStamps: Map<string, string>;
@@ -88,7 +88,7 @@ async function siteState(app: AppContext, siteId: string): Promise<SiteState | n
   const key = `${stamp.site}|${stamp.spaces.join(',')}`;
   const cached = states.get(siteId);
   if (cached?.stamp === key) return cached;
-  const row = cached?.siteStamp === stamp.site ? cached.site : await getSite(app.db, siteId);
+  const row: SiteRow | null = cached?.siteStamp === stamp.site ? cached.site : await getSite(app.db, siteId);
   if (!row) return null;
   const spaceStamps = new Map(stamp.spaces.map((x) => [x.slice(0, x.indexOf(':')), x]));
   const spaces = new Map<string, SpaceRow>();
@@ -101,7 +101,13 @@ async function siteState(app: AppContext, siteId: string): Promise<SiteState | n
   for (const r of await spacesByIds(app.db, stale, { counters: false })) spaces.set(r.id, r);
   // Rows read after the stamp may be newer than it: kept under it all the same (never older), the
   // next request's stamp differs and reads them again.
-  const state: SiteState = { stamp: key, siteStamp: stamp.site, site: { ...row, site_spaces: spaces.size }, spaces, spaceStamps };
+  const state: SiteState = {
+    stamp: key,
+    siteStamp: stamp.site,
+    site: { ...row, site_spaces: spaces.size, liveSpaces: spaces },
+    spaces,
+    spaceStamps,
+  };
   states.set(siteId, state);
   return state;
 }
@@ -115,7 +121,7 @@ export async function publishedSite(app: AppContext, siteId: string, preview?: s
   const site = state?.site;
   if (!site) throw notFound('Not found');
   if (!site.published && !(preview && checkPreviewToken(app.secret, site.id, preview) !== null)) throw notFound('Not found');
-  return { ...site, liveSpaces: state.spaces };
+  return site; // shared: never modified (routes spread it into a ServedSite)
 }
 
 /** The expiry of a valid preview token of an existing site, or null. */
