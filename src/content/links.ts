@@ -421,8 +421,12 @@ export function linkStats(groups: LinkGroup[], baseline?: LinkGroup[]): LinkStat
 const indexes = new LRUCache<string, LinkIndex>({ max: 32 });
 const building = new Map<string, Promise<LinkIndex>>();
 
-/** Links of many bodies, one array per body in order (the Markdown pool's `links`, off the event loop). */
-type LinkExtractor = (markdowns: string[]) => Promise<ExtractedLink[][]>;
+/**
+ * Links of many bodies, one array per body in order, null for a body that ran out of time (the
+ * Markdown pool's `linksOrTimedOut`, off the event loop): such a body counts as linking nowhere in
+ * this build, but nothing is stored or cached for it, so a later build parses it again.
+ */
+type LinkExtractor = (markdowns: string[]) => Promise<(ExtractedLink[] | null)[]>;
 
 /** Bodies parsed per step of a build; each step's links are stored before the next begins. */
 const EXTRACT_CHUNK = 200;
@@ -438,7 +442,11 @@ const fromStored = (links: StoredLinks): ExtractedLink[] => links.map(([url, rel
  * other stored meanwhile are read instead. Linear: one read of the stored rows, then one parse per
  * missing body.
  */
-async function bodyLinks(db: Queryable, snap: Snapshot, extract: LinkExtractor): Promise<Map<Hash, ExtractedLink[]>> {
+async function bodyLinks(
+  db: Queryable,
+  snap: Snapshot,
+  extract: LinkExtractor,
+): Promise<{ local: Map<Hash, ExtractedLink[]>; complete: boolean }> {
   // Taken out of the shared cache first: another build may evict entries while this one waits.
   const local = new Map<Hash, ExtractedLink[]>();
   const missing = new Set<Hash>();
@@ -468,18 +476,18 @@ async function bodyLinks(db: Queryable, snap: Snapshot, extract: LinkExtractor):
     }
     const objs = [...(await getObjects(db, snap.spaceId, chunk))];
     const links = await extract(objs.map(([, obj]) => (obj as BodyNode).markdown));
-    await insertLinkExtracts(
-      db,
-      snap.spaceId,
-      objs.map(([h], k) => [h, toStored(links[k])]),
-    );
+    const done: [Hash, StoredLinks][] = [];
     objs.forEach(([h], k) => {
-      local.set(h, links[k]);
-      extracted.set(h, links[k]);
+      const l = links[k];
+      local.set(h, l ?? []);
+      if (!l) return; // ran out of time: parsed again by the next build
+      extracted.set(h, l);
       missing.delete(h);
+      done.push([h, toStored(l)]);
     });
+    await insertLinkExtracts(db, snap.spaceId, done);
   }
-  return local;
+  return { local, complete: missing.size === 0 };
 }
 
 /**
@@ -494,7 +502,9 @@ export async function indexRevisionLinks(
   if (await isRootIndexed(db, snap.spaceId, snap.rootHash)) {
     return { bodies: -1, links: -1, already: true };
   }
-  const local = await bodyLinks(db, snap, extract);
+  const { local, complete } = await bodyLinks(db, snap, extract);
+  // A body that ran out of time (a busy machine) fails the attempt: the job is retried later.
+  if (!complete) throw new Error(`Some page bodies of revision root ${snap.rootHash} could not be parsed in time`);
   let links = 0;
   for (const p of snap.ordered) if (p.node.body) links += local.get(p.node.body)?.length ?? 0;
   await markRootIndexed(db, snap.spaceId, snap.rootHash, { bodies: local.size, links });
@@ -514,9 +524,9 @@ export async function loadLinkIndex(db: Queryable, snap: Snapshot, opts: Resolve
   let pending = building.get(key);
   if (!pending) {
     pending = (async () => {
-      const local = await bodyLinks(db, snap, extract);
+      const { local, complete } = await bodyLinks(db, snap, extract);
       const index = buildLinkIndex(snap, (p) => local.get(p.node.body!) ?? [], opts);
-      indexes.set(key, index);
+      if (complete) indexes.set(key, index); // else answered once, built again by the next read
       return index;
     })().finally(() => building.delete(key));
     building.set(key, pending);

@@ -197,6 +197,15 @@ export class MarkdownPool {
     return this.many('links', mds);
   }
 
+  /**
+   * Links of many bodies, null for a body that ran out of time (its `[]` says nothing about it):
+   * for a caller that stores links for good (the link index, src/content/links.ts).
+   */
+  async linksOrTimedOut(mds: readonly string[]): Promise<(PageLink[] | null)[]> {
+    const timedOut = this.timeoutReason();
+    return (await this.manyOutputs('links', mds)).map((o) => (o.plain === timedOut ? null : (o.value as PageLink[])));
+  }
+
   /** A JSON document given on write → Markdown, or the limit or shape rule it breaks. */
   async fromDocument(doc: unknown, maxChars: number): Promise<FromDocumentOutput> {
     // The shape first, here: iterative and quick, and it stops at the first node too deep, before
@@ -314,11 +323,16 @@ export class MarkdownPool {
 
   /** One op over many bodies: cached ones answered at once, the rest in batches. */
   private async many<K extends 'sections' | 'links'>(op: K, mds: readonly string[]): Promise<BodyValues[K][]> {
-    const out: BodyValues[K][] = new Array(mds.length);
+    return (await this.manyOutputs(op, mds)).map((o) => o.value as BodyValues[K]);
+  }
+
+  /** `many` with each body's whole output (its value, and `plain` when it was handled as plain text). */
+  private async manyOutputs(op: 'sections' | 'links', mds: readonly string[]): Promise<BodyOutput[]> {
+    const out: BodyOutput[] = new Array(mds.length);
     const todo: number[] = [];
     mds.forEach((md, i) => {
       const hit = this.cache.get(`${op}\n${md}`);
-      if (hit) out[i] = hit.value as BodyValues[K];
+      if (hit) out[i] = hit;
       else todo.push(i);
     });
     const batches: number[][] = [];
@@ -342,13 +356,13 @@ export class MarkdownPool {
             : ((await this.run({ op: 'batch', tasks: items.map((i) => ({ op, md: mds[i] })) }, chars, () => null)) as BodyOutput[] | null);
         if (results) {
           items.forEach((i, j) => {
-            out[i] = results[j].value as BodyValues[K];
+            out[i] = results[j];
             this.remember(`${op}\n${mds[i]}`, results[j], false);
           });
         } else {
           // The batch ran out of time: each body again on its own, so only the slow one is plain.
           const each = await Promise.all(items.map((i) => this.body(op, mds[i])));
-          items.forEach((i, j) => (out[i] = each[j].value as BodyValues[K]));
+          items.forEach((i, j) => (out[i] = each[j]));
         }
       }),
     );

@@ -19,7 +19,7 @@ export async function indexSpaceLinks(app: AppContext, spaceId: string) {
   const space = await getSpace(app.db, spaceId);
   if (!space) throw new JobSkipped('The space was deleted');
   const { snapshot } = await revisionSnapshot(app.db, spaceId, space.revision_id);
-  const out = await indexRevisionLinks(app.db, snapshot, (mds) => app.markdown.links(mds));
+  const out = await indexRevisionLinks(app.db, snapshot, (mds) => app.markdown.linksOrTimedOut(mds));
   return { spaceId, revisionId: space.revision_id, ...out };
 }
 

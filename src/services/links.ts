@@ -164,7 +164,7 @@ async function indexOf(app: AppContext, snapshot: Snapshot, revisionId: string, 
   const opts = { publicUrl: app.config.publicUrl };
   const cached = cachedLinkIndex(snapshot, opts);
   if (cached) return cached;
-  const build = loadLinkIndex(app.db, snapshot, opts, (mds) => app.markdown.links(mds));
+  const build = loadLinkIndex(app.db, snapshot, opts, (mds) => app.markdown.linksOrTimedOut(mds));
   const notReady = () =>
     unavailable(`The link index of revision "${revisionId}" is being built; retry in ${RETRY_AFTER_S} seconds`, RETRY_AFTER_S);
   const waitMs = deadline - performance.now();

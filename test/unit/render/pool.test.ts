@@ -145,6 +145,13 @@ describe('MarkdownPool', () => {
     expect(await p.document(md)).toEqual(markdownToDocument(md));
   });
 
+  it('tells a body that ran out of time from one without links (the link index stores only the latter)', async () => {
+    const p = pool({ threads: 1, timeoutMs: 300 });
+    const slow = `${'[a](b) '.repeat(2400)}\n\n`.repeat(20); // seconds of parsing
+    expect(await p.linksOrTimedOut([slow, 'No links.', 'A [link](y).'])).toEqual([null, [], [{ url: 'y', relation: 'link' }]]);
+    expect(await p.links([slow])).toEqual([[]]);
+  });
+
   it('merges texts line by line', async () => {
     const p = pool({ threads: 1, timeoutMs: 60_000 });
     const base = Array.from({ length: 200 }, (_, i) => `line ${i}`);
