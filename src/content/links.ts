@@ -36,6 +36,12 @@
 // file to describe, and the text to fix is what a writer needs. Identical targets (same relation,
 // same resolved target, same anchor) linked from several pages form one item whose
 // `locationReferences` lists each linking page once, in tree order; `stats.total` counts those items.
+//
+// ## Where the index comes from
+// The links of each body as written are stored by (space, body hash) in PostgreSQL (link_extracts),
+// by the `links.index` job after the content changed (`indexRevisionLinks`) or by a reader for what
+// is not stored yet (`loadLinkIndex`): a body is parsed once. Resolving them against a revision is
+// in memory and linear (map lookups per link), so a read of a stored revision parses nothing.
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/pool.js';
 import { pageLinks, slugify, type PageLink } from './markdown.js';

@@ -185,8 +185,11 @@ async function indexOf(app: AppContext, snapshot: Snapshot, revisionId: string, 
 
 const deadlineOf = (app: AppContext) => performance.now() + app.config.linkIndexWaitMs;
 
-async function load(app: AppContext, scope: LinkScope, deadline = deadlineOf(app)) {
+/** The scope's snapshot and link index; `check` runs on the snapshot first (a 404 never waits for the index). */
+async function load(app: AppContext, scope: LinkScope, check: (snapshot: Snapshot) => void = () => {}) {
+  const deadline = deadlineOf(app);
   const { snapshot } = await targetSnapshot(app.db, scope.target);
+  check(snapshot);
   const index = await indexOf(app, snapshot, scope.target.revisionId, deadline);
   return { snapshot, index, deadline };
 }
@@ -232,8 +235,7 @@ export async function listPageLinks(
   pageId: string,
   q: ListQuery & { status?: LinkStatus },
 ) {
-  const { snapshot, index, deadline } = await load(app, scope);
-  findPage(snapshot, pageId);
+  const { snapshot, index, deadline } = await load(app, scope, (snap) => findPage(snap, pageId));
   const baseline = await baselineGroups(app, scope, deadline, (i) => i.pageGroups(pageId));
   return linkList(app, p, scope, snapshot, index.pageGroups(pageId), baseline, q);
 }
@@ -252,14 +254,14 @@ async function backlinkList(app: AppContext, p: Principal, scope: LinkScope, sna
 
 /** Pages that link to a page (other than itself). */
 export async function listPageBacklinks(app: AppContext, p: Principal, scope: LinkScope, pageId: string, q: ListQuery) {
-  const { snapshot, index } = await load(app, scope);
-  findPage(snapshot, pageId);
+  const { snapshot, index } = await load(app, scope, (snap) => findPage(snap, pageId));
   return backlinkList(app, p, scope, snapshot, index.pageBacklinks.get(pageId) ?? [], q);
 }
 
 /** Pages that link to a file or show it. */
 export async function listFileBacklinks(app: AppContext, p: Principal, scope: LinkScope, fileId: string, q: ListQuery) {
-  const { snapshot, index } = await load(app, scope);
-  if (!snapshot.filesById.has(fileId)) throw notFound(`File "${fileId}" not found`);
+  const { snapshot, index } = await load(app, scope, (snap) => {
+    if (!snap.filesById.has(fileId)) throw notFound(`File "${fileId}" not found`);
+  });
   return backlinkList(app, p, scope, snapshot, index.fileBacklinks.get(fileId) ?? [], q);
 }

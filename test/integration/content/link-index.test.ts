@@ -113,6 +113,9 @@ describe('a read whose index is not built yet', () => {
     const ops = await linksIndexOperations(t.app.db, spaceId);
     expect(ops.map((o) => o.status)).toContain('queued');
 
+    // An unknown page is a 404 at once: it does not wait for, nor depend on, the index.
+    const unknown = await t.api('GET', `/v1/spaces/${spaceId}/content/page/nope/backlinks`, { token: org.adminToken });
+    expect(unknown.status).toBe(404);
     const before = await t.api('GET', `/v1/spaces/${spaceId}/links?status=broken`, { token: org.adminToken });
     expect(before.status).toBe(503);
     expect(before.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
