@@ -17,6 +17,8 @@ import {
   orTerm,
   rankAnd,
   uniqueOperands,
+  tsRank,
+  type Weights,
   float4Value,
   type OperandEntries,
   type TsQuery,
@@ -43,6 +45,13 @@ interface Posting {
   orTerms?: Float32Array;
 }
 
+export interface SectionHit {
+  ord: number;
+  /** ts_rank of the section, and counting only its own title and body. */
+  r: number;
+  own: number;
+}
+
 export interface RankedPage {
   page: IndexPage;
   score: number;
@@ -58,6 +67,11 @@ export class MemoryIndex {
     readonly pages: IndexPage[],
     /** Page (index in `pages`) of each section. */
     private readonly sectionPage: Int32Array,
+    /** Each section's `ord` (a page's sections are consecutive, in ord order). */
+    private readonly sectionOrd: Int32Array,
+    /** A page's first section (-1: none) and how many it has. */
+    private readonly pageFirst: Int32Array,
+    private readonly pageSections: Int32Array,
     private readonly lexemes: Map<string, Posting>,
     /** Approximate bytes held. */
     readonly bytes: number,
@@ -126,6 +140,47 @@ export class MemoryIndex {
       }
     }
     return this.ordered(best, offset, limit);
+  }
+
+  /**
+   * The sections to show of the pages with these ids, as src/db/repos/search-query.ts
+   * matchingSections picks them: matching sections, those matching through their own title or
+   * body first (ts_rank with OWN_WEIGHTS > 0), then by rank, then ord; at most `perPage` of them,
+   * only the first when none matches on its own.
+   */
+  sections(query: TsQuery, pageIds: string[], perPage: number, ownWeights: Weights): Map<string, SectionHit[]> {
+    const matching = this.evaluate(query);
+    const operands = uniqueOperands(query).map((o) => this.postingsOf(o));
+    const asAnd = ranksAsAnd(query);
+    const byId = new Map(this.pages.map((p, i) => [p.id, i]));
+    const out = new Map<string, SectionHit[]>();
+    for (const id of pageIds) {
+      const page = byId.get(id);
+      if (page === undefined || this.pageFirst[page] < 0) continue;
+      const hits: SectionHit[] = [];
+      for (let s = this.pageFirst[page]; s < this.pageFirst[page] + this.pageSections[page]; s++) {
+        if (!contains(matching, s)) continue;
+        const entries: OperandEntries[] = operands.map((lists) => {
+          const list: OperandEntries = [];
+          for (const p of lists) {
+            const at = position(p.sections, s);
+            if (at >= 0) list.push({ pos: p.positions, start: p.starts[at], end: p.starts[at + 1] });
+          }
+          return list;
+        });
+        hits.push({
+          ord: this.sectionOrd[s],
+          r: float4Value(tsRank(DEFAULT_WEIGHTS, asAnd, entries)),
+          own: float4Value(tsRank(ownWeights, asAnd, entries)),
+        });
+      }
+      hits.sort((a, b) => Number(b.own > 0) - Number(a.own > 0) || b.r - a.r || a.ord - b.ord);
+      out.set(
+        id,
+        hits.slice(0, Math.max(1, perPage)).filter((h, n) => h.own > 0 || n === 0),
+      );
+    }
+    return out;
   }
 
   /**
@@ -208,6 +263,19 @@ function orTerms(p: Posting): Float32Array {
   return p.orTerms;
 }
 
+function position(a: Int32Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < a.length && a[lo] === x ? lo : -1;
+}
+
+const contains = (a: Int32Array, x: number) => position(a, x) >= 0;
+
 function intersect(a: Int32Array, b: Int32Array): Int32Array {
   const out: number[] = [];
   for (let i = 0, j = 0; i < a.length && j < b.length;) {
@@ -256,8 +324,11 @@ const WEIGHT_BITS: Record<string, number> = { A: 3, B: 2, C: 1, D: 0 };
 export class MemoryIndexBuilder {
   private readonly pageIndex = new Map<string, number>();
   private readonly sectionPage: number[] = [];
+  private readonly sectionOrd: number[] = [];
+  private lastPage = -1;
   private readonly building = new Map<string, { sections: number[]; starts: number[]; positions: number[] }>();
   private positionCount = 0;
+  private readonly seen = new Set<number>();
 
   constructor(
     private readonly key: string,
@@ -266,12 +337,16 @@ export class MemoryIndexBuilder {
     pages.forEach((p, i) => this.pageIndex.set(p.id, i));
   }
 
-  /** Adds one section of `pageId` (ignored when the page is not among the index's pages). */
-  addSection(pageId: string, tsvText: string) {
+  /** Adds one section of `pageId` (ignored when the page is not among the index's pages); a page's sections come together, in `ord` order. */
+  addSection(pageId: string, ord: number, tsvText: string) {
     const page = this.pageIndex.get(pageId);
     if (page === undefined) return;
+    if (page !== this.lastPage && this.pageIndex.size && this.seen.has(page)) throw new Error('sections of a page must come together');
+    this.seen.add(page);
+    this.lastPage = page;
     const section = this.sectionPage.length;
     this.sectionPage.push(page);
+    this.sectionOrd.push(ord);
     for (const [lexeme, positions] of parseTsvector(tsvText)) {
       let b = this.building.get(lexeme);
       if (!b) this.building.set(lexeme, (b = { sections: [], starts: [], positions: [] }));
@@ -296,11 +371,21 @@ export class MemoryIndexBuilder {
     for (const p of this.pages)
       bytes += 120 + 2 * (p.id.length + p.title.length + p.description.length + p.path.length) + 40 * p.ancestors.length;
     this.building.clear();
+    const pageFirst = new Int32Array(this.pages.length).fill(-1);
+    const pageSections = new Int32Array(this.pages.length);
+    this.sectionPage.forEach((page, s) => {
+      if (pageFirst[page] < 0) pageFirst[page] = s;
+      pageSections[page]++;
+    });
+    bytes += this.sectionPage.length * 4 + this.pages.length * 8;
     // An index of more pages than a sort key can number is never kept (memory.ts: too large).
     return new MemoryIndex(
       this.key,
       this.pages,
       Int32Array.from(this.sectionPage),
+      Int32Array.from(this.sectionOrd),
+      pageFirst,
+      pageSections,
       lexemes,
       this.pages.length > PAGE_SLOTS ? Infinity : bytes,
     );

@@ -152,7 +152,7 @@ async function load(app: AppContext, spaceId: string): Promise<MemoryIndex | nul
     let after = { pageId: '', ord: -1 };
     for (;;) {
       const rows = await repo.sectionVectors(c, spaceId, after, LOAD_BATCH);
-      for (const row of rows) builder.addSection(row.page_id, row.tsv);
+      for (const row of rows) builder.addSection(row.page_id, row.ord, row.tsv);
       if (rows.length < LOAD_BATCH) break;
       after = { pageId: rows[rows.length - 1].page_id, ord: rows[rows.length - 1].ord };
     }

@@ -8,7 +8,9 @@ import { MATCH_START, MATCH_STOP, SNIPPET_MAX, snippet } from './snippet.js';
 import { spaceTextConfig } from './text-config.js';
 import { indexKey, memoryIndex } from './memory.js';
 import { MemoryIndex } from './memory-index.js';
-import { parseTsQuery } from './tsquery.js';
+import { parseTsQuery, uniqueOperands, type TsQuery, type Weights } from './tsquery.js';
+import { firstMatches } from './highlight.js';
+import { snippetText } from './snippet.js';
 
 // Searching the index (see indexer.ts). A query is websearch syntax ("quoted phrases", or, -not)
 // under each space's text-search configuration, ANDed with the bigrams of its CJK runs. A section
@@ -72,8 +74,9 @@ export async function searchPages(
   const prepared = prepareQuery(text);
   const { groups, spaces } = await queryGroups(app, spaceIds, prepared, early);
   if (!groups.length) return { total: 0, pages: [] };
-  const ranked =
-    (options.memory !== false && rankInMemory(app, groups, spaces, at)) || (await query.rankedPages(app.db, groups, at.offset, at.limit));
+  const memory = options.memory !== false ? rankInMemory(app, groups, spaces, at) : null;
+  if (memory) return { total: memory.total, pages: await withSectionsFromMemory(app, groups[0], memory, prepared) };
+  const ranked = await query.rankedPages(app.db, groups, at.offset, at.limit);
   return { total: ranked.total, pages: await withSections(app, groups, ranked.pages, prepared) };
 }
 
@@ -159,7 +162,7 @@ function rankInMemory(
   groups: QueryGroup[],
   spaces: repo.FreshnessRow[],
   at: { offset: number; limit: number },
-): { total: number; pages: RankedPageRow[] } | null {
+): { total: number; pages: RankedPageRow[]; index: MemoryIndex; tsquery: TsQuery } | null {
   if (groups.length !== 1 || groups[0].spaceIds.length !== 1) return null;
   const space = spaces.find((s) => s.id === groups[0].spaceIds[0]);
   if (!space?.indexed_root || !space.config || space.indexed_revision !== space.revision_id) return null;
@@ -169,6 +172,8 @@ function rankInMemory(
   if (!index) return null;
   const { total, pages } = index.search(tsquery, at.offset, at.limit);
   return {
+    index,
+    tsquery,
     total,
     pages: pages.map((p, i) => ({
       space_id: space.id,
@@ -215,6 +220,15 @@ async function withSections(app: AppContext, groups: QueryGroup[], pages: Ranked
       hits.set(key(row), list);
     }
   }
+  return assemble(pages, hits, prepared);
+}
+
+/** Page results from their ranked rows and the sections to show of each (keyed by space and page). */
+function assemble(
+  pages: RankedPageRow[],
+  hits: Map<string, (query.SectionHitRow & { at?: number })[]>,
+  prepared: PreparedQuery,
+): PageMatch[] {
   return pages.map((r) => {
     const list = hits.get(key(r)) ?? [];
     const own = list.filter((s) => s.own > 0);
@@ -232,10 +246,86 @@ async function withSections(app: AppContext, groups: QueryGroup[], pages: Ranked
       sections: shown.map((s) => ({
         sectionId: s.section_id,
         title: s.title,
-        body: snippet({ body: s.body, highlighted: s.highlighted, runs: s.own > 0 ? prepared.runs : [] }),
+        body: snippet({ body: s.body, highlighted: s.highlighted, at: s.at, runs: s.own > 0 ? prepared.runs : [] }),
         score: s.r,
         own: s.own > 0,
       })),
     };
   });
+}
+
+/** ts_rank weights {D, C, B, A} counting only a section's own text (search-query.ts OWN_WEIGHTS), as float4. */
+const OWN_WEIGHTS: Weights = [0.1, 0, 0.4, 0].map(Math.fround) as unknown as Weights;
+
+/**
+ * withSections for a ranking made in memory: the sections to show are picked and ranked there,
+ * their rows read by key, and their snippets placed by highlight.ts (ts_headline only for a body
+ * where it found no word).
+ */
+async function withSectionsFromMemory(
+  app: AppContext,
+  g: QueryGroup,
+  ranked: { pages: RankedPageRow[]; index: MemoryIndex; tsquery: TsQuery },
+  prepared: PreparedQuery,
+): Promise<PageMatch[]> {
+  if (!ranked.pages.length) return [];
+  const spaceId = ranked.pages[0].space_id;
+  const picked = ranked.index.sections(
+    ranked.tsquery,
+    ranked.pages.map((p) => p.page_id),
+    MAX_SECTIONS_PER_PAGE,
+    OWN_WEIGHTS,
+  );
+  const keys = [...picked].flatMap(([pageId, list]) => list.map((h) => ({ pageId, ord: h.ord })));
+  const rows = new Map((await query.sectionRows(app.db, spaceId, keys)).map((r) => [`${r.page_id}\n${r.ord}`, r]));
+  const hits = new Map<string, (query.SectionHitRow & { at?: number })[]>();
+  // Bodies longer than a snippet are placed at their first match (see withSections: headlineAbove).
+  const toPlace: (query.SectionHitRow & { at?: number })[] = [];
+  for (const [pageId, list] of picked) {
+    const out: (query.SectionHitRow & { at?: number })[] = [];
+    for (const h of list) {
+      const row = rows.get(`${pageId}\n${h.ord}`);
+      if (!row) continue;
+      const hit = {
+        space_id: spaceId,
+        page_id: pageId,
+        section_id: row.section_id,
+        title: row.title,
+        body: row.body,
+        r: h.r,
+        own: h.own,
+        highlighted: null,
+      };
+      out.push(hit);
+      if (h.own > 0 && g.latin && Buffer.byteLength(row.body) > SNIPPET_MAX) toPlace.push(hit);
+    }
+    hits.set(key({ space_id: spaceId, page_id: pageId }), out);
+  }
+  if (toPlace.length && g.latin) {
+    const latin = parseTsQuery(g.latin);
+    const at = latin
+      ? await firstMatches(
+          app,
+          g.config,
+          uniqueOperands(latin),
+          toPlace.map((h) => snippetText(h.body)),
+        )
+      : toPlace.map(() => -1);
+    toPlace.forEach((h, i) => (h.at = at[i]));
+    const unplaced = toPlace.filter((h) => h.at! < 0);
+    if (unplaced.length) {
+      const marked = await query.headlines(
+        app.db,
+        g.config,
+        g.latin,
+        unplaced.map((h) => h.body),
+        HEADLINE_OPTIONS,
+      );
+      unplaced.forEach((h, i) => {
+        h.at = undefined;
+        h.highlighted = marked[i];
+      });
+    }
+  }
+  return assemble(ranked.pages, hits, prepared);
 }

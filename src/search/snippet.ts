@@ -21,11 +21,18 @@ interface SnippetInput {
   highlighted?: string | null;
   /** CJK runs of the query. */
   runs?: string[];
+  /** Where the first match is in snippetText(body), when known without `highlighted` (-1: none). */
+  at?: number;
+}
+
+/** The body as snippets read it (markers out, white space collapsed): what `at` counts in. */
+export function snippetText(body: string): string {
+  return collapse(body.replaceAll(MATCH_START, '').replaceAll(MATCH_STOP, ''));
 }
 
 export function snippet(input: SnippetInput, max = SNIPPET_MAX): string {
-  const text = collapse(input.body.replaceAll(MATCH_START, '').replaceAll(MATCH_STOP, ''));
-  let at = -1;
+  const text = snippetText(input.body);
+  let at = input.at ?? -1;
   if (input.highlighted) {
     const h = collapse(input.highlighted);
     const mark = h.indexOf(MATCH_START);

@@ -207,3 +207,41 @@ export async function builtInTextConfigs(db: Queryable): Promise<string[]> {
   );
   return rows.map((r) => r.cfgname);
 }
+
+/** Rows of the given sections (by page id and ord) of one space: what is shown of them. */
+export async function sectionRows(
+  db: Queryable,
+  spaceId: string,
+  keys: { pageId: string; ord: number }[],
+): Promise<{ page_id: string; ord: number; section_id: string; title: string; body: string }[]> {
+  if (!keys.length) return [];
+  const { rows } = await db.query({
+    name: 'search_section_rows',
+    text: `SELECT sec.page_id, sec.ord, sec.section_id, sec.title, sec.body
+       FROM unnest($2::text[], $3::int[]) AS want(page_id, ord)
+       JOIN search_sections sec ON sec.space_id = $1 AND sec.page_id = want.page_id AND sec.ord = want.ord`,
+    values: [spaceId, keys.map((k) => k.pageId), keys.map((k) => k.ord)],
+  });
+  return rows;
+}
+
+/** The lexemes each word gives under a text-search configuration (to_tsvector of the word alone). */
+export async function wordLexemes(db: Queryable, config: string, words: string[]): Promise<Map<string, string[]>> {
+  if (!words.length) return new Map();
+  const { rows } = await db.query<{ w: string; lexemes: string[] }>({
+    name: 'search_word_lexemes',
+    text: `SELECT w, array(SELECT lexeme FROM unnest(to_tsvector($1::regconfig, w))) AS lexemes FROM unnest($2::text[]) AS w`,
+    values: [config, words],
+  });
+  return new Map(rows.map((r) => [r.w, r.lexemes]));
+}
+
+/** ts_headline of (the beginning of) each body for `latin` (a tsquery), every match marked with `options`. */
+export async function headlines(db: Queryable, config: string, latin: string, bodies: string[], options: string): Promise<string[]> {
+  if (!bodies.length) return [];
+  const { rows } = await db.query<{ h: string }>(
+    `SELECT ts_headline($1::regconfig, left(b, ${HEADLINE_CHARS}), $2::tsquery, $3) AS h FROM unnest($4::text[]) WITH ORDINALITY AS u(b, n) ORDER BY n`,
+    [config, latin, options, bodies],
+  );
+  return rows.map((r) => r.h);
+}

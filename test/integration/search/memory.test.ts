@@ -40,6 +40,10 @@ const QUERIES = [
   'the',
   'nothingmatchesthis',
   '"command line"',
+  'wombat',
+  'wombats appearing',
+  '1.5',
+  'https',
 ];
 
 describe('in-memory search index', () => {
@@ -60,6 +64,12 @@ describe('in-memory search index', () => {
         d.insertPage(null, { title: `Walrus ${i}`, markdown: `The same walrus text.${' walrus'.repeat(i % 3)}` });
       d.insertPage(null, { title: '介绍', markdown: '这是一个文档平台的介绍。\n\n## 安装\n\nインストールの手順を説明します。' });
       d.insertPage(null, { title: 'Mixed', markdown: 'GitBook 文档平台 guide, installing it.' });
+      // Long bodies: the snippet is placed at the first match (a word, or a token only PostgreSQL's parser reads).
+      const filler = 'Nothing to see in this sentence at all. '.repeat(12);
+      d.insertPage(null, {
+        title: 'Essay',
+        markdown: `${filler}Here the wombat finally appears, version 1.5 of https://example.com/wombat. ${filler}\n\n## More\n\n${filler}Wombats appear again.`,
+      });
     });
     const sql = (q: string, offset = 0, limit = 50) => searchPages(t.app, [s], q, { offset, limit }, undefined, { memory: false });
     const ours = (q: string, offset = 0, limit = 50) => searchPages(t.app, [s], q, { offset, limit });
