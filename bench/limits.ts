@@ -18,7 +18,8 @@
 //             the next idle round starts once their last read has answered).
 // Rows: /healthz p99 and max latency over every sample of the rounds (hostile vs idle); and a
 // hostile read's median time, vs reading the same page as Markdown (no parsing): what parsing costs
-// the reader, not the others.
+// the reader, not the others. First, the limit check's own cost (benchScanFamilies): the scan over
+// adversarial families at doubling sizes beside plain text of the same size.
 import { Worker } from 'node:worker_threads';
 import {
   benchPageMarkdown,
@@ -37,6 +38,8 @@ import {
   type Row,
 } from './lib.js';
 import { LIMITS, scanMarkdown } from '../src/content/limits.js';
+import type { ScanStats } from '../src/content/limits/markdown-scan.js';
+import { PLAIN_FAMILY, SCAN_FAMILIES, SCAN_SIZES } from '../test/unit/content/scan-families.js';
 
 const ROUNDS = envInt('BENCH_LIMITS_ROUNDS', 3);
 const READERS = envInt('BENCH_LIMITS_READERS', 2);
@@ -77,7 +80,66 @@ function maxParagraphs(): number {
   return lo;
 }
 
+const SCAN_RUNS = envInt('BENCH_LIMITS_SCAN_RUNS', 5);
+
+/** Steps the scan counts and its median milliseconds over SCAN_RUNS runs, for one body. */
+function measureScan(md: string): { steps: number; ms: number } {
+  const stats: ScanStats = { closeWork: 0, lazyWork: 0, markerWork: 0 };
+  scanMarkdown(md, Infinity, LIMITS.depth, stats);
+  const ms: number[] = [];
+  for (let r = 0; r < SCAN_RUNS; r++) {
+    const t = performance.now();
+    scanMarkdown(md, Infinity);
+    ms.push(performance.now() - t);
+  }
+  return { steps: stats.steps!, ms: median(ms) };
+}
+
+/**
+ * The limit check's own cost: the Markdown scan over each adversarial family
+ * (test/unit/content/scan-families.ts) at doubling sizes, steps counted and milliseconds timed,
+ * beside plain text of the same size. Rows: each family's milliseconds at the largest size vs
+ * plain text's, and the largest growth of counted work over the sizes (linear: the size ratio).
+ */
+export function benchScanFamilies(): Row[] {
+  const largest = SCAN_SIZES[SCAN_SIZES.length - 1];
+  const plain = SCAN_SIZES.map((n) => measureScan(SCAN_FAMILIES[PLAIN_FAMILY](n)));
+  const rows: Row[] = [];
+  let worstGrowth = 0;
+  let worstFamily = '';
+  for (const [name, family] of Object.entries(SCAN_FAMILIES)) {
+    const m = SCAN_SIZES.map((n) => measureScan(family(n)));
+    log(
+      `scan ${name}: ` +
+        SCAN_SIZES.map(
+          (n, k) => `${fmt(n / 1000, 1)}K ${fmt(m[k].steps, 0)} steps ${fmt(m[k].ms, 2)} ms (plain ${fmt(plain[k].ms, 2)} ms)`,
+        ).join('; '),
+    );
+    const growth = m[m.length - 1].steps / m[0].steps;
+    if (growth > worstGrowth) [worstGrowth, worstFamily] = [growth, name];
+    if (name === PLAIN_FAMILY) continue;
+    rows.push({
+      benchmark: `limit scan of ${name}, ${fmt(largest / 1000, 0)} KB`,
+      metric: 'ms (baseline: plain text of the same size)',
+      ours: m[m.length - 1].ms,
+      baseline: plain[plain.length - 1].ms,
+      digits: 2,
+      higherIsBetter: false,
+    });
+  }
+  rows.push({
+    benchmark: `limit scan, counted work from ${fmt(SCAN_SIZES[0] / 1000, 1)} KB to ${fmt(largest / 1000, 0)} KB (worst: ${worstFamily})`,
+    metric: 'growth of steps (baseline: growth of the size)',
+    ours: worstGrowth,
+    baseline: largest / SCAN_SIZES[0],
+    digits: 2,
+    higherIsBetter: false,
+  });
+  return rows;
+}
+
 export async function benchLimits(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> {
+  const scanRows = benchScanFamilies();
   const base = await startApi(env, cleanup);
   const seeded = await seedOrg(env.app, 'Bench limits org');
   await principalOf(env.app, seeded); // the token works
@@ -148,6 +210,7 @@ export async function benchLimits(env: BenchEnv, cleanup: Cleanup): Promise<Row[
 
   const name = `/healthz while ${READERS} clients read the most hostile page the limits allow (${fmt(size / 1024, 0)} KB)`;
   return [
+    ...scanRows,
     {
       benchmark: name,
       metric: `p99 latency (ms) of ${hostile.length} / ${idle.length} probes (baseline: idle)`,

@@ -80,13 +80,29 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
     message: `too complex to parse: too many nested lists and quotes ending, lazy continuation lines or emphasis and link markers for a page this long (line ${fmt(line)})`,
   });
 
+  // The current line and the position in it (scan-wide, so that no closure is made per line).
+  let line = '';
+  let len = 0;
+  let i = 0;
+  let col = 0;
+  const skipWs = () => {
+    while (i < len) {
+      count.steps++;
+      const c = line.charCodeAt(i);
+      if (c === SPACE) col++;
+      else if (c === TAB) col += 4 - (col % 4);
+      else break;
+      i++;
+    }
+  };
+
   for (let start = 0; start <= md.length;) {
     let end = md.indexOf('\n', start);
     if (end < 0) end = md.length;
-    const line = md.charCodeAt(end - 1) === 0x0d ? md.slice(start, end - 1) : md.slice(start, end);
+    line = md.charCodeAt(end - 1) === 0x0d ? md.slice(start, end - 1) : md.slice(start, end);
     start = end + 1;
     lineNo++;
-    const len = line.length;
+    len = line.length;
     count.steps += 2 * len + 1; // finding the line's end, and its copy
 
     // GitBook hint blocks (cut out before parsing, see markdown/parse.ts) add one level.
@@ -96,18 +112,8 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
       else if (/^\{%\s*endhint\s*%\}/.test(line)) inHint = false;
     }
 
-    let i = 0;
-    let col = 0;
-    const skipWs = () => {
-      while (i < len) {
-        count.steps++;
-        const c = line.charCodeAt(i);
-        if (c === SPACE) col++;
-        else if (c === TAB) col += 4 - (col % 4);
-        else break;
-        i++;
-      }
-    };
+    i = 0;
+    col = 0;
 
     // 1. Continue the open containers.
     let base = 0; // content column of the innermost matched container
