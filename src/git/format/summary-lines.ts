@@ -35,7 +35,8 @@ export function simpleSummaryTree(source: string, maxDepth = Infinity): Root | n
   let topList: List | null = null;
   const lines = source.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
+    // A line break of CR LF reads as LF (the parser's tree is the same).
+    const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
     const n = i + 1;
     if (line.length > MAX_LINE) return null;
     if (/^[ \t]*$/.test(line)) continue;

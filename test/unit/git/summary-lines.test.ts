@@ -37,6 +37,7 @@ const SHAPES = [
   '## About <a href="#about" id="about"></a>\n* [A](a.md)\n## B &copy; <a href="#b" id="b"></a>\n',
   '* [A](a.md)\n  text under it\n* [B](b.md)\n',
   '* [A](a.md)\r\n* [B](b.md)\r\n',
+  '# Table of contents\r\n\r\n* [A](a.md)\r\n  * [B](b.md "Side")\r\n\r\n## G\r\n* [C](c.md)\r\n',
 ];
 
 const ctx = {
@@ -68,7 +69,8 @@ describe('SUMMARY.md read line by line', () => {
     expect(simpleSummaryTree('* [C &amp; D](b.md)\n')).toBeNull();
     expect(simpleSummaryTree('* [*A*](a.md)\n')).toBeNull();
     expect(simpleSummaryTree('* [A](https://example.com)\n')).toBeNull();
-    expect(simpleSummaryTree('* [A](a.md)\r\n')).toBeNull();
+    expect(simpleSummaryTree('* [A](a.md\r)\n')).toBeNull();
+    expect(simpleSummaryTree('* [A](a.md)\r\n')).not.toBeNull(); // CR LF line breaks are read (the parser's tree is the same)
     expect(simpleSummaryTree('* [A](a.md)\n* [B](b.md "t")\n## G\n')).not.toBeNull();
   });
 });
