@@ -60,6 +60,8 @@ export interface RankedPage {
 export class MemoryIndex {
   /** Lexemes in byte order, for prefix operands (built on first use). */
   private sorted: string[] | null = null;
+  /** Page index by id (built on first use). */
+  private byId: Map<string, number> | null = null;
 
   constructor(
     readonly key: string,
@@ -152,7 +154,7 @@ export class MemoryIndex {
     const matching = this.evaluate(query);
     const operands = uniqueOperands(query).map((o) => this.postingsOf(o));
     const asAnd = ranksAsAnd(query);
-    const byId = new Map(this.pages.map((p, i) => [p.id, i]));
+    const byId = (this.byId ??= new Map(this.pages.map((p, i) => [p.id, i])));
     const out = new Map<string, SectionHit[]>();
     for (const id of pageIds) {
       const page = byId.get(id);
