@@ -83,7 +83,7 @@ const states = new LRUCache<string, SiteState>({ max: 1000 });
  * request, on any instance, and an unchanged site costs one round trip instead of two wide reads.
  */
 async function siteState(app: AppContext, siteId: string): Promise<SiteState | null> {
-  const stamp = await readerSiteStamp(app.db, siteId);
+  const stamp = await stampNow(app, siteId);
   if (!stamp) return null;
   const key = `${stamp.site}|${stamp.spaces.join(',')}`;
   const cached = states.get(siteId);
@@ -110,6 +110,38 @@ async function siteState(app: AppContext, siteId: string): Promise<SiteState | n
   };
   states.set(siteId, state);
   return state;
+}
+
+type Stamp = Awaited<ReturnType<typeof readerSiteStamp>>;
+interface StampRead {
+  read: Promise<Stamp>;
+  /** The read the requests that arrived while `read` was in flight share, sent once it is done. */
+  next: Promise<Stamp> | null;
+}
+const stampReads = new Map<string, StampRead>();
+
+/**
+ * A site's stamp as of a moment after this call: under load, the requests of one site that arrive
+ * while its stamp is being read share the next read (sent once that one is done) rather than each
+ * sending its own. Never the read in flight: it was sent before they arrived and could miss a
+ * change (a merge) they were told about.
+ */
+function stampNow(app: AppContext, siteId: string): Promise<Stamp> {
+  const flight = stampReads.get(siteId);
+  if (!flight) return startStampRead(app, siteId);
+  const noop = () => {};
+  flight.next ??= flight.read.then(noop, noop).then(() => startStampRead(app, siteId));
+  return flight.next;
+}
+
+function startStampRead(app: AppContext, siteId: string): Promise<Stamp> {
+  const flight: StampRead = { read: readerSiteStamp(app.db, siteId), next: null };
+  stampReads.set(siteId, flight);
+  const done = () => {
+    if (stampReads.get(siteId) === flight) stampReads.delete(siteId);
+  };
+  flight.read.then(done, done);
+  return flight.read;
 }
 
 /**
