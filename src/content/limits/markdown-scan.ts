@@ -23,6 +23,19 @@ type Container = { quote: true } | { quote: false; indent: number };
 const SPACE = 0x20;
 const TAB = 0x09;
 
+// Limits and helpers bound once (under tsx each access to an imported binding is a getter call; the
+// scan makes them per character).
+const MAX_NODES = LIMITS.nodes;
+const MAX_MARKERS = LIMITS.inlineMarkers;
+const MAX_WORK = LIMITS.parseWork;
+const lines = { cellCount, fenceAt, htmlBlock, interrupts, isAtxHeading, isDelimiterRow, isWs, listMarker, startsContainer };
+
+const tooManyNodes = (): LimitViolation => ({ limit: 'nodes', message: `more than ${fmt(MAX_NODES)} nodes` });
+const tooComplex = (line: number): LimitViolation => ({
+  limit: 'work',
+  message: `too complex to parse: too many nested lists and quotes ending, lazy continuation lines or emphasis and link markers for a page this long (line ${fmt(line)})`,
+});
+
 /** What a scan measured: its estimate of the parser's quadratic work, and its own steps. */
 export interface ScanStats {
   closeWork: number;
@@ -73,13 +86,6 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
   let paraStartCells = 0;
   let table = false;
 
-  const tooManyNodes = (): LimitViolation => ({ limit: 'nodes', message: `more than ${fmt(LIMITS.nodes)} nodes` });
-  const tooMuchWork = () => closeWork + lazyWork + markerWork / 50 > LIMITS.parseWork;
-  const tooComplex = (line: number): LimitViolation => ({
-    limit: 'work',
-    message: `too complex to parse: too many nested lists and quotes ending, lazy continuation lines or emphasis and link markers for a page this long (line ${fmt(line)})`,
-  });
-
   // The current line and the position in it (scan-wide, so that no closure is made per line).
   let line = '';
   let len = 0;
@@ -128,7 +134,7 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
         if (col - base <= 3 && line.charCodeAt(i) === 0x3e) {
           i++;
           col++;
-          if (isWs(line.charCodeAt(i))) {
+          if (lines.isWs(line.charCodeAt(i))) {
             col += line.charCodeAt(i) === TAB ? 4 - (col % 4) : 1;
             i++;
           }
@@ -180,7 +186,10 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
     let firstClosedIsItem = false;
     if (matched < stack.length) {
       const lazy =
-        !blank && prevText && !startsContainer(line, lineNo, i, col, base, breaks, count) && !interrupts(line, lineNo, i, breaks, count);
+        !blank &&
+        prevText &&
+        !lines.startsContainer(line, lineNo, i, col, base, breaks, count) &&
+        !lines.interrupts(line, lineNo, i, breaks, count);
       if (!lazy) {
         closed = stack.length - matched;
         firstClosedIsItem = !stack[matched].quote;
@@ -200,7 +209,7 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
         if (c === 0x3e) {
           i++;
           col++;
-          if (isWs(line.charCodeAt(i))) {
+          if (lines.isWs(line.charCodeAt(i))) {
             col += line.charCodeAt(i) === TAB ? 4 - (col % 4) : 1;
             i++;
           }
@@ -208,7 +217,7 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
           base = col;
           opened++;
         } else {
-          const width = listMarker(line, i, count);
+          const width = lines.listMarker(line, i, count);
           if (!width || breaks.at(line, lineNo, i)) break;
           i += width;
           col += width;
@@ -245,7 +254,7 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
       stats.markerWork = markerWork;
       stats.nodes = nodes;
     }
-    if (tooMuchWork()) return tooComplex(lineNo);
+    if (closeWork + lazyWork + markerWork / 50 > MAX_WORK) return tooComplex(lineNo);
     const depth = stack.length + (inHint ? 1 : 0);
     if (depth > maxDepth) return { limit: 'depth', message: `nesting deeper than ${maxDepth} levels (line ${fmt(lineNo)})` };
 
@@ -272,7 +281,7 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
     const indent = col - base;
     const c: number = line.charCodeAt(rest);
     if (indent < 4 && (c === 0x60 || c === 0x7e)) {
-      const n = fenceAt(line, rest, count);
+      const n = lines.fenceAt(line, rest, count);
       if (n) {
         fence = { char: c, len: n, depth: stack.length };
         nodes++;
@@ -282,7 +291,7 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
       }
     }
     if (indent >= 4 && !prevText) continue; // indented code
-    const block: { end: RegExp | null } | undefined = indent < 4 && c === 0x3c ? htmlBlock(line, rest, prevText, count) : undefined;
+    const block: { end: RegExp | null } | undefined = indent < 4 && c === 0x3c ? lines.htmlBlock(line, rest, prevText, count) : undefined;
     if (block) {
       count.steps += len;
       if (!(block.end && block.end.test(line.slice(rest + 2)))) html = { end: block.end, depth: stack.length };
@@ -297,19 +306,19 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
       prevText = false;
       continue;
     }
-    const heading = indent < 4 && isAtxHeading(line, rest, count);
+    const heading = indent < 4 && lines.isAtxHeading(line, rest, count);
     count.steps += 2 * len; // looking for a table's pipes
     if (heading) {
       markers = brackets = 0;
       nodes++;
     } else if (table) {
       markers = brackets = 0; // each row of a table is inline content of its own
-      nodes += cellCount(line, rest, count) + 1;
+      nodes += lines.cellCount(line, rest, count) + 1;
     } else if (
       paraLines === 1 &&
       line.indexOf('|', rest) >= 0 &&
-      isDelimiterRow(line, rest, count) &&
-      cellCount(line, rest, count) === paraStartCells
+      lines.isDelimiterRow(line, rest, count) &&
+      lines.cellCount(line, rest, count) === paraStartCells
     ) {
       table = true; // the previous line was the header row of a table
       markers = brackets = 0;
@@ -319,12 +328,12 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
     } else {
       if (paraLines === 0) {
         nodes++;
-        paraStartCells = line.indexOf('|', rest) >= 0 ? cellCount(line, rest, count) : 0;
+        paraStartCells = line.indexOf('|', rest) >= 0 ? lines.cellCount(line, rest, count) : 0;
       }
       paraLines++;
     }
     prevText = !heading;
-    if (nodes > LIMITS.nodes) return tooManyNodes();
+    if (nodes > MAX_NODES) return tooManyNodes();
 
     // Inline markers: emphasis runs and link brackets.
     for (let j = rest; j < len; j++) {
@@ -337,7 +346,7 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
         while (line.charCodeAt(j + n) === ch) n++;
         count.steps += n;
         // A run can nest only if it may open or close (text on at least one side of it).
-        const flanking = (j + n < len && !isWs(line.charCodeAt(j + n))) || (j > 0 && !isWs(line.charCodeAt(j - 1)));
+        const flanking = (j + n < len && !lines.isWs(line.charCodeAt(j + n))) || (j > 0 && !lines.isWs(line.charCodeAt(j - 1)));
         if (ch !== 0x7e && flanking && n > 2 * maxDepth) {
           return {
             limit: 'depth',
@@ -355,15 +364,15 @@ function scan(md: string, maxChars: number, maxDepth: number, count: Counter, st
         markerWork += 2 * markers++ + 1;
         if (brackets > 0) brackets--;
       } else continue;
-      if (markers > LIMITS.inlineMarkers) {
+      if (markers > MAX_MARKERS) {
         return {
           limit: 'inline',
           message: `more than ${fmt(LIMITS.inlineMarkers)} emphasis and link markers in one paragraph (line ${fmt(lineNo)})`,
         };
       }
     }
-    if (nodes > LIMITS.nodes) return tooManyNodes();
+    if (nodes > MAX_NODES) return tooManyNodes();
     if (heading) markers = brackets = paraLines = 0;
   }
-  return tooMuchWork() ? tooComplex(lineNo) : null;
+  return closeWork + lazyWork + markerWork / 50 > MAX_WORK ? tooComplex(lineNo) : null;
 }
