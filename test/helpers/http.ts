@@ -24,12 +24,28 @@ export function client(baseUrl: string) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${baseUrl}${path}`, { method, headers, body: body as BodyInit | undefined, redirect: 'manual' });
+    const res = await fetchOnce(`${baseUrl}${path}`, { method, headers, body: body as BodyInit | undefined, redirect: 'manual' });
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   };
+}
+
+/**
+ * fetch, sent again once when the kept-alive connection it reused turns out closed by the server
+ * (ECONNRESET or undici's "other side closed" before any response): a test file that keeps its event
+ * loop busy for longer than the server's keep-alive timeout (a schema compile, a large parse) hands
+ * fetch a socket the server already closed. The request never reached the server in that case.
+ */
+async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const code = ((err as { cause?: { code?: string } }).cause ?? {}).code;
+    if (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET') throw err;
+    return fetch(url, init);
+  }
 }
 
 /**

@@ -16,7 +16,7 @@ describe('import of pages past the content limits', () => {
   for (const [limit, body, message] of HOSTILE) {
     it(`keeps a page past the '${limit}' limit as written, with a warning naming the file and the limit`, () => {
       const markdown = `# Big\n\n${body}`;
-      for (const layout of [{ 'SUMMARY.md': '* [Home](README.md)\n* [Big](guide/big.md)\n' }, {}]) {
+      for (const layout of [{ 'SUMMARY.md': '* [Home](README.md)\n* [Big](guide/big.md)\n' }, {}] as Record<string, string>[]) {
         const r = parseRepository(files({ 'README.md': '# Home\n', 'guide/big.md': markdown, ...layout }));
         const big = 'SUMMARY.md' in layout ? r.pages[1] : r.pages[1].children[0];
         expect(big).toMatchObject({ path: 'guide/big.md', title: 'Big', type: 'document' });
