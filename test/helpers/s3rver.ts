@@ -1,5 +1,5 @@
-// An S3 endpoint on loopback (s3rver) for tests that run the platform, or its CLI, on S3 storage.
-// test/integration/storage/storage.test.ts keeps its own copy for the blob-store contract suite.
+// An S3 endpoint on loopback (s3rver) for tests that run the blob store, the platform or its CLI on S3
+// storage.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';

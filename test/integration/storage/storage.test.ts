@@ -1,82 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeleteObjectsCommand, S3Client } from '@aws-sdk/client-s3';
-// @ts-expect-error -- s3rver ships no type declarations; the shape we use is typed below.
-import S3rverUntyped from 's3rver';
 import { InvalidBlobKey, type BlobStore } from '../../../src/storage/blobstore.js';
 import { LocalBlobStore } from '../../../src/storage/local.js';
 import { S3BlobStore } from '../../../src/storage/s3.js';
-
-/** The part of s3rver's (untyped) API this file uses. */
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-type S3rverCtor = new (opts: {
-  address: string;
-  port: number;
-  silent: boolean;
-  directory: string;
-  resetOnClose?: boolean;
-}) => S3rverInstance;
-const S3rver = S3rverUntyped as S3rverCtor;
-
-interface RunningS3rver {
-  endpoint: string;
-  stop(): Promise<void>;
-}
-
-/**
- * s3rver 3.x signs ListObjectsV2 continuation tokens with single DES ('des'), which OpenSSL 3
- * (Node >= 17) only offers with --openssl-legacy-provider: without it every listing longer than
- * one page (1000 keys) fails with a 500 InternalError. Triple DES with the 8-byte key repeated
- * three times (K1 = K2 = K3) is exactly single DES and is in the default provider, so map 'des'
- * onto it for the duration of the s3rver tests. Returns a function that undoes the patch.
- */
-function patchSingleDesForS3rver(): () => void {
-  const nodeCrypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
-  try {
-    nodeCrypto.createCipheriv('des', Buffer.alloc(8), Buffer.alloc(8));
-    return () => {}; // legacy provider loaded: nothing to do
-  } catch {
-    /* fall through */
-  }
-  type Factory = (alg: string, key: Buffer, iv: Buffer | null, opts?: unknown) => unknown;
-  const mutable = nodeCrypto as unknown as { createCipheriv: Factory; createDecipheriv: Factory };
-  const { createCipheriv, createDecipheriv } = mutable;
-  const wrap =
-    (orig: Factory): Factory =>
-    (alg, key, iv, opts) =>
-      alg.toLowerCase() === 'des' && key.length === 8
-        ? orig.call(nodeCrypto, 'des-ede3-cbc', Buffer.concat([key, key, key]), iv, opts)
-        : orig.call(nodeCrypto, alg, key, iv, opts);
-  mutable.createCipheriv = wrap(createCipheriv);
-  mutable.createDecipheriv = wrap(createDecipheriv);
-  return () => {
-    mutable.createCipheriv = createCipheriv;
-    mutable.createDecipheriv = createDecipheriv;
-  };
-}
-
-async function startS3rver(): Promise<RunningS3rver> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'blobstore-s3rver-'));
-  const unpatch = patchSingleDesForS3rver();
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir });
-  const { port } = await server.run();
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    async stop() {
-      await server.close();
-      unpatch();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
+import { startS3rver, type RunningS3rver } from '../../helpers/s3rver.js';
 
 function makeS3Store(endpoint: string): S3BlobStore {
   return new S3BlobStore({
