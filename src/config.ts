@@ -92,6 +92,11 @@ export interface Config {
   linkIndexWaitMs: number;
   /** PostgreSQL text search configuration for spaces without a language of their own (src/search/text-config.ts). */
   searchTextConfig: string;
+  /**
+   * How long a search waits for a stale index of a space to catch up with its revision (src/search/search.ts);
+   * past it the search answers from the index as it is while the catch-up goes on. 0: never wait.
+   */
+  searchCatchUpMs: number;
   /** Permanent removal of deleted spaces (src/services/purge.ts). */
   purge: {
     /** How often the scheduled purge runs (a BullMQ job scheduler). */
@@ -232,6 +237,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTTY: boolean = proces
     },
     linkIndexWaitMs: int(env, 'LINK_INDEX_WAIT_MS', 2_000),
     searchTextConfig: str(env, 'SEARCH_TEXT_CONFIG', 'english'),
+    searchCatchUpMs: int(env, 'SEARCH_CATCH_UP_MS', 2_000),
     purge: {
       intervalMs: int(env, 'PURGE_INTERVAL_MS', 3_600_000, 1000),
       retentionDays: int(env, 'SPACE_RETENTION_DAYS', 7, 1),

@@ -26,6 +26,46 @@ function isIndexable(tp: TreePage): boolean {
   return tp.node.type === 'document' && !tp.node.noIndex;
 }
 
+/** Per process and space: the reindex running, and the one queued behind it (see catchUpSpace). */
+interface Flight {
+  running: Promise<void>;
+  queued?: Promise<void>;
+}
+const flights = new WeakMap<AppContext, Map<string, Flight>>();
+
+/**
+ * Bring a space's index up to its current revision, at most one reindex of it at a time in this
+ * process: a call while one runs joins the single one queued behind it (which reads the revision
+ * once it starts, so it sees what the caller saw), and calls while that one waits join it too. Every
+ * caller in the process (searches, edits, the `search.index` job) goes through here; across
+ * processes the advisory lock serializes them (reindexSpace).
+ */
+export function catchUpSpace(app: AppContext, spaceId: string): Promise<void> {
+  let spaces = flights.get(app);
+  if (!spaces) flights.set(app, (spaces = new Map()));
+  const inProcess = spaces;
+  const run = (): Promise<void> => {
+    // Once it ends, the queued one (if any) starts and becomes the running one; else the space is free.
+    const started = reindexSpace(app, spaceId).finally(() => {
+      if (!inProcess.get(spaceId)?.queued) inProcess.delete(spaceId);
+    });
+    const current = inProcess.get(spaceId);
+    if (current) {
+      current.running = started;
+      current.queued = undefined;
+    } else inProcess.set(spaceId, { running: started });
+    return started;
+  };
+  const flight = spaces.get(spaceId);
+  if (flight) return (flight.queued ??= flight.running.catch(() => {}).then(run));
+  return run();
+}
+
+/** Resolves once no reindex of `spaceId` runs or waits in this process (tests, benchmarks). */
+export async function catchUpSettled(app: AppContext, spaceId: string): Promise<void> {
+  for (let f = flights.get(app)?.get(spaceId); f; f = flights.get(app)?.get(spaceId)) await (f.queued ?? f.running).catch(() => {});
+}
+
 export async function reindexSpace(app: AppContext, spaceId: string): Promise<void> {
   await repo.ensureStateRow(app.db, spaceId);
   await withTx(app.db, async (c) => {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { prepareQuery, type PreparedQuery } from './cjk.js';
-import { reindexSpace } from './indexer.js';
+import { catchUpSpace } from './indexer.js';
 import * as repo from '../db/repos/search.js';
 import * as query from '../db/repos/search-query.js';
 import type { QueryGroup, RankedPageRow } from '../db/repos/search-query.js';
@@ -108,7 +108,10 @@ export async function searchSpaces(
  * The live spaces among `spaceIds` grouped by the text-search configuration their index was built
  * with, each group with the query compiled under it. A stale index (the space's revision or its
  * configuration changed without the index following, e.g. a failed reindex, a restored space, a
- * new SEARCH_TEXT_CONFIG or language) is brought up to date first.
+ * new SEARCH_TEXT_CONFIG or language, an import whose `search.index` job has not run yet) is brought
+ * up to date first, waiting at most SEARCH_CATCH_UP_MS (config.searchCatchUpMs): past it the search
+ * answers from the index as it is (the previous revision's; nothing for a space never indexed)
+ * while the catch-up goes on in the background, one per space per process (indexer.ts catchUpSpace).
  */
 async function queryGroups(
   app: AppContext,
@@ -118,17 +121,15 @@ async function queryGroups(
 ): Promise<{ groups: QueryGroup[]; spaces: repo.FreshnessRow[] }> {
   if (!prepared.latin && !prepared.cjk) return { groups: [], spaces: [] };
   let rows = await (early ?? repo.freshness(app.db, spaceIds, prepared.latin));
-  let refreshed = false;
+  const catchUps: Promise<void>[] = [];
   for (const r of rows) {
     if (r.indexed_revision === r.revision_id && r.config === (await spaceTextConfig(app, r.language))) continue;
-    try {
-      await reindexSpace(app, r.id);
-    } catch (err) {
-      app.log.error({ err, spaceId: r.id }, 'search reindex failed; searching the index as it is');
-    }
-    refreshed = true;
+    catchUps.push(
+      catchUpSpace(app, r.id).catch((err) => app.log.error({ err, spaceId: r.id }, 'search reindex failed; searching the index as it is')),
+    );
   }
-  if (refreshed) rows = await repo.freshness(app.db, spaceIds, prepared.latin);
+  if (catchUps.length && (await withinBudget(Promise.all(catchUps), app.config.searchCatchUpMs)))
+    rows = await repo.freshness(app.db, spaceIds, prepared.latin);
   const byConfig = new Map<string, string[]>();
   const compiled = new Map<string, string>();
   for (const r of rows) {
@@ -150,6 +151,18 @@ async function queryGroups(
     if (tsquery) groups.push({ config, spaceIds: byConfig.get(config)!, tsquery, latin });
   }
   return { groups, spaces: rows };
+}
+
+/** True when `work` settled within `ms` (0: not waited for); it goes on either way. */
+async function withinBudget(work: Promise<unknown>, ms: number): Promise<boolean> {
+  if (ms <= 0) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([work.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

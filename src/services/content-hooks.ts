@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { reindexSpace } from '../search/indexer.js';
+import { catchUpSpace } from '../search/indexer.js';
 import { bumpSitesOfSpace } from '../db/repos/sites.js';
 import { getSpace } from '../db/repos/spaces.js';
 import { createOperation, enqueue } from './operations.js';
@@ -14,7 +14,7 @@ import { scheduleLinkIndex } from './link-indexing.js';
 export async function afterContentChange(app: AppContext, spaceId: string): Promise<void> {
   await bumpSites(app, spaceId);
   try {
-    await reindexSpace(app, spaceId);
+    await catchUpSpace(app, spaceId);
   } catch (err) {
     app.log.error({ err, spaceId }, 'search reindex failed');
   }
@@ -25,8 +25,8 @@ export async function afterContentChange(app: AppContext, spaceId: string): Prom
  * Called after an import (git, website) made a new revision current: sites follow at once, the
  * search index in a `search.index` job of its own, so the import is done (and its content readable)
  * as soon as it commits, without waiting for thousands of pages to be indexed. Until that job ran,
- * a search of the space brings the index up to date itself (src/search/search.ts), so no search
- * ever answers from an index older than the revision.
+ * a search of the space brings the index up to date itself (src/search/search.ts), waiting for
+ * it at most SEARCH_CATCH_UP_MS (then it answers from the previous revision's index).
  */
 export async function afterImport(app: AppContext, spaceId: string): Promise<void> {
   await bumpSites(app, spaceId);

@@ -2,7 +2,7 @@
 import type { AppContext } from '../context.js';
 import { JobSkipped } from '../queue/errors.js';
 import { getSpace } from '../db/repos/spaces.js';
-import { reindexSpace } from '../search/indexer.js';
+import { catchUpSpace } from '../search/indexer.js';
 
 /**
  * Index a space's current revision for search (incremental: pages whose text did not change are
@@ -12,6 +12,6 @@ import { reindexSpace } from '../search/indexer.js';
  */
 export async function indexSpaceForSearch(app: AppContext, spaceId: string): Promise<{ spaceId: string }> {
   if (!(await getSpace(app.db, spaceId))) throw new JobSkipped('The space was deleted');
-  await reindexSpace(app, spaceId);
+  await catchUpSpace(app, spaceId);
   return { spaceId };
 }
