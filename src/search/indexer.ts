@@ -16,6 +16,9 @@ import { spaceTextConfig } from './text-config.js';
 
 /** Pages whose bodies are loaded and parsed together. */
 const BATCH_PAGES = 200;
+/** Pages, and characters of their bodies, handed to the Markdown pool ahead of the batch being written. */
+const PARSE_AHEAD_PAGES = 1_000;
+const PARSE_AHEAD_CHARS = 8_000_000;
 /** Flush inserted sections once they carry this much text. */
 const BATCH_CHARS = 4_000_000;
 /** A section body longer than this is indexed by its beginning only (tsvector size limits). */
@@ -163,8 +166,11 @@ async function syncPages(c: Queryable, markdown: MarkdownPool, spaceId: string, 
   await repo.deletePages(c, spaceId, remove);
   await repo.movePages(c, spaceId, toMove);
 
-  // Batches are pipelined: the next batch is parsed on the Markdown pool while PostgreSQL writes
-  // this one. Its bodies are read before this batch's inserts are sent, one statement after the
+  // Batches are pipelined: while PostgreSQL writes one batch, the following ones (up to
+  // PARSE_AHEAD_PAGES pages, PARSE_AHEAD_CHARS characters) are parsed on the Markdown pool. Many
+  // bodies given to the pool at once keep all its threads busy; one batch of 200 at a time left them
+  // idle at every batch's end (2,000 git-imported pages: 3.6 s one batch after the other, 1.8 s all
+  // at once). Bodies are read before the current batch's inserts are sent, one statement after the
   // other: the transaction's connection runs one query at a time (pg's client would queue them the
   // same way, a use it deprecates).
   const read = (batch: TreePage[]) =>
@@ -176,17 +182,32 @@ async function syncPages(c: Queryable, markdown: MarkdownPool, spaceId: string, 
   // Parsed on the Markdown pool (off the event loop); a body beyond the content limits is indexed
   // as its plain text.
   const parse = (batch: TreePage[], bodies: Map<string, string>) => markdown.sections(batch.map((tp) => bodies.get(tp.node.id) ?? ''));
-  let parsing = toParse.length ? parse(toParse.slice(0, BATCH_PAGES), await read(toParse.slice(0, BATCH_PAGES))) : null;
-  try {
-    for (let i = 0; parsing; i += BATCH_PAGES) {
-      const batch = toParse.slice(i, i + BATCH_PAGES);
-      const sections = await parsing;
-      const following = toParse.slice(i + BATCH_PAGES, i + 2 * BATCH_PAGES);
-      parsing = following.length ? parse(following, await read(following)) : null;
-      await insertBatch(c, spaceId, config, batch, sections);
+  const ahead: { batch: TreePage[]; chars: number; parsing: Promise<Section[][]> }[] = [];
+  let next = 0;
+  let pagesAhead = 0;
+  let charsAhead = 0;
+  const fill = async () => {
+    while (next < toParse.length && (!ahead.length || (pagesAhead < PARSE_AHEAD_PAGES && charsAhead < PARSE_AHEAD_CHARS))) {
+      const batch = toParse.slice(next, next + BATCH_PAGES);
+      next += batch.length;
+      const bodies = await read(batch);
+      let chars = 0;
+      for (const body of bodies.values()) chars += body.length;
+      const parsing = parse(batch, bodies);
+      parsing.catch(() => {}); // awaited below, unless the transaction failed first
+      ahead.push({ batch, chars, parsing });
+      pagesAhead += batch.length;
+      charsAhead += chars;
     }
-  } finally {
-    parsing?.catch(() => {}); // the transaction failed: nothing waits for the batch being parsed
+  };
+  await fill();
+  while (ahead.length) {
+    const { batch, chars, parsing } = ahead.shift()!;
+    const sections = await parsing;
+    pagesAhead -= batch.length;
+    charsAhead -= chars;
+    await fill();
+    await insertBatch(c, spaceId, config, batch, sections);
   }
 }
 

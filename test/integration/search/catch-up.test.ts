@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
 import { startGitServer, type GitServer } from '../../helpers/git-server.js';
 import { operationSettled } from '../../helpers/operations.js';
+import { editContent } from '../../helpers/content.js';
 import { freshness } from '../../../src/db/repos/search.js';
 import { catchUpSettled, catchUpSpace } from '../../../src/search/indexer.js';
 
@@ -75,4 +76,26 @@ it('runs one reindex of a space at a time in a process: calls during one join th
   expect(again).not.toBe(queued[0]);
   await again;
   expect(await search(s, 'seal')).toEqual(['Seal']);
+});
+
+it('indexes a space of many batches, parsed ahead of the one being written, each page with its own sections', async () => {
+  const { body } = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Many', empty: true } });
+  const s = body.id as string;
+  const word = (i: number) => `zorb${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`;
+  // Links and emphasis: bodies the Markdown pool's threads parse (not the plain-text shortcut).
+  await editContent(t, s, (d) => {
+    for (let i = 0; i < 450; i++)
+      d.insertPage(null, {
+        title: `Doc ${i}`,
+        markdown: `# Doc ${i}\n\nAbout *${word(i)}*, see [next](https://example.com/${i}).\n\n## More\n\nNothing.\n`,
+      });
+  });
+  await t.app.db.query('DELETE FROM search_spaces WHERE space_id = $1', [s]);
+  await catchUpSpace(t.app, s);
+  const { rows } = await t.app.db.query('SELECT count(*)::int AS n FROM search_sections WHERE space_id = $1', [s]);
+  expect(rows[0].n).toBe(900);
+  for (const i of [0, 199, 200, 201, 399, 449]) {
+    const r = await t.api('GET', `/v1/spaces/${s}/search?query=${word(i)}`, { token: org.adminToken });
+    expect(r.body.items.map((p: any) => [p.title, p.sections[0].id])).toEqual([[`Doc ${i}`, `doc-${i}`]]);
+  }
 });
