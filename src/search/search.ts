@@ -121,14 +121,19 @@ async function queryGroups(
 ): Promise<{ groups: QueryGroup[]; spaces: repo.FreshnessRow[] }> {
   if (!prepared.latin && !prepared.cjk) return { groups: [], spaces: [] };
   let rows = await (early ?? repo.freshness(app.db, spaceIds, prepared.latin));
-  const catchUps: Promise<void>[] = [];
+  const stale: string[] = [];
   for (const r of rows) {
-    if (r.indexed_revision === r.revision_id && r.config === (await spaceTextConfig(app, r.language))) continue;
-    catchUps.push(
-      catchUpSpace(app, r.id).catch((err) => app.log.error({ err, spaceId: r.id }, 'search reindex failed; searching the index as it is')),
-    );
+    if (r.indexed_revision !== r.revision_id || r.config !== (await spaceTextConfig(app, r.language))) stale.push(r.id);
   }
-  if (catchUps.length && (await withinBudget(Promise.all(catchUps), app.config.searchCatchUpMs)))
+  // One space after the other (an organization's search may find many stale: a new SEARCH_TEXT_CONFIG).
+  const catchUp = async () => {
+    for (const id of stale) {
+      await catchUpSpace(app, id).catch((err) =>
+        app.log.error({ err, spaceId: id }, 'search reindex failed; searching the index as it is'),
+      );
+    }
+  };
+  if (stale.length && (await withinBudget(catchUp(), app.config.searchCatchUpMs)))
     rows = await repo.freshness(app.db, spaceIds, prepared.latin);
   const byConfig = new Map<string, string[]>();
   const compiled = new Map<string, string>();
