@@ -212,41 +212,35 @@ const key = (r: { space_id: string; page_id: string }) => `${r.space_id}\n${r.pa
 /**
  * The listed pages with the sections to show, and their snippets: those matching through their
  * own title or body, best first; when none does (the page matched by its title or description),
- * its first section.
+ * its first section. Snippets are placed by placeSnippets, as for a ranking made in memory, so a
+ * search answers the same whichever way it was ranked.
  */
 async function withSections(app: AppContext, groups: QueryGroup[], pages: RankedPageRow[], prepared: PreparedQuery): Promise<PageMatch[]> {
-  const hits = new Map<string, query.SectionHitRow[]>();
+  const hits = new Map<string, Hit[]>();
   if (pages.length) {
-    const results = await Promise.all(
-      groups.map((g) => {
+    await Promise.all(
+      groups.map(async (g) => {
         const inGroup = pages.filter((p) => g.spaceIds.includes(p.space_id));
-        return inGroup.length
-          ? query.matchingSections(app.db, g, inGroup, {
-              perPage: MAX_SECTIONS_PER_PAGE,
-              headlineOptions: HEADLINE_OPTIONS,
-              // A body of at most SNIPPET_MAX characters is its whole snippet: where its match is
-              // does not matter, so it is not highlighted (ts_headline parses the whole body). Its
-              // UTF-8 length bounds its length in UTF-16 code units, as snippet() counts them.
-              headlineAbove: SNIPPET_MAX,
-            })
-          : [];
+        if (!inGroup.length) return;
+        const rows: Hit[] = await query.matchingSections(app.db, g, inGroup, {
+          perPage: MAX_SECTIONS_PER_PAGE,
+          headlineOptions: HEADLINE_OPTIONS,
+          headlineAbove: NO_HEADLINE,
+        });
+        for (const row of rows) {
+          const list = hits.get(key(row)) ?? [];
+          list.push(row);
+          hits.set(key(row), list);
+        }
+        await placeSnippets(app, g, rows);
       }),
     );
-    for (const row of results.flat()) {
-      const list = hits.get(key(row)) ?? [];
-      list.push(row);
-      hits.set(key(row), list);
-    }
   }
   return assemble(pages, hits, prepared);
 }
 
 /** Page results from their ranked rows and the sections to show of each (keyed by space and page). */
-function assemble(
-  pages: RankedPageRow[],
-  hits: Map<string, (query.SectionHitRow & { at?: number })[]>,
-  prepared: PreparedQuery,
-): PageMatch[] {
+function assemble(pages: RankedPageRow[], hits: Map<string, Hit[]>, prepared: PreparedQuery): PageMatch[] {
   return pages.map((r) => {
     const list = hits.get(key(r)) ?? [];
     const own = list.filter((s) => s.own > 0);
@@ -277,8 +271,7 @@ const OWN_WEIGHTS: Weights = [0.1, 0, 0.4, 0].map(Math.fround) as unknown as Wei
 
 /**
  * withSections for a ranking made in memory: the sections to show are picked and ranked there,
- * their rows read by key, and their snippets placed by highlight.ts (ts_headline only for a body
- * where it found no word).
+ * their rows read by key, and their snippets placed by placeSnippets.
  */
 async function withSectionsFromMemory(
   app: AppContext,
@@ -296,15 +289,13 @@ async function withSectionsFromMemory(
   );
   const keys = [...picked].flatMap(([pageId, list]) => list.map((h) => ({ pageId, ord: h.ord })));
   const rows = new Map((await query.sectionRows(app.db, spaceId, keys)).map((r) => [`${r.page_id}\n${r.ord}`, r]));
-  const hits = new Map<string, (query.SectionHitRow & { at?: number })[]>();
-  // Bodies longer than a snippet are placed at their first match (see withSections: headlineAbove).
-  const toPlace: (query.SectionHitRow & { at?: number })[] = [];
+  const hits = new Map<string, Hit[]>();
   for (const [pageId, list] of picked) {
-    const out: (query.SectionHitRow & { at?: number })[] = [];
+    const out: Hit[] = [];
     for (const h of list) {
       const row = rows.get(`${pageId}\n${h.ord}`);
       if (!row) continue;
-      const hit = {
+      out.push({
         space_id: spaceId,
         page_id: pageId,
         section_id: row.section_id,
@@ -313,37 +304,50 @@ async function withSectionsFromMemory(
         r: h.r,
         own: h.own,
         highlighted: null,
-      };
-      out.push(hit);
-      if (h.own > 0 && g.latin && Buffer.byteLength(row.body) > SNIPPET_MAX) toPlace.push(hit);
+      });
     }
     hits.set(key({ space_id: spaceId, page_id: pageId }), out);
   }
-  if (toPlace.length && g.latin) {
-    const latin = parseTsQuery(g.latin);
-    const at = latin
-      ? await firstMatches(
-          app,
-          g.config,
-          uniqueOperands(latin),
-          toPlace.map((h) => snippetText(h.body)),
-        )
-      : toPlace.map(() => -1);
-    toPlace.forEach((h, i) => (h.at = at[i]));
-    const unplaced = toPlace.filter((h) => h.at! < 0);
-    if (unplaced.length) {
-      const marked = await query.headlines(
-        app.db,
-        g.config,
-        g.latin,
-        unplaced.map((h) => h.body),
-        HEADLINE_OPTIONS,
-      );
-      unplaced.forEach((h, i) => {
-        h.at = undefined;
-        h.highlighted = marked[i];
-      });
-    }
-  }
+  await placeSnippets(app, g, [...hits.values()].flat());
   return assemble(ranked.pages, hits, prepared);
+}
+
+/** A section shown, with where its snippet starts when placed (see placeSnippets). */
+type Hit = query.SectionHitRow & { at?: number };
+
+/** ts_headline never runs inside the section statement (a body is never longer than this many bytes). */
+const NO_HEADLINE = 2 ** 31 - 1;
+
+/**
+ * Where the snippet of each section matched through its own text starts: at the first word whose
+ * lexemes are operands of the query (highlight.ts), ts_headline only for a body where no word is
+ * (a token PostgreSQL's parser reads otherwise). A body of at most SNIPPET_MAX characters is its
+ * whole snippet and is not placed. The same for every ranking, in memory or in PostgreSQL.
+ */
+async function placeSnippets(app: AppContext, g: QueryGroup, hits: Hit[]): Promise<void> {
+  const toPlace = g.latin ? hits.filter((h) => h.own > 0 && Buffer.byteLength(h.body) > SNIPPET_MAX) : [];
+  if (!toPlace.length) return;
+  const latin = parseTsQuery(g.latin!);
+  const at = latin
+    ? await firstMatches(
+        app,
+        g.config,
+        uniqueOperands(latin),
+        toPlace.map((h) => snippetText(h.body)),
+      )
+    : toPlace.map(() => -1);
+  toPlace.forEach((h, i) => (h.at = at[i]));
+  const unplaced = toPlace.filter((h) => h.at! < 0);
+  if (!unplaced.length) return;
+  const marked = await query.headlines(
+    app.db,
+    g.config,
+    g.latin!,
+    unplaced.map((h) => h.body),
+    HEADLINE_OPTIONS,
+  );
+  unplaced.forEach((h, i) => {
+    h.at = undefined;
+    h.highlighted = marked[i];
+  });
 }
