@@ -71,6 +71,10 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     SHUTDOWN_TIMEOUT_MS: '3000',
     BOOTSTRAP: 'false',
     RATE_LIMIT_PER_MINUTE: '0', // tests that poll would trip it; test/integration/http/http-front.test.ts enables it
+    // The bounds on waiting for a derived index guard production latency; a test that checks content
+    // must not depend on how busy the machine is. The tests of those bounds set them (0 ms).
+    LINK_INDEX_WAIT_MS: '60000',
+    SEARCH_CATCH_UP_MS: '60000',
     CHROMIUM_PATH, // the same browser as test/helpers/browser.ts launches
     ...(typeof opts.storage === 'object'
       ? {

@@ -109,7 +109,7 @@ describe('git import', () => {
     expect((await api('GET', `/v1/spaces/${s}/content/page/${deepPage.id}/links`)).body.items).toEqual([]);
   });
 
-  it('fails once, naming the limit, when SUMMARY.md is beyond the limits', async () => {
+  it('skips the SUMMARY.md entries beyond its limits with a warning naming them, and imports the rest', async () => {
     const url = await g.createRepo('hostile-summary', {
       files: {
         'README.md': '# Welcome\n',
@@ -120,9 +120,10 @@ describe('git import', () => {
     const r = await api('POST', `/v1/spaces/${s}/git/import`, { url, ref: 'refs/heads/main' });
     expect(r.status, JSON.stringify(r.body)).toBe(204);
     const op = await finished(r.headers.get('location'));
-    expect(op.status).toBe('failed');
-    expect(op.error).toMatch(/SUMMARY\.md: nesting deeper than 32 levels \(line 35\)/);
+    expect(op.status).toBe('succeeded');
+    expect(op.result.warnings).toEqual(['SUMMARY.md lines 3-43: nesting deeper than 32 levels (line 35); the entries there are ignored']);
     expect(await attempts(op.id)).toBe(1);
+    expect((await api('GET', `/v1/spaces/${s}/content`)).body.pages.map((p: any) => p.title)).toEqual(['Welcome']);
   });
 });
 

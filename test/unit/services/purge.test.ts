@@ -51,6 +51,11 @@ vi.mock('../../../src/db/repos/purge.js', () => ({
   },
 }));
 
+// No backup holds the deletion lock here (test/integration/ops/backup-lock.test.ts covers one that does).
+vi.mock('../../../src/db/repos/backup.js', () => ({
+  tryHoldBlobDeletion: async () => true,
+}));
+
 vi.mock('../../../src/db/pool.js', () => ({
   withTx: async (_db: unknown, fn: (c: unknown) => Promise<unknown>) => fn({}),
 }));

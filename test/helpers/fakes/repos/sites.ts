@@ -29,6 +29,23 @@ function bump(id: string) {
   return s;
 }
 
+/**
+ * The row versions a reader request compares (PostgreSQL's xmin there): here the rows' own content,
+ * which changes whenever a write changes them, as xmin does.
+ */
+export const readerSiteStamp: typeof real.readerSiteStamp = async (_db, id) => {
+  const s = tables.sites.get(id);
+  if (!s) return null;
+  const stamp = (row: unknown) => JSON.stringify(row);
+  return {
+    site: `${stamp(s)}:${stamp(tables.orgs.get(s.organization_id))}`,
+    spaces: [...tables.siteSpaces.values()]
+      .filter((ss) => ss.site_id === id && liveSpace(ss.space_id))
+      .map((ss) => `${ss.space_id}:${stamp(tables.spaces.get(ss.space_id))}`)
+      .sort(),
+  };
+};
+
 /** A site as a new row holds it: the columns the insert does not name take their defaults. */
 export function newSiteRow(s: Pick<StoredSite, 'id' | 'organization_id' | 'type' | 'title' | 'visibility' | 'created_by'>): StoredSite {
   const at = now();
