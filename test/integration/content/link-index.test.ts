@@ -19,10 +19,11 @@ import { indexSpaceLinks } from '../../../src/services/link-indexing.js';
 const FIXTURE = { name: 'getstrm--pace', dir: 'docs' };
 
 async function linksIndexOperations(db: { query: (sql: string, params: unknown[]) => Promise<{ rows: any[] }> }, spaceId: string) {
-  const { rows } = await db.query(`SELECT id, status FROM operations WHERE kind = 'links.index' AND target_id = $1 ORDER BY created_at`, [
-    spaceId,
-  ]);
-  return rows as { id: string; status: string }[];
+  const { rows } = await db.query(
+    `SELECT id, status, created_at FROM operations WHERE kind = 'links.index' AND target_id = $1 ORDER BY created_at`,
+    [spaceId],
+  );
+  return rows as { id: string; status: string; created_at: Date }[];
 }
 
 describe('after a git import of a real GitBook space', () => {
@@ -52,9 +53,15 @@ describe('after a git import of a real GitBook space', () => {
     const imported = await operationSettled(t, r.headers.get('location'), { token: org.adminToken, timeoutMs: 120_000 });
     expect(imported.status, imported.error).toBe('succeeded');
 
-    // The state, before any link read: a links.index operation for the space, and once it is done,
-    // the current revision's root marked indexed with every body's links stored.
-    const ops = await linksIndexOperations(t.app.db, spaceId);
+    // The state, before any link read: a links.index operation for the space created after the
+    // import (the search.index job schedules it once the search index followed the import), and once
+    // it is done, the current revision's root marked indexed with every body's links stored.
+    const afterImport = (o: { created_at: Date }) => o.created_at.getTime() > new Date(imported.createdAt).getTime();
+    let ops: { id: string; status: string; created_at: Date }[] = [];
+    for (let waited = 0; !ops.length && waited < 120_000; waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      ops = (await linksIndexOperations(t.app.db, spaceId)).filter(afterImport);
+    }
     expect(ops.length).toBeGreaterThan(0);
     const last = await operationSettled(t, ops[ops.length - 1].id, { token: org.adminToken, timeoutMs: 120_000 });
     expect(last.status, last.error).toBe('succeeded');
