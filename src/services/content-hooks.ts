@@ -1,8 +1,7 @@
 import type { AppContext } from '../context.js';
 import { catchUpSpace } from '../search/indexer.js';
 import { bumpSitesOfSpace } from '../db/repos/sites.js';
-import { getSpace } from '../db/repos/spaces.js';
-import { createOperation, enqueue } from './operations.js';
+import { scheduleSpaceIndex } from './operations.js';
 import { scheduleLinkIndex } from './link-indexing.js';
 
 /**
@@ -34,16 +33,9 @@ export async function afterContentChange(app: AppContext, spaceId: string): Prom
 export async function afterImport(app: AppContext, spaceId: string): Promise<void> {
   await bumpSites(app, spaceId);
   try {
-    const space = await getSpace(app.db, spaceId);
-    if (!space) return;
-    const op = await createOperation(app.db, 'search.index', {
-      organizationId: space.organization_id,
-      payload: { spaceId },
-      targetType: 'space',
-      targetId: spaceId,
-    });
-    await enqueue(app, op);
-    return; // the job schedules the link index when it is done (src/services/search-indexing.ts)
+    // The job schedules the link index when it is done (src/services/search-indexing.ts).
+    await scheduleSpaceIndex(app, 'search.index', spaceId);
+    return;
   } catch (err) {
     // The next search of the space catches up by itself.
     app.log.error({ err, spaceId }, 'could not schedule the search index update');

@@ -8,7 +8,7 @@ import { getSpace } from '../db/repos/spaces.js';
 import { queuedOperationFor } from '../db/repos/operations.js';
 import { revisionSnapshot } from '../content/commit.js';
 import { indexRevisionLinks } from '../content/links.js';
-import { createOperation, enqueue } from './operations.js';
+import { scheduleSpaceIndex } from './operations.js';
 
 /**
  * Store the links of a space's current revision and mark its root indexed. Idempotent: a revision
@@ -31,15 +31,7 @@ export async function indexSpaceLinks(app: AppContext, spaceId: string) {
 export async function scheduleLinkIndex(app: AppContext, spaceId: string): Promise<void> {
   try {
     if (await queuedOperationFor(app.db, 'links.index', spaceId)) return;
-    const space = await getSpace(app.db, spaceId);
-    if (!space) return;
-    const op = await createOperation(app.db, 'links.index', {
-      organizationId: space.organization_id,
-      payload: { spaceId },
-      targetType: 'space',
-      targetId: spaceId,
-    });
-    await enqueue(app, op);
+    await scheduleSpaceIndex(app, 'links.index', spaceId);
   } catch (err) {
     app.log.error({ err, spaceId }, 'could not schedule the link index');
   }

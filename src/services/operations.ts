@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Queryable } from '../db/pool.js';
 import * as ops from '../db/repos/operations.js';
+import { getSpace } from '../db/repos/spaces.js';
 import type { OperationRow } from '../db/repos/operations.js';
 import { queueFor, type JobName, type JobPayloads } from '../queue/registry.js';
 import type { QueueName } from '../config.js';
@@ -46,6 +47,23 @@ export async function enqueue(app: Pick<AppContext, 'jobs' | 'log'>, op: Operati
   } catch (err) {
     app.log.warn({ err, operationId: op.id }, 'enqueue failed; the reconciler will retry');
   }
+}
+
+/**
+ * Create and enqueue a job that brings one of a space's derived indexes up to its current revision
+ * (`search.index`, `links.index`); nothing when the space is gone. Returns whether one was created.
+ */
+export async function scheduleSpaceIndex(app: AppContext, kind: 'search.index' | 'links.index', spaceId: string): Promise<boolean> {
+  const space = await getSpace(app.db, spaceId);
+  if (!space) return false;
+  const op = await createOperation(app.db, kind, {
+    organizationId: space.organization_id,
+    payload: { spaceId },
+    targetType: 'space',
+    targetId: spaceId,
+  });
+  await enqueue(app, op);
+  return true;
 }
 
 /** An operation its target's readers may see (src/policies/operations.ts); anyone else gets the 404 of an unknown id. */
