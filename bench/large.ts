@@ -23,7 +23,6 @@
 // Knobs: BENCH_LARGE_PAGES (50,000; a multiple of 50 is exact), BENCH_LARGE_EDITS (5),
 // BENCH_LARGE_MERGES (3), BENCH_LARGE_SEARCHES (30), BENCH_LARGE_PDF (1).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -42,7 +41,7 @@ import {
   compareHttp,
   envInt,
   fmt,
-  listenLoopback,
+  serveBytesBare,
   log,
   median,
   nextRevisionTag,
@@ -350,11 +349,7 @@ export async function benchLarge(env: BenchEnv, cleanup: Cleanup): Promise<Row[]
   await setPublished(app, principal, seeded.orgId, site.id, true);
   const pageUrl = `${api.base}/site/${site.id}/${docs[Math.floor(docs.length / 2)].path}`;
   const bytes = (await timedOk('site page', pageUrl)).body;
-  const bare = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': bytes.length });
-    res.end(bytes);
-  });
-  const bareBase = await listenLoopback(bare, cleanup, 'the bare page server');
+  const bareBase = await serveBytesBare(bytes, cleanup, 'the bare page server');
   const load = await compareHttp(
     'GET cached site page (large space)',
     { ours: pageUrl, baseline: `${bareBase}/` },

@@ -141,6 +141,15 @@ function startJanitor(suffix: string) {
 }
 
 /** Listen on a free loopback port; returns the base URL. The server is closed by `cleanup`. */
+/** A bare node:http server answering every request with `bytes` as HTML from memory: the baseline of a cached page. Its base URL. */
+export function serveBytesBare(bytes: Buffer | Uint8Array, cleanup: Cleanup, what: string): Promise<string> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': bytes.length });
+    res.end(bytes);
+  });
+  return listenLoopback(server, cleanup, what);
+}
+
 export async function listenLoopback(server: http.Server, cleanup: Cleanup, what: string, close?: () => Promise<void>): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

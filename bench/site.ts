@@ -10,14 +10,13 @@
 //      (BENCH_SITE_STARTS times, 2), then the first page it renders vs the next (another page,
 //      also rendered for the first time): the Markdown threads are started and warmed before the
 //      API listens (src/render/pool.ts), so the first reader does not wait for them.
-import http from 'node:http';
 import { createSite, setPublished } from '../src/services/sites/sites.js';
 import {
   buildSpace,
   compareHttp,
   envInt,
   fmt,
-  listenLoopback,
+  serveBytesBare,
   log,
   median,
   percentile,
@@ -106,11 +105,7 @@ export async function benchSite(env: BenchEnv, cleanup: Cleanup): Promise<Row[]>
   // 1. A cached page under load vs the same bytes from memory.
   const pageUrl = apiBase + urls[Math.floor(urls.length / 2)];
   const bytes = (await timedOk('page', pageUrl)).body;
-  const bare = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': bytes.length });
-    res.end(bytes);
-  });
-  const bareBase = await listenLoopback(bare, cleanup, 'the bare page server');
+  const bareBase = await serveBytesBare(bytes, cleanup, 'the bare page server');
   const load = await compareHttp(
     'GET cached site page',
     { ours: pageUrl, baseline: `${bareBase}/` },

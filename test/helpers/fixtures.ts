@@ -3,7 +3,7 @@
 // ../shared/fixtures/ relative to its root, or wherever SHARED_FIXTURES names (GITBOOK_FIXTURES
 // names the gitbook folder alone). A test that needs a shared folder calls `requireFixtures`: a
 // missing folder fails it with one line, never skips it.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,4 +28,15 @@ export function requireFixtures(folder: string): string {
       `shared fixtures not found at ${folder}: set SHARED_FIXTURES to the shared fixtures folder (or GITBOOK_FIXTURES to its gitbook/ folder); the default is ../shared/fixtures beside the project root`,
     );
   return folder;
+}
+
+/** Every SUMMARY.md under `dir` (skipping .git), as [path, text] pairs; none when `dir` is missing. */
+export function summaryFiles(dir: string, out: [string, string][] = []): [string, string][] {
+  if (!existsSync(dir)) return out;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory() && e.name !== '.git') summaryFiles(p, out);
+    else if (e.name === 'SUMMARY.md') out.push([p, readFileSync(p, 'utf8')]);
+  }
+  return out;
 }

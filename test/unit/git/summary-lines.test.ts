@@ -1,22 +1,11 @@
 // The line-by-line reading of SUMMARY.md (src/git/format/summary-lines.ts) must give exactly what
 // the Markdown parser gives: every entry, title, target and warning, for the real fixtures and for
 // shapes at the edges of what it accepts (others fall back to the parser, which is the reference).
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSummary } from '../../../src/git/format/summary.js';
 import { simpleSummaryTree } from '../../../src/git/format/summary-lines.js';
-import { GITBOOK_FIXTURES, TEST_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
-
-function summaries(dir: string, out: [string, string][] = []): [string, string][] {
-  if (!fs.existsSync(dir)) return out;
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory() && e.name !== '.git') summaries(p, out);
-    else if (e.name === 'SUMMARY.md') out.push([p, fs.readFileSync(p, 'utf8')]);
-  }
-  return out;
-}
+import { GITBOOK_FIXTURES, TEST_FIXTURES, requireFixtures, summaryFiles } from '../../helpers/fixtures.js';
 
 const SHAPES = [
   '* [A](a.md)\n  * [B](b.md)\n    * [C](c.md)\n  * [D](d.md)\n* [E](e.md)\n',
@@ -53,7 +42,10 @@ const parsed = (source: string) => parseSummary(`${source}\n<!-- parsed -->\n`, 
 describe('SUMMARY.md read line by line', () => {
   it('gives what the parser gives, for the fixtures and edge shapes', () => {
     const roots = [path.join(TEST_FIXTURES, 'git'), requireFixtures(GITBOOK_FIXTURES)];
-    const cases: [string, string][] = [...roots.flatMap((r) => summaries(r)), ...SHAPES.map((s, i): [string, string] => [`shape ${i}`, s])];
+    const cases: [string, string][] = [
+      ...roots.flatMap((r) => summaryFiles(r)),
+      ...SHAPES.map((s, i): [string, string] => [`shape ${i}`, s]),
+    ];
     let simple = 0;
     for (const [name, source] of cases) {
       if (simpleSummaryTree(source)) simple++;

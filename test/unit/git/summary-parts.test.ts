@@ -2,7 +2,6 @@
 // gives for the whole file: every cut is where the parser sees the same blocks on both sides. Each
 // case is read with every cut it allows (parts of one character), line by line or parsed, and
 // compared with one parse of the whole file.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Heading, Root } from 'mdast';
 import { toString } from 'mdast-util-to-string';
@@ -12,17 +11,7 @@ import { cleanTitle } from '../../../src/git/format/page-file.js';
 import { STRUCTURE_LIMITS } from '../../../src/git/format/limits.js';
 import { parseSummary } from '../../../src/git/format/summary.js';
 import { cutPoints, readSummaryTree, summaryParts } from '../../../src/git/format/summary-parts.js';
-import { GITBOOK_FIXTURES, TEST_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
-
-function summaries(dir: string, out: [string, string][] = []): [string, string][] {
-  if (!fs.existsSync(dir)) return out;
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory() && e.name !== '.git') summaries(p, out);
-    else if (e.name === 'SUMMARY.md') out.push([p, fs.readFileSync(p, 'utf8')]);
-  }
-  return out;
-}
+import { GITBOOK_FIXTURES, TEST_FIXTURES, requireFixtures, summaryFiles } from '../../helpers/fixtures.js';
 
 /** Shapes where a careless cut would change the tree (fences, HTML, lazy lines, references...). */
 const SHAPES = [
@@ -87,7 +76,7 @@ function canonical(root: Root): unknown {
 }
 
 const cases = (): [string, string][] => [
-  ...[path.join(TEST_FIXTURES, 'git'), requireFixtures(GITBOOK_FIXTURES)].flatMap((r) => summaries(r)),
+  ...[path.join(TEST_FIXTURES, 'git'), requireFixtures(GITBOOK_FIXTURES)].flatMap((r) => summaryFiles(r)),
   ...SHAPES.map((s, i): [string, string] => [`shape ${i}`, s]),
 ];
 
