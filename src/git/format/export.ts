@@ -10,9 +10,10 @@
 // where <dir> is the folder of the parent's children: the folder of a README.md parent, the parent's
 // path without '.md' otherwise, the group's folder for a group's pages, the docs root at the top.
 // Pages and files keep the path they were imported from (`gitPath`) when it is still a valid,
-// unclaimed path, so an unchanged import exports to the same files. All comparisons of paths are
-// case-insensitive (the clone may be on a case-insensitive file system) and a file never takes the
-// name of a folder or the other way round.
+// unclaimed path, so an unchanged import exports to the same files. Kept paths are compared as git
+// compares them (case-sensitively: `DELETE.png` and `delete.png` are two files and stay so); a new
+// path must differ from every taken path in any case (the clone may be on a case-insensitive file
+// system), and a file never takes the name of a folder or the other way round.
 //
 // Link pages (`* [Title](https://...)`), computed pages (GitBook's OpenAPI reference block) and
 // empty pages with children but no file (unlinked parents, `* Parent`) are SUMMARY.md entries only.
@@ -27,20 +28,29 @@ import { basename, dirname, isMarkdownPath, joinPath, resolvePath } from './path
 import { renderSummary, type RenderEntry, type RenderGroup } from './summary.js';
 import type { ExportFile, ExportPage, GitBookConfig } from './types.js';
 
+/**
+ * The paths taken so far. Paths kept from the repository (`exact`) are compared as git compares
+ * them, case-sensitively: `DELETE.png` and `delete.png` in one folder are two files of the
+ * repository and both stay as they are. A new name (a page or file created on the platform) must
+ * not clash with any taken path in any case, so that the clone works on a case-insensitive file
+ * system too; a file never takes the name of a folder or the other way round.
+ */
 class PathRegistry {
   private files = new Set<string>();
   private dirs = new Set<string>();
+  private filesFolded = new Set<string>();
+  private dirsFolded = new Set<string>();
 
-  free(path: string): boolean {
-    const key = path.toLowerCase();
-    if (this.files.has(key) || this.dirs.has(key)) return false;
-    for (let d = dirname(key); d; d = dirname(d)) if (this.files.has(d)) return false;
+  free(path: string, exact = false): boolean {
+    const [files, dirs, key] = exact ? [this.files, this.dirs, path] : [this.filesFolded, this.dirsFolded, path.toLowerCase()];
+    if (files.has(key) || dirs.has(key)) return false;
+    for (let d = dirname(key); d; d = dirname(d)) if (files.has(d)) return false;
     return true;
   }
 
-  /** Whether files can go in the folder `dir`: neither it nor a folder above it is a file. */
+  /** Whether new files can go in the folder `dir`: neither it nor a folder above it is a file (in any case). */
   dirOpen(dir: string): boolean {
-    for (let d = dir.toLowerCase(); d; d = dirname(d)) if (this.files.has(d)) return false;
+    for (let d = dir.toLowerCase(); d; d = dirname(d)) if (this.filesFolded.has(d)) return false;
     return true;
   }
 
@@ -52,9 +62,11 @@ class PathRegistry {
   }
 
   add(path: string): void {
+    this.files.add(path);
+    for (let d = dirname(path); d; d = dirname(d)) this.dirs.add(d);
     const key = path.toLowerCase();
-    this.files.add(key);
-    for (let d = dirname(key); d; d = dirname(d)) this.dirs.add(d);
+    this.filesFolded.add(key);
+    for (let d = dirname(key); d; d = dirname(d)) this.dirsFolded.add(d);
   }
 }
 
@@ -153,7 +165,7 @@ export function generateRepository<C = Buffer>(
   // 1. Kept paths.
   for (const doc of documents) {
     const path = usableGitPath(doc.page.gitPath, 'page', summary);
-    if (path && used.free(path)) {
+    if (path && used.free(path, true)) {
       doc.path = path;
       used.add(path);
     }
@@ -161,7 +173,7 @@ export function generateRepository<C = Buffer>(
   // ... and kept file paths.
   const filePaths: Array<string | undefined> = files.map((f) => {
     const path = usableGitPath(f.gitPath, 'file', summary);
-    if (path && used.free(path)) {
+    if (path && used.free(path, true)) {
       used.add(path);
       return path;
     }

@@ -429,7 +429,7 @@ describe('generateRepository', () => {
     expect(out.get('guide/install.md')!.toString()).toBe('# Install\n\nBody of Install.\n');
   });
 
-  it('keeps gitPath, places children beside it and avoids collisions (case-insensitively)', () => {
+  it('keeps gitPath exactly (case-sensitively, as git does), places children beside it and gives new names no case clash', () => {
     const out = generateRepository(
       [
         page('Home', { gitPath: 'start.md' }),
@@ -446,6 +446,9 @@ describe('generateRepository', () => {
         { name: 'Logo.png', content: Buffer.from('c') },
         { name: 'kept.png', gitPath: 'images/kept.png', content: Buffer.from('d') },
         { name: 'archive', content: Buffer.from('e') },
+        { name: 'DELETE.png', gitPath: '.gitbook/assets/DELETE.png', content: Buffer.from('f') },
+        { name: 'delete.png', gitPath: '.gitbook/assets/delete.png', content: Buffer.from('g') },
+        { name: 'Delete.png', content: Buffer.from('h') },
       ],
     );
     expect([...out.keys()]).toEqual([
@@ -457,14 +460,19 @@ describe('generateRepository', () => {
       'setup-2.md',
       'README.md',
       'dup.md',
-      'dup-b.md',
+      'DUP.md',
       '.gitbook/assets/logo.png',
       '.gitbook/assets/logo (1).png',
       '.gitbook/assets/Logo (2).png',
       'images/kept.png',
       '.gitbook/assets/archive',
+      '.gitbook/assets/DELETE.png',
+      '.gitbook/assets/delete.png',
+      '.gitbook/assets/Delete (1).png',
     ]);
     expect(out.get('.gitbook/assets/logo (1).png')!.toString()).toBe('b');
+    expect(out.get('.gitbook/assets/DELETE.png')!.toString()).toBe('f');
+    expect(out.get('.gitbook/assets/delete.png')!.toString()).toBe('g');
   });
 
   it('never makes a file and a folder of the same name', () => {
