@@ -89,13 +89,19 @@ function structure(pages: StructureEntry[], depth = 0): string[] {
  */
 export async function exportRepository(
   app: AppContext,
-  p: GitJobPayload & { commitMessage: string },
+  p: GitJobPayload & {
+    commitMessage: string;
+    /** The commit's author (Git Sync: the user who merged); the platform's own name when not given. */
+    commitAuthor?: { name: string; email: string };
+    /** Export this revision of the space instead of its current one (Git Sync exports one commit per merge). */
+    revisionId?: string;
+  },
   progress: (f: number) => Promise<void>,
 ) {
   const projectDir = p.repoProjectDirectory ?? '';
   const space = await getSpace(app.db, p.spaceId);
   if (!space) throw new GitSyncError('The space no longer exists');
-  const { snapshot } = await revisionSnapshot(app.db, p.spaceId, space.revision_id);
+  const { snapshot } = await revisionSnapshot(app.db, p.spaceId, p.revisionId ?? space.revision_id);
   const bodies = await loadBodies(
     app.db,
     p.spaceId,
@@ -260,7 +266,7 @@ export async function exportRepository(
       tree: treeOid,
       parents: parent ? [parent] : [],
       message: p.commitMessage,
-      author: { name: 'Docs platform', email: 'docs-platform@localhost' },
+      author: p.commitAuthor ?? { name: 'Docs platform', email: 'docs-platform@localhost' },
     });
     await repo.push(commit, p.ref, !!p.force);
     await recordSync(app.db, p, commit);
