@@ -54,6 +54,8 @@ interface ImportOptions {
   progress: (fraction: number) => Promise<void>;
   /** Called once the space's main content changed (not for an import into a change request): derived data follows. */
   afterContentChange: (spaceId: string) => Promise<void>;
+  /** Called once a change request's content changed (an import into it): its derived data follows. */
+  afterChangeRequestChange?: (spaceId: string, changeRequestId: string) => Promise<void>;
   log?: Logger;
   /** Default IMPORT_TIME_BUDGET_MS. */
   timeBudgetMs?: number;
@@ -192,6 +194,7 @@ export async function importWebsite(app: AppContext, p: ImportWebsitePayload, o:
     throw err;
   });
   if (!p.changeRequestId) await o.afterContentChange(p.spaceId);
+  else await o.afterChangeRequestChange?.(p.spaceId, p.changeRequestId);
   await o.progress(1);
   return { revision: write.revision.id, importedResources: pages.length, totalResources: result.discovered };
 }

@@ -31,10 +31,11 @@ export interface JobPayloads {
    */
   'search.index': { spaceId: string };
   /**
-   * Store the links of every page body of a space's current revision (src/services/link-indexing.ts),
-   * after its content changed: link, backlink and broken-link reads then parse nothing.
+   * Store the links of every page body of a space's current revision, or of a change request's
+   * current revision when `changeRequestId` is given (src/services/link-indexing.ts), after that
+   * content changed: link, backlink and broken-link reads then parse nothing.
    */
-  'links.index': { spaceId: string };
+  'links.index': { spaceId: string; changeRequestId?: string };
   /**
    * Does nothing: an operator's health check of a worker pool (`npm run cli -- workers ping`). It
    * goes through everything a real job does (durable operation row, queue, runner, final state), so
@@ -111,7 +112,7 @@ export const JOBS = {
   'links.index': {
     queue: 'search',
     startsAtOnce: true,
-    description: "Store the links of a space's current revision, so that link reads parse nothing",
+    description: "Store the links of a space's (or a change request's) current revision, so that link reads parse nothing",
   },
   'workers.ping': {
     queue: 'maintenance',

@@ -18,7 +18,7 @@ import { requireChangeRequest, requireEditable } from '../policies/change-reques
 import { appUrls } from '../presenters/urls.js';
 import { toChangeRequest } from '../presenters/change-requests.js';
 import { storeFileBytes } from '../content/files.js';
-import { afterContentChange } from './content-hooks.js';
+import { afterChangeRequestChange, afterContentChange } from './content-hooks.js';
 import type { ContentTarget } from './content.js';
 
 /** Where a change request's content is read from (its latest revision). */
@@ -182,6 +182,7 @@ export async function applyContentChanges(app: AppContext, p: Principal, spaceId
       { check: requireEditable },
     ),
   );
+  await afterChangeRequestChange(app, spaceId, found.id);
   const space = await getSpace(app.db, spaceId);
   const cr = (await crs.getChangeRequest(app.db, spaceId, found.id))!;
   const { snapshot } = await revisionSnapshot(app.db, spaceId, cr.revision);
@@ -231,6 +232,7 @@ export async function updateFromMain(app: AppContext, p: Principal, spaceId: str
       { check: requireEditable },
     ),
   );
+  await afterChangeRequestChange(app, spaceId, found.id);
   return { revision: revision.id, result: 'update' as const };
 }
 

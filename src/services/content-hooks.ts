@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { catchUpSpace } from '../search/indexer.js';
 import { bumpSitesOfSpace } from '../db/repos/sites.js';
 import { scheduleSpaceIndex } from './operations.js';
-import { scheduleLinkIndex } from './link-indexing.js';
+import { scheduleChangeRequestLinkIndex, scheduleLinkIndex } from './link-indexing.js';
 
 /**
  * Called after a space's current revision changed (create, edit, template, duplicate, import...).
@@ -50,4 +50,13 @@ async function bumpSites(app: AppContext, spaceId: string): Promise<void> {
   } catch (err) {
     app.log.error({ err, spaceId }, 'site version bump failed');
   }
+}
+
+/**
+ * Called after a change request's content changed (an edit, an update from main, a template, a
+ * website import into it): its link index is built by a `links.index` job, so that the first link
+ * read of the change request parses nothing. Search covers main content only.
+ */
+export async function afterChangeRequestChange(app: AppContext, spaceId: string, changeRequestId: string): Promise<void> {
+  await scheduleChangeRequestLinkIndex(app, spaceId, changeRequestId);
 }

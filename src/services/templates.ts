@@ -20,7 +20,7 @@ import { getTemplate, instantiateTemplate, describeTemplate, TEMPLATES, type Tem
 import { invalid } from '../core/errors.js';
 import { newId } from '../util/ids.js';
 import { requireSpace } from '../policies/spaces.js';
-import { afterContentChange } from './content-hooks.js';
+import { afterChangeRequestChange, afterContentChange } from './content-hooks.js';
 import { requireChangeRequest, requireEditable } from '../policies/change-requests.js';
 
 export interface TemplateContentRef {
@@ -109,6 +109,7 @@ export async function applyTemplateToSpace(
   if (body.changeRequestId !== undefined) {
     const { cr } = await requireChangeRequest(app, p, spaceId, body.changeRequestId, 'edit');
     await withTx(app.db, (c) => editChangeRequestContent(c, spaceId, cr.id, apply, { createdBy: p.userId }, { check: requireEditable }));
+    await afterChangeRequestChange(app, spaceId, cr.id);
     return;
   }
   await requireSpace(app.db, p, spaceId, 'edit');

@@ -5,7 +5,7 @@ import type { ImportWebsitePayload } from '../queue/registry.js';
 import { JobSkipped } from '../queue/errors.js';
 import { getSpace } from '../db/repos/spaces.js';
 import { importWebsite } from '../import/website.js';
-import { afterImport } from './content-hooks.js';
+import { afterChangeRequestChange, afterImport } from './content-hooks.js';
 import type { OperationRun } from './operation-run.js';
 
 export async function runWebsiteImport(app: AppContext, payload: ImportWebsitePayload, run: Omit<OperationRun, 'fence'>) {
@@ -15,5 +15,6 @@ export async function runWebsiteImport(app: AppContext, payload: ImportWebsitePa
     progress: run.progress,
     log: run.log,
     afterContentChange: (spaceId) => afterImport(app, spaceId),
+    afterChangeRequestChange: (spaceId, changeRequestId) => afterChangeRequestChange(app, spaceId, changeRequestId),
   });
 }

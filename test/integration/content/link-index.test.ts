@@ -140,4 +140,54 @@ describe('a read whose index is not built yet', () => {
     expect(back.status).toBe(200);
     expect(back.body.items.map((i: any) => i.page.id)).toEqual(['intro']);
   });
+  it("a change request's edit schedules the link index of its own revision, and its link reads then answer at once", async () => {
+    const created = await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { token: org.adminToken, body: { title: 'Docs', empty: true } });
+    const spaceId = created.body.id as string;
+    await editContent(t, spaceId, (d) => {
+      d.insertPage(null, { id: 'intro', title: 'Intro', markdown: 'Hello.' });
+    });
+    await indexSpaceLinks(t.app, spaceId);
+    const cr = await t.api('POST', `/v1/spaces/${spaceId}/change-requests`, { token: org.adminToken, body: { subject: 'Links' } });
+    expect(cr.status).toBe(201);
+    const crId = cr.body.id as string;
+    const edit = await t.api('POST', `/v1/spaces/${spaceId}/change-requests/${crId}/content?compat=false`, {
+      token: org.adminToken,
+      body: {
+        changes: [{ operation: 'insert_page', title: 'Guide', document: { markdown: 'See [intro](intro.md) and [gone](gone.md).' } }],
+      },
+    });
+    expect(edit.status, JSON.stringify(edit.body)).toBe(200);
+    const pageId = edit.body.changes[0].page.id as string;
+
+    // The edit queued one links.index operation for the change request (no worker runs here).
+    const { rows } = await t.app.db.query(
+      `SELECT status, target_type, payload FROM operations WHERE kind = 'links.index' AND target_id = $1`,
+      [crId],
+    );
+    expect(rows).toEqual([{ status: 'queued', target_type: 'change-request', payload: { spaceId, changeRequestId: crId } }]);
+    const before = await t.api('GET', `/v1/spaces/${spaceId}/change-requests/${crId}/content/page/${pageId}/links`, {
+      token: org.adminToken,
+    });
+    expect([200, 503]).toContain(before.status); // the read builds what is missing in the background; never waits here
+
+    // The job's work (run here as its processor would): the change request's revision is indexed.
+    const out = await indexSpaceLinks(t.app, spaceId, crId);
+    const crRow = await t.api('GET', `/v1/spaces/${spaceId}/change-requests/${crId}`, { token: org.adminToken });
+    expect(out.revisionId).toBe(crRow.body.revision);
+    const { revision } = await revisionSnapshot(t.app.db, spaceId, out.revisionId);
+    expect((await listIndexedRoots(t.app.db, spaceId)).map((x) => x.root_hash)).toContain(revision.root_hash);
+    // With a bound of 0 a read answers from memory only, and loads a stored index in the background:
+    // a client following Retry-After gets the list (loaded from the stored links, nothing parsed).
+    let links = await t.api('GET', `/v1/spaces/${spaceId}/change-requests/${crId}/content/page/${pageId}/links`, { token: org.adminToken });
+    for (let i = 0; links.status === 503 && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      links = await t.api('GET', `/v1/spaces/${spaceId}/change-requests/${crId}/content/page/${pageId}/links`, { token: org.adminToken });
+    }
+    expect(links.status, JSON.stringify(links.body)).toBe(200);
+    expect(
+      links.body.items
+        .map((i: any) => `${i.status} ${i.targetReference.kind === 'url' ? i.targetReference.url : i.targetReference.page.id}`)
+        .sort(),
+    ).toEqual(['broken gone.md', 'ok intro']);
+  });
 });
