@@ -8,7 +8,7 @@ import { canonicalJson } from '../content/objects.js';
 import { dumpYaml } from './format/yaml.js';
 import { loadBodies, type TreePage } from '../content/snapshot.js';
 import { blobReader, type StoredFileRef } from './export-blobs.js';
-import { withRepository, GitSyncError, type RepoFileEntry } from './repo.js';
+import { GitSyncError, isContent, type RepoFileEntry } from './repo.js';
 import {
   generateRepository,
   CONFIG_FILE,
@@ -18,7 +18,7 @@ import {
   type ExportFile,
   type ParsedRepository,
 } from './format.js';
-import { projectFiles, readRepository, recordSync, remoteFor } from './sync.js';
+import { projectFiles, readRepository, recordSync, sameFolder, withJobRepository } from './sync.js';
 
 /** The deepest folder holding every path given ('' when they share none). */
 function sharedFolder(paths: Array<string | undefined>): string {
@@ -109,14 +109,23 @@ export async function exportRepository(
   );
   const state = await getGitSyncState(app.db, p.spaceId);
 
-  return withRepository(app.config.git.cacheDir, p.spaceId, remoteFor(app, p), p.repoCacheID, async (repo) => {
+  return withJobRepository(app, p, async (repo) => {
     const head = await repo.remoteHead(p.ref);
     if (head) await repo.fetch(p.ref);
     const synced =
       state && state.url === p.url && state.ref === p.ref && state.last_commit && (await repo.hasObject(state.last_commit))
         ? state.last_commit
         : null;
-    const parent = p.force ? head : (synced ?? head);
+    // The export builds on what the space synced with. When the branch moved on only outside the
+    // project directory (another space of a monorepo exported, someone edited a file elsewhere),
+    // the head holds the same project folder: the export builds on the head instead, replacing only
+    // that folder, a fast-forward that keeps what the others wrote. A branch that changed the
+    // folder itself is a non-fast-forward, refused unless `force`.
+    const parent = p.force
+      ? head
+      : synced && head && synced !== head && (await sameFolder(repo, synced, head, projectDir))
+        ? head
+        : (synced ?? head);
     await progress(0.3);
 
     const parentFiles = parent ? await projectFiles(app, repo, parent, projectDir, { skipOversize: true }) : null;
@@ -231,11 +240,15 @@ export async function exportRepository(
       // Files (assets) are never removed: one the space no longer has may still be used by
       // something outside the docs (a README, a site), and unreferenced assets are the user's.
       managed.add(rel(config?.summary ?? 'SUMMARY.md'));
-      for (const m of managed) tree.delete(prefix + m);
+      // Only regular files are managed: a symlink or submodule at a page's path (read as a missing
+      // page) stays unless that page was written on the platform since.
+      for (const m of managed) if (isContent(tree.get(prefix + m) ?? { oid: '', mode: '100644' })) tree.delete(prefix + m);
     }
-    // The blobs and trees go into one new pack, the blobs in the tree's order (blobReader).
+    // The blobs and trees go into one new pack, the blobs in the tree's order (blobReader). A file
+    // written where the parent had one keeps its mode (an executable page stays 100755).
+    const parentModes = parentFiles?.all;
     const blobs = [...generated].map(([rel, content]) => {
-      const mode = tree.get(prefix + rel)?.mode;
+      const mode = parentModes?.get(prefix + rel)?.mode;
       const entry = { oid: '', mode: mode === '100755' ? mode : '100644' };
       tree.set(prefix + rel, entry);
       return { entry, content };

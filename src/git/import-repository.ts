@@ -12,9 +12,9 @@ import { editMainContent, WriteTargetGoneError } from '../content/commit.js';
 import { storeFilesBytes, type StoredBytes } from '../content/files.js';
 import { ObjectsAhead } from '../content/objects.js';
 import type { TreePage } from '../content/snapshot.js';
-import { withRepository, GitSyncError, type Repository } from './repo.js';
+import { GitSyncError, type Repository } from './repo.js';
 import { RepoFormatError, type ImportedPage, type GitBookConfig, type ParsedRepository } from './format.js';
-import { projectFiles, readRepository, recordSync, remoteFor } from './sync.js';
+import { projectFiles, readRepository, recordSync, sameFolder, withJobRepository } from './sync.js';
 
 /** At most this many warnings are kept on an import's result (a broken SUMMARY.md can have thousands). */
 const MAX_WARNINGS = 200;
@@ -124,15 +124,23 @@ export async function importRepository(app: AppContext, p: GitJobPayload, run: I
     reports.push(report);
   };
   const reported = async <T>(result: T): Promise<T> => (await Promise.all(reports), result);
-  return withRepository(app.config.git.cacheDir, p.spaceId, remoteFor(app, p), p.repoCacheID, async (repo) => {
+  return withJobRepository(app, p, async (repo) => {
     const commit = await repo.fetch(p.ref);
     progress(0.3);
-    // Importing the commit the space's content already is (unchanged since that import) creates no revision.
+    // Importing the commit the space's content already is (unchanged since that import) creates no
+    // revision; nor does a commit that changed nothing under the project directory (in a monorepo,
+    // a push to another space's folder): the import reads nothing else.
     if (!p.standalone) {
       const space = await getSpace(app.db, p.spaceId);
       const current = space?.revision_id ? await getRevision(app.db, p.spaceId, space.revision_id) : null;
       const g = current?.git;
-      if (current && g && g.oid === commit && g.ref === p.ref && g.url === (p.repoCommitURL ?? p.url)) {
+      if (
+        current &&
+        g &&
+        g.ref === p.ref &&
+        g.url === (p.repoCommitURL ?? p.url) &&
+        (g.oid === commit || (await sameFolder(repo, String(g.oid), commit, projectDir)))
+      ) {
         await recordSync(app.db, p, commit);
         return reported({ revision: current.id, commit, standalone: false, operation: operationId, unchanged: true });
       }

@@ -67,34 +67,70 @@ async function exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Open (creating if needed) the cached bare repository of one space for a remote: per space and
- * `repoCacheID` (or remote URL when none is given); fetches reuse what is already there. Scoping
- * by space keeps one organization's objects out of another's fetches, and since a space's git
- * operations run one at a time across processes (src/git/ordering.ts), no two writers ever share
- * a cache folder.
+ * The remote URL a cache is keyed by: without credentials, query or fragment, host in lower case,
+ * default port, trailing slashes and `.git` dropped (`https://Host/acme/docs.git/` and
+ * `https://host/acme/docs` are one repository).
+ */
+export function normalizedRemote(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    u.pathname = u.pathname.replace(/\/+$/, '').replace(/\.git$/, '') || '/';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * The key of a cached bare repository: the normalized remote URL, so that the spaces synced from
+ * one repository (a monorepo's project directories) share one copy and one fetch per push; or,
+ * with `repoCacheID`, that id within its `scope` (the organization), so that an id chosen by one
+ * organization never hands another the objects fetched under it. Which commits a run may read is
+ * not decided by the key: every run asks the remote, with its own credentials, which commit the
+ * branch is (see Repository.fetch).
+ */
+export function cacheKey(remoteUrl: string, cacheId: string | undefined, scope: string): string {
+  return createHash('sha256')
+    .update(cacheId ? `scope:${scope}\nid:${cacheId}` : `url:${normalizedRemote(remoteUrl)}`)
+    .digest('hex')
+    .slice(0, 40);
+}
+
+/**
+ * Runs `fn` holding the lock of one cache key across processes (workers on other processes or
+ * machines sharing GIT_CACHE_DIR): given by the caller (a database advisory lock).
+ */
+export type CacheLock = <T>(key: string, fn: () => Promise<T>) => Promise<T>;
+
+/**
+ * Open (creating if needed) the cached bare repository of `key` (see cacheKey) and run `fn` with
+ * it. Runs on one cache are serialized: in this process (isomorphic-git is not safe for concurrent
+ * writers) and across processes by `lock`. Fetches reuse what is already there.
  */
 export async function withRepository<T>(
   cacheDir: string,
-  spaceId: string,
+  key: string,
   remote: Remote,
-  cacheId: string | undefined,
+  lock: CacheLock,
   fn: (repo: Repository) => Promise<T>,
 ): Promise<T> {
-  const key = createHash('sha256')
-    .update(`${spaceId}\n${cacheId ? `id:${cacheId}` : `url:${remote.url}`}`)
-    .digest('hex')
-    .slice(0, 40);
   const gitdir = path.resolve(cacheDir, `${key}.git`);
-  return exclusive(gitdir, async () => {
-    await fs.promises.mkdir(gitdir, { recursive: true });
-    if (!fs.existsSync(path.join(gitdir, 'HEAD'))) await git.init({ fs, gitdir, bare: true, defaultBranch: 'main' });
-    const repo = new Repository(gitdir, remote);
-    try {
-      return await fn(repo);
-    } finally {
-      await repo.close();
-    }
-  });
+  return exclusive(gitdir, () =>
+    lock(key, async () => {
+      await fs.promises.mkdir(gitdir, { recursive: true });
+      if (!fs.existsSync(path.join(gitdir, 'HEAD'))) await git.init({ fs, gitdir, bare: true, defaultBranch: 'main' });
+      const repo = new Repository(gitdir, remote);
+      try {
+        return await fn(repo);
+      } finally {
+        await repo.close();
+      }
+    }),
+  );
 }
 
 /** What a remote advertises before a fetch or a push. */
@@ -270,6 +306,20 @@ export class Repository {
     };
     await walk((await this.commitInfo(commit)).tree, '');
     return out;
+  }
+
+  /**
+   * The id of the tree at `dir` ('' for the root) in a commit's tree, or null when the commit has
+   * no such folder: two commits with the same id there hold the same files under `dir`.
+   */
+  async subtree(commit: string, dir: string): Promise<string | null> {
+    let oid = (await this.commitInfo(commit)).tree;
+    for (const name of dir.split('/').filter(Boolean)) {
+      const entry = (await this.readTree(oid)).find((e) => e.path === name);
+      if (entry?.type !== 'tree') return null;
+      oid = entry.oid;
+    }
+    return oid;
   }
 
   /** `oids` in the order this cache stores them (see ObjectStore.storageOrder). */

@@ -3,11 +3,12 @@
 import type { AppContext } from '../context.js';
 import type { GitJobPayload } from '../queue/registry.js';
 import type { Queryable } from '../db/pool.js';
-import { getGitSyncState, recordGitSync, setSpaceGitSync } from '../db/repos/git-sync.js';
+import { getGitSyncState, recordGitSync, setSpaceGitSync, withGitCacheLock } from '../db/repos/git-sync.js';
+import { getSpace } from '../db/repos/spaces.js';
 import { gitSyncSummary } from './sync-state.js';
 import { openCredentials } from './credentials.js';
 import { guardedHttp } from './transport.js';
-import { GitSyncError, isContent, type Repository, type RepoFileEntry } from './repo.js';
+import { cacheKey, withRepository, GitSyncError, isContent, type Repository, type RepoFileEntry } from './repo.js';
 import { RepoFormatError, type ParsedRepository } from './format.js';
 
 export function remoteFor(app: AppContext, p: GitJobPayload) {
@@ -20,6 +21,30 @@ export function remoteFor(app: AppContext, p: GitJobPayload) {
       maxBytes: app.config.git.maxFetchBytes,
     }),
   };
+}
+
+/**
+ * Run `fn` with the cached bare repository of the job's remote: one per repository (normalized
+ * URL), shared by every space synced from it (a monorepo's project directories fetch once per
+ * push), or per `repoCacheID` within the space's organization; one run at a time per cache across
+ * worker processes (withGitCacheLock). Fetches and pushes use this job's own credentials.
+ */
+export async function withJobRepository<T>(app: AppContext, p: GitJobPayload, fn: (repo: Repository) => Promise<T>): Promise<T> {
+  const orgId = (await getSpace(app.db, p.spaceId))?.organization_id ?? `space:${p.spaceId}`;
+  return withRepository(
+    app.config.git.cacheDir,
+    cacheKey(p.url, p.repoCacheID, orgId),
+    remoteFor(app, p),
+    (key, run) => withGitCacheLock(app.db, key, run),
+    fn,
+  );
+}
+
+/** Whether two commits hold the same files under `dir` (false when the cache lacks `before`). */
+export async function sameFolder(repo: Repository, before: string, after: string, dir: string): Promise<boolean> {
+  if (!/^[0-9a-f]{40}$/.test(before) || !(await repo.hasObject(before))) return false;
+  const a = await repo.subtree(before, dir);
+  return a !== null && a === (await repo.subtree(after, dir));
 }
 
 /**

@@ -1,7 +1,12 @@
 // Git sync of a space: the `git_sync_state` row (what the space last synced with), the summary of
 // it kept on the space row (`spaces.git_sync`, shown as Space.gitSync), the per-space lock that runs
 // one git operation of a space at a time, and the space's latest git operation.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { PoolClient } from 'pg';
 import type { Db, Queryable } from '../pool.js';
+
+/** The connection holding the space's git lock of the run in progress (withGitSyncLock), for the cache lock. */
+const lockSession = new AsyncLocalStorage<PoolClient>();
 
 export interface GitSyncStateRow {
   space_id: string;
@@ -90,7 +95,7 @@ export async function withGitSyncLock<T>(db: Db, spaceId: string, fn: (client: Q
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [`git-sync:${spaceId}`]);
     try {
-      return await fn(client);
+      return await lockSession.run(client, () => fn(client));
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`git-sync:${spaceId}`]).catch((err: Error) => (discard = err));
     }
@@ -105,4 +110,28 @@ export async function lastGitTimestamp(db: Queryable, spaceId: string): Promise<
     spaceId,
   ]);
   return rows[0]?.last_timestamp ?? null;
+}
+
+/**
+ * Run `fn` holding the lock of one cached bare repository (`key`, src/git/repo.ts cacheKey): a
+ * session advisory lock, so runs of different spaces sharing the cache, on any worker process,
+ * use it one at a time. Inside a space's git lock (withGitSyncLock) it is taken on that lock's
+ * connection, so a run holds no second connection while it waits (a pool of WORKER_CONCURRENCY
+ * + 1 stays enough); elsewhere on a connection of its own. Space lock first, cache lock second,
+ * never the other way round: no two runs wait for each other.
+ */
+export async function withGitCacheLock<T>(db: Db, key: string, fn: () => Promise<T>): Promise<T> {
+  const held = lockSession.getStore();
+  const client = held ?? (await db.connect());
+  let discard: Error | undefined;
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`git-cache:${key}`]);
+    try {
+      return await fn();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`git-cache:${key}`]).catch((err: Error) => (discard = err));
+    }
+  } finally {
+    if (!held) client.release(discard);
+  }
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withRepository, type Repository, type RepoFileEntry } from '../../../src/git/repo.js';
+import { withRepository, type CacheLock, type Repository, type RepoFileEntry } from '../../../src/git/repo.js';
 import { guardedHttp } from '../../../src/git/transport.js';
 import { indexPack, objectId, PackIdx } from '../../../src/git/pack/index.js';
 import { parseCommit, parseTree } from '../../../src/git/pack/objects.js';
@@ -71,8 +71,11 @@ async function compareAll(gitdir: string): Promise<number> {
   return n;
 }
 
+/** No other process shares these caches: the in-process lock of withRepository is enough. */
+const noLock: CacheLock = (_key, fn) => fn();
+
 function open<T>(cacheId: string, fn: (repo: Repository) => Promise<T>): Promise<T> {
-  return withRepository(path.join(work, 'cache'), 'space-1', { url: remoteUrl, http }, cacheId, fn);
+  return withRepository(path.join(work, 'cache'), cacheId, { url: remoteUrl, http }, noLock, fn);
 }
 
 beforeAll(async () => {
@@ -237,7 +240,7 @@ describe('git pack fetch, index and read', () => {
     const small = guardedHttp({ allowPrivate: true, timeoutMs: 30_000, maxBytes: 100_000 });
     let gitdir = '';
     await expect(
-      withRepository(path.join(work, 'cache'), 'space-1', { url: remoteUrl, http: small }, 'capped', (repo) => {
+      withRepository(path.join(work, 'cache'), 'capped', { url: remoteUrl, http: small }, noLock, (repo) => {
         gitdir = repo.gitdir;
         return repo.fetch('main');
       }),
