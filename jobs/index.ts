@@ -6,6 +6,8 @@ import { processPdfRender } from './render-pdf.js';
 import { purgeSpaces } from './purge-spaces.js';
 import { processGitImport } from './git-import.js';
 import { processGitExport } from './git-export.js';
+import { processGitSync } from './git-sync.js';
+import { processGitSyncPoll } from './git-sync-poll.js';
 import { processWebsiteImport } from './import-website.js';
 import { processTranslationRun } from './translation-run.js';
 import { processSearchIndex } from './search-index.js';
@@ -19,6 +21,8 @@ export const PROCESSORS: { [K in JobName]: Processor<K> } = {
   'spaces.purge': purgeSpaces,
   'git.import': processGitImport,
   'git.export': processGitExport,
+  'git.sync': processGitSync,
+  'git.sync.poll': processGitSyncPoll,
   'import.website': processWebsiteImport,
   'translation.run': processTranslationRun,
   'search.index': processSearchIndex,

@@ -72,6 +72,12 @@ export interface Config {
     maxFetchBytes: number;
     timeoutMs: number;
   };
+  /** Git Sync (src/services/git-sync/): how often due syncs are polled, the debounce of an export after a change, the back-off cap. */
+  gitSync: {
+    pollTickMs: number;
+    debounceMs: number;
+    maxBackoffSeconds: number;
+  };
   /** Website import (jobs/import-website.ts): most pages one import crawls. */
   import: {
     maxPages: number;
@@ -227,6 +233,11 @@ export function loadConfig(env: Env = process.env, stdoutIsTTY: boolean = proces
       maxFileBytes: int(env, 'GIT_MAX_FILE_BYTES', 20 * 1024 * 1024, 1),
       maxFetchBytes: int(env, 'GIT_MAX_FETCH_BYTES', 1024 * 1024 * 1024, 1),
       timeoutMs: int(env, 'GIT_TIMEOUT_MS', 120_000, 1),
+    },
+    gitSync: {
+      pollTickMs: int(env, 'GIT_SYNC_POLL_TICK_MS', 5_000, 100),
+      debounceMs: int(env, 'GIT_SYNC_DEBOUNCE_MS', 2_000),
+      maxBackoffSeconds: int(env, 'GIT_SYNC_MAX_BACKOFF_SECONDS', 3_600, 5),
     },
     import: {
       maxPages: int(env, 'IMPORT_MAX_PAGES', 200, 1),

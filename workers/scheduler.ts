@@ -32,7 +32,10 @@ interface Schedule<K extends JobName> {
 }
 type AnySchedule = { [K in JobName]: Schedule<K> }[JobName];
 
-const SCHEDULES: readonly AnySchedule[] = [{ id: 'spaces.purge', job: 'spaces.purge', every: (c) => c.purge.intervalMs, payload: {} }];
+const SCHEDULES: readonly AnySchedule[] = [
+  { id: 'spaces.purge', job: 'spaces.purge', every: (c) => c.purge.intervalMs, payload: {} },
+  { id: 'git.sync.poll', job: 'git.sync.poll', every: (c) => c.gitSync.pollTickMs, payload: {} },
+];
 
 function isScheduledJob(job: Job<JobData | ScheduledJobData>): job is Job<ScheduledJobData> {
   return typeof (job.data as Partial<ScheduledJobData>)?.schedule === 'string' && !(job.data as Partial<JobData>).operationId;

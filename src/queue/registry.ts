@@ -21,6 +21,13 @@ export interface JobPayloads {
   'git.import': GitJobPayload;
   /** Commit the space's current content on top of a git branch and push it. */
   'git.export': GitJobPayload & { commitMessage: string };
+  /**
+   * One run of a Git Sync (src/services/git-sync/runs.ts): read the branch head, then import it,
+   * export the space, or keep both sides in a change request. Ids only: the sync row holds the rest.
+   */
+  'git.sync': { syncId: string };
+  /** Start a run of every Git Sync whose poll time passed or whose export is due (a timer: workers/scheduler.ts). */
+  'git.sync.poll': Record<string, never>;
   /** Crawl a website and add its pages (and same-origin images) to a space or a change request. */
   'import.website': ImportWebsitePayload;
   /** Translate a space into its translation's result space (one new revision); see src/services/translation-run.ts. */
@@ -102,6 +109,8 @@ export const JOBS = {
   },
   'git.import': { queue: 'git', description: 'Import a git branch into a space' },
   'git.export': { queue: 'git', description: 'Export a space to a git branch' },
+  'git.sync': { queue: 'git', description: 'Git Sync run: import a pushed branch, export a change, or record a conflict' },
+  'git.sync.poll': { queue: 'git', description: 'Start the Git Sync runs whose poll time passed or whose export is due' },
   'import.website': { queue: 'import', description: 'Import a website into a space or a change request' },
   'translation.run': { queue: 'translation', description: "Translate a space's changed pages into its translation's result space" },
   'search.index': {

@@ -13,6 +13,7 @@ import { changeRequestRoutes } from './change-requests.js';
 import { commentRoutes } from './comments.js';
 import { pdfRoutes } from './pdf.js';
 import { gitRoutes } from './git.js';
+import { gitSyncRoutes } from './git-sync.js';
 import { importRoutes } from './imports.js';
 import { publishedRoutes } from './sites/published.js';
 import { translationRoutes } from './translations.js';
@@ -44,6 +45,7 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Comments', commentRoutes),
   ...tagged('PDF export', pdfRoutes),
   ...tagged('Git sync', gitRoutes),
+  ...tagged('Git sync', gitSyncRoutes),
   ...tagged('Imports', importRoutes),
   ...tagged('Published content', publishedRoutes),
   ...tagged('Translations', translationRoutes),

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { catchUpSpace } from '../search/indexer.js';
 import { bumpSitesOfSpace } from '../db/repos/sites.js';
 import { scheduleSpaceIndex } from './operations.js';
+import { scheduleGitSyncExport } from './git-sync/export-due.js';
 import { scheduleChangeRequestLinkIndex, scheduleLinkIndex } from './link-indexing.js';
 
 /**
@@ -18,6 +19,8 @@ export async function afterContentChange(app: AppContext, spaceId: string): Prom
     app.log.error({ err, spaceId }, 'search reindex failed');
   }
   await scheduleLinkIndex(app, spaceId);
+  // Git Sync exports the change after a short debounce (not after an import: afterImport).
+  await scheduleGitSyncExport(app, spaceId);
 }
 
 /**

@@ -45,7 +45,7 @@ export async function nextChangeRequestNumber(db: Queryable, spaceId: string): P
 
 export async function insertChangeRequest(
   db: Queryable,
-  cr: { id: string; spaceId: string; number: number; subject: string; createdBy: string; revision: string },
+  cr: { id: string; spaceId: string; number: number; subject: string; createdBy: string | null; revision: string },
 ) {
   await db.query(
     `INSERT INTO change_requests (id, space_id, number, subject, created_by, revision_initial, revision)

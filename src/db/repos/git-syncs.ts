@@ -1,0 +1,243 @@
+// Git Sync rows (`git_syncs`, migration 0019): a repository branch kept in sync with a space (or a
+// site), its webhook, polling, coalescing and conflict state. The runs are `git.sync` operations
+// (src/services/git-sync/runs.ts).
+import type { Queryable } from '../pool.js';
+
+export type GitSyncDirection = 'bidirectional' | 'import' | 'export';
+export type GitSyncStatus = 'idle' | 'importing' | 'exporting' | 'conflict' | 'error';
+
+export interface GitSyncRow {
+  id: string;
+  organization_id: string;
+  kind: 'space' | 'site';
+  space_id: string | null;
+  site_id: string | null;
+  url: string;
+  credentials: string | null;
+  ref: string;
+  project_directory: string;
+  direction: GitSyncDirection;
+  poll_interval_seconds: number;
+  status: GitSyncStatus;
+  last_imported_commit: string | null;
+  last_exported_commit: string | null;
+  last_synced_at: Date | null;
+  last_error: string | null;
+  hook_id: string;
+  webhook_secret: string;
+  synced_commit: string | null;
+  synced_revision_id: string | null;
+  next_poll_at: Date | null;
+  run_due_at: Date | null;
+  failures: number;
+  wanted_head: string | null;
+  export_pending: boolean;
+  queued_operation_id: string | null;
+  conflict_change_request_id: string | null;
+  conflict_commit: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface GitSyncSettings {
+  url: string;
+  credentials: string | null;
+  ref: string;
+  projectDirectory: string;
+  direction: GitSyncDirection;
+  pollIntervalSeconds: number;
+}
+
+export async function getGitSyncOfSpace(db: Queryable, spaceId: string, forUpdate = false): Promise<GitSyncRow | null> {
+  const { rows } = await db.query<GitSyncRow>(`SELECT * FROM git_syncs WHERE space_id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [spaceId]);
+  return rows[0] ?? null;
+}
+
+export async function getGitSync(db: Queryable, id: string, forUpdate = false): Promise<GitSyncRow | null> {
+  const { rows } = await db.query<GitSyncRow>(`SELECT * FROM git_syncs WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function getGitSyncByHook(db: Queryable, hookId: string): Promise<GitSyncRow | null> {
+  const { rows } = await db.query<GitSyncRow>('SELECT * FROM git_syncs WHERE hook_id = $1', [hookId]);
+  return rows[0] ?? null;
+}
+
+/** A new space sync; polling starts now (the first run is requested by the caller). */
+export async function insertSpaceGitSync(
+  db: Queryable,
+  s: GitSyncSettings & { id: string; organizationId: string; spaceId: string; hookId: string; webhookSecret: string },
+): Promise<GitSyncRow> {
+  const { rows } = await db.query<GitSyncRow>(
+    `INSERT INTO git_syncs (id, organization_id, kind, space_id, url, credentials, ref, project_directory, direction,
+       poll_interval_seconds, hook_id, webhook_secret, next_poll_at)
+     VALUES ($1, $2, 'space', $3, $4, $5, $6, $7, $8, $9, $10, $11,
+       CASE WHEN $9::int > 0 THEN clock_timestamp() + make_interval(secs => $9::int) END)
+     RETURNING *`,
+    [
+      s.id,
+      s.organizationId,
+      s.spaceId,
+      s.url,
+      s.credentials,
+      s.ref,
+      s.projectDirectory,
+      s.direction,
+      s.pollIntervalSeconds,
+      s.hookId,
+      s.webhookSecret,
+    ],
+  );
+  return rows[0];
+}
+
+/**
+ * New settings of an existing sync. `resetState` (another repository, branch or folder): what was
+ * synced is forgotten, as for a new sync; otherwise the state and the webhook are kept.
+ */
+export async function updateGitSyncSettings(db: Queryable, id: string, s: GitSyncSettings, resetState: boolean): Promise<GitSyncRow> {
+  const { rows } = await db.query<GitSyncRow>(
+    `UPDATE git_syncs SET url = $2, credentials = $3, ref = $4, project_directory = $5, direction = $6,
+       poll_interval_seconds = $7,
+       next_poll_at = CASE WHEN $7::int > 0 THEN clock_timestamp() + make_interval(secs => $7::int) END,
+       failures = 0,
+       ${
+         resetState
+           ? `status = 'idle', last_error = NULL, synced_commit = NULL, synced_revision_id = NULL, last_imported_commit = NULL,
+       last_exported_commit = NULL, last_synced_at = NULL, wanted_head = NULL, export_pending = false,
+       conflict_change_request_id = NULL, conflict_commit = NULL,`
+           : ''
+       }
+       updated_at = clock_timestamp()
+     WHERE id = $1 RETURNING *`,
+    [id, s.url, s.credentials, s.ref, s.projectDirectory, s.direction, s.pollIntervalSeconds],
+  );
+  return rows[0];
+}
+
+export async function deleteGitSyncOfSpace(db: Queryable, spaceId: string): Promise<GitSyncRow | null> {
+  const { rows } = await db.query<GitSyncRow>('DELETE FROM git_syncs WHERE space_id = $1 RETURNING *', [spaceId]);
+  return rows[0] ?? null;
+}
+
+/** Record the run queued for the sync (coalescing: a push while it is queued only records its head). */
+export async function setQueuedRun(db: Queryable, id: string, operationId: string | null, wantedHead: string | null): Promise<void> {
+  await db.query(
+    `UPDATE git_syncs SET queued_operation_id = $2, wanted_head = coalesce($3, wanted_head), updated_at = clock_timestamp() WHERE id = $1`,
+    [id, operationId, wantedHead],
+  );
+}
+
+export async function setWantedHead(db: Queryable, id: string, wantedHead: string): Promise<void> {
+  await db.query('UPDATE git_syncs SET wanted_head = $2, updated_at = clock_timestamp() WHERE id = $1', [id, wantedHead]);
+}
+
+/** The run `operationId` started: pushes from now on queue a run of their own. */
+export async function clearQueuedRun(db: Queryable, id: string, operationId: string): Promise<void> {
+  await db.query('UPDATE git_syncs SET queued_operation_id = NULL WHERE id = $1 AND queued_operation_id = $2', [id, operationId]);
+}
+
+export async function setGitSyncStatus(db: Queryable, id: string, status: GitSyncStatus): Promise<void> {
+  await db.query('UPDATE git_syncs SET status = $2, updated_at = clock_timestamp() WHERE id = $1', [id, status]);
+}
+
+/**
+ * A successful run: both sides agree on `commit` and `revisionId` now (either may be null: kept).
+ * The back-off is reset, and the next poll counted from now.
+ */
+export async function recordSyncSuccess(
+  db: Queryable,
+  id: string,
+  r: { commit: string | null; revisionId: string | null; imported?: string | null; exported?: string | null },
+): Promise<void> {
+  await db.query(
+    `UPDATE git_syncs SET status = 'idle', last_error = NULL, failures = 0, last_synced_at = clock_timestamp(),
+       synced_commit = coalesce($2, synced_commit), synced_revision_id = coalesce($3, synced_revision_id),
+       last_imported_commit = coalesce($4, last_imported_commit), last_exported_commit = coalesce($5, last_exported_commit),
+       export_pending = false, conflict_change_request_id = NULL, conflict_commit = NULL,
+       next_poll_at = CASE WHEN poll_interval_seconds > 0 THEN clock_timestamp() + make_interval(secs => poll_interval_seconds) END,
+       updated_at = clock_timestamp()
+     WHERE id = $1`,
+    [id, r.commit, r.revisionId, r.imported ?? null, r.exported ?? null],
+  );
+}
+
+/** Nothing to do this run: the sync stays as it is (a conflict stays a conflict), the next poll counted from now. */
+export async function recordSyncChecked(db: Queryable, id: string): Promise<void> {
+  await db.query(
+    `UPDATE git_syncs SET status = CASE WHEN status = 'conflict' THEN 'conflict' ELSE 'idle' END,
+       last_error = CASE WHEN status = 'conflict' THEN last_error END, failures = 0,
+       next_poll_at = CASE WHEN poll_interval_seconds > 0 THEN clock_timestamp() + make_interval(secs => poll_interval_seconds) END,
+       updated_at = clock_timestamp()
+     WHERE id = $1`,
+    [id],
+  );
+}
+
+/** Both sides moved: the repository's side waits in a change request. */
+export async function recordSyncConflict(
+  db: Queryable,
+  id: string,
+  c: { changeRequestId: string; commit: string; message: string },
+): Promise<void> {
+  await db.query(
+    `UPDATE git_syncs SET status = 'conflict', last_error = $4, conflict_change_request_id = $2, conflict_commit = $3, failures = 0,
+       next_poll_at = CASE WHEN poll_interval_seconds > 0 THEN clock_timestamp() + make_interval(secs => poll_interval_seconds) END,
+       updated_at = clock_timestamp()
+     WHERE id = $1`,
+    [id, c.changeRequestId, c.commit, c.message],
+  );
+}
+
+/**
+ * A failed run: status `error` with the reason; the next try backs off (base interval, or 60 s for
+ * a webhooks-only sync, doubled per failure, at most `maxSeconds`), so a failing remote recovers by itself.
+ */
+export async function recordSyncFailure(db: Queryable, id: string, message: string, maxSeconds: number): Promise<void> {
+  await db.query(
+    `UPDATE git_syncs SET status = 'error', last_error = $2, failures = failures + 1,
+       next_poll_at = clock_timestamp() + make_interval(secs => LEAST($3::int,
+         (CASE WHEN poll_interval_seconds > 0 THEN poll_interval_seconds ELSE 60 END) * power(2, LEAST(failures, 16))::int)),
+       updated_at = clock_timestamp()
+     WHERE id = $1`,
+    [id, message.slice(0, 2000), maxSeconds],
+  );
+}
+
+/**
+ * After a change of the space's main content: an export run is wanted after `debounceMs` (the
+ * first change of a burst sets the time; later ones join it). Only syncs that export.
+ */
+export async function markExportDue(db: Queryable, spaceId: string, debounceMs: number): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE git_syncs SET export_pending = true,
+       run_due_at = coalesce(run_due_at, clock_timestamp() + make_interval(secs => $2::double precision / 1000)),
+       updated_at = clock_timestamp()
+     WHERE space_id = $1 AND direction IN ('bidirectional', 'export')`,
+    [spaceId, debounceMs],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * The syncs a poll tick runs now, at most `limit`: their poll (or back-off) time passed, or a run
+ * is due (export debounce). Their times are moved on in the same statement, so two ticks never
+ * take the same sync twice.
+ */
+export async function takeDueGitSyncs(db: Queryable, limit: number): Promise<GitSyncRow[]> {
+  const { rows } = await db.query<GitSyncRow>(
+    `UPDATE git_syncs g SET run_due_at = NULL,
+       next_poll_at = CASE WHEN g.next_poll_at <= clock_timestamp() THEN
+         clock_timestamp() + make_interval(secs => CASE WHEN g.poll_interval_seconds > 0 THEN g.poll_interval_seconds ELSE 60 END)
+         ELSE g.next_poll_at END
+     WHERE g.id IN (
+       SELECT id FROM git_syncs
+        WHERE run_due_at <= clock_timestamp()
+           OR (next_poll_at <= clock_timestamp() AND (poll_interval_seconds > 0 OR failures > 0))
+        ORDER BY coalesce(run_due_at, next_poll_at) LIMIT $1
+        FOR UPDATE SKIP LOCKED)
+     RETURNING g.*`,
+    [limit],
+  );
+  return rows;
+}

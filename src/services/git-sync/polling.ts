@@ -1,0 +1,17 @@
+// Git Sync on a timer and after content changes: the `git.sync.poll` job (every
+// GIT_SYNC_POLL_TICK_MS, workers/scheduler.ts) starts a run of each sync whose poll time (or
+// back-off) passed or whose export is due; a change of a space's main content makes an export due
+// after GIT_SYNC_DEBOUNCE_MS (a burst of edits joins one export).
+import type { AppContext } from '../../context.js';
+import { takeDueGitSyncs } from '../../db/repos/git-syncs.js';
+import { requestRun } from './runs.js';
+
+/** Most syncs one tick starts; the rest wait for the next tick (oldest due first). */
+const PER_TICK = 200;
+
+export async function pollGitSyncs(app: AppContext): Promise<{ due: number; started: number }> {
+  const due = await takeDueGitSyncs(app.db, PER_TICK);
+  let started = 0;
+  for (const s of due) if (await requestRun(app, s.id)) started++;
+  return { due: due.length, started };
+}

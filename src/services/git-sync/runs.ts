@@ -1,0 +1,282 @@
+// Git Sync runs: the `git.sync` job. Requests coalesce (at most one queued run per sync: a push
+// while one is queued only records the wanted head, and the run reads the branch head when it
+// starts, so it takes every push made before). A run holds the space's git lock, reads the remote
+// head (ls-remote) and compares both sides with what they agreed on at the last sync:
+// - neither moved: nothing (no revision, no commit);
+// - the repository moved: import its head (the one-shot import engine: ordering, warnings, page ids);
+// - the space moved: export it (one commit per change-request merge, src/services/git-sync/exports.ts);
+// - both moved: the repository's side goes into a change request (conflicts.ts), nothing is forced.
+// An import is once per operation (its revision id derives from the operation: completedImport),
+// so a run retried after a crash applies nothing twice; an export that pushed before the crash is
+// recognised (the remote head is the commit the space last synced with).
+import type { AppContext } from '../../context.js';
+import { withTx } from '../../db/pool.js';
+import { DomainError } from '../../core/errors.js';
+import { JobSkipped, LeaseLost } from '../../queue/errors.js';
+import type { GitJobPayload } from '../../queue/registry.js';
+import * as ops from '../../db/repos/operations.js';
+import { getSpace } from '../../db/repos/spaces.js';
+import { getChangeRequest } from '../../db/repos/change-requests.js';
+import { getRevision } from '../../db/repos/revisions.js';
+import { getGitSyncState, withGitSyncLock } from '../../db/repos/git-sync.js';
+import {
+  clearQueuedRun,
+  getGitSync,
+  recordSyncChecked,
+  recordSyncFailure,
+  recordSyncSuccess,
+  setGitSyncStatus,
+  setQueuedRun,
+  setWantedHead,
+  type GitSyncRow,
+} from '../../db/repos/git-syncs.js';
+import { importRepository, completedImport } from '../../git/import-repository.js';
+import { exportRepository } from '../../git/export-repository.js';
+import { remoteFor } from '../../git/sync.js';
+import { remoteBranchHead } from '../../git/remote-head.js';
+import { GitSyncError } from '../../git/repo.js';
+import { createOperation, enqueue } from '../operations.js';
+import { afterImport } from '../content-hooks.js';
+import type { OperationRun } from '../operation-run.js';
+import { exportSteps, mergeStep, type ExportStep } from './exports.js';
+import { branchOf, openConflict } from './conflicts.js';
+
+/**
+ * Ask for a run of the sync. At most one run is queued per sync: when one is, only the wanted head
+ * is recorded. Returns the new operation's id, or null when a queued run takes this request.
+ */
+export async function requestRun(app: AppContext, syncId: string, o: { wantedHead?: string } = {}): Promise<string | null> {
+  const op = await withTx(app.db, async (c) => {
+    const s = await getGitSync(c, syncId, true);
+    if (!s) return null;
+    if (s.queued_operation_id) {
+      const queued = await ops.getOperation(c, s.queued_operation_id);
+      if (queued?.status === 'queued') {
+        if (o.wantedHead) await setWantedHead(c, syncId, o.wantedHead);
+        return null;
+      }
+    }
+    const created = await createOperation(c, 'git.sync', {
+      organizationId: s.organization_id,
+      payload: { syncId },
+      targetType: s.kind,
+      targetId: (s.space_id ?? s.site_id)!,
+    });
+    await setQueuedRun(c, syncId, created.id, o.wantedHead ?? null);
+    return created;
+  });
+  if (!op) return null;
+  await enqueue(app, op);
+  return op.id;
+}
+
+/** The space changed while an import was fetching: the run decides again (now both moved). */
+class SpaceMoved extends Error {}
+
+interface RunResult {
+  action: 'none' | 'import' | 'export' | 'conflict';
+  head: string | null;
+  commit?: string;
+  commits?: string[];
+  revision?: string;
+  changeRequest?: string;
+  unchanged?: boolean;
+  warnings?: string[];
+}
+
+/** The body of a `git.sync` job. */
+export async function runGitSync(app: AppContext, payload: { syncId: string }, run: OperationRun): Promise<RunResult> {
+  const first = await getGitSync(app.db, payload.syncId);
+  if (!first) throw new JobSkipped('Git Sync was removed');
+  // From now on a push queues a run of its own (this one may already have read the head).
+  await clearQueuedRun(app.db, first.id, run.operation.id);
+  if (first.kind !== 'space' || !first.space_id) throw new JobSkipped('Only space syncs run here');
+  const spaceId = first.space_id;
+  if (!(await getSpace(app.db, spaceId))) throw new JobSkipped('The space was deleted');
+  return withGitSyncLock(app.db, spaceId, async () => {
+    for (let attempt = 0; ; attempt++) {
+      const s = await getGitSync(app.db, payload.syncId);
+      if (!s) throw new JobSkipped('Git Sync was removed');
+      try {
+        return await syncOnce(app, s, run);
+      } catch (err) {
+        if (err instanceof SpaceMoved && attempt < 3) continue;
+        if (err instanceof JobSkipped || err instanceof LeaseLost) throw err;
+        const message = err instanceof DomainError ? err.message : `The sync failed: ${(err as Error).message ?? String(err)}`;
+        await recordSyncFailure(app.db, s.id, message, app.config.gitSync.maxBackoffSeconds).catch(() => {});
+        throw err;
+      }
+    }
+  });
+}
+
+function payloadOf(s: GitSyncRow): GitJobPayload {
+  return {
+    spaceId: s.space_id!,
+    url: s.url,
+    ...(s.credentials ? { credentials: s.credentials } : {}),
+    ref: s.ref,
+    ...(s.project_directory ? { repoProjectDirectory: s.project_directory } : {}),
+  };
+}
+
+/** Id the conflict's standalone import derives its revision from (one per operation, apart from a plain import's). */
+const conflictImportId = (operationId: string) => `${operationId}/conflict`;
+
+async function syncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): Promise<RunResult> {
+  const spaceId = s.space_id!;
+  const payload = payloadOf(s);
+  const noHook = async () => {};
+  // A run of this operation that died after its import committed: finish it, import nothing again.
+  const imported = await completedImport(
+    app,
+    { ...payload, standalone: true },
+    { operationId: run.operation.id, afterContentChange: noHook },
+  );
+  if (imported) {
+    await afterImport(app, spaceId);
+    await recordSyncSuccess(app.db, s.id, { commit: imported.commit, revisionId: imported.revision, imported: imported.commit });
+    return { action: 'import', head: imported.commit, commit: imported.commit, revision: imported.revision };
+  }
+  const conflictDone = await completedImport(
+    app,
+    { ...payload, standalone: true },
+    { operationId: conflictImportId(run.operation.id), afterContentChange: noHook },
+  );
+  if (conflictDone) {
+    const cr = await openConflict(app, s, { operationId: run.operation.id, head: conflictDone.commit, revisionId: conflictDone.revision });
+    return { action: 'conflict', head: conflictDone.commit, revision: conflictDone.revision, changeRequest: cr.changeRequest };
+  }
+
+  const space = await getSpace(app.db, spaceId);
+  if (!space) throw new JobSkipped('The space was deleted');
+  const head = await remoteBranchHead(remoteFor(app, payload), s.ref);
+  await run.progress(0.1);
+  // The commit the space last synced with, as the engines recorded it (an export that pushed and
+  // died before the sync row was updated is known by it): that head is not a change of the remote.
+  const state = await getGitSyncState(app.db, spaceId);
+  const ours = !!head && state?.last_commit === head && state.url === s.url && state.ref === s.ref;
+  const remoteMoved = !!head && head !== s.synced_commit && !ours;
+  const spaceMoved = space.revision_id !== s.synced_revision_id;
+  const firstSync = !s.synced_commit && !s.synced_revision_id;
+
+  if (!head) {
+    if (s.synced_commit) throw new GitSyncError(`The branch "${branchOf(s.ref)}" no longer exists on the remote`, 'upstream');
+    if (s.direction === 'import') throw new GitSyncError(`The remote has no branch "${branchOf(s.ref)}"`, 'not-found');
+    return exportSpace(app, s, run, { title: space.title, revisionId: space.revision_id, force: false, head });
+  }
+  if (firstSync) {
+    return s.direction === 'export'
+      ? exportSpace(app, s, run, { title: space.title, revisionId: space.revision_id, force: true, head })
+      : importHead(app, s, run, space.revision_id, head);
+  }
+  const importing = remoteMoved && s.direction !== 'export';
+  const exporting = (spaceMoved || ours) && s.direction !== 'import';
+  if (importing && exporting) {
+    // The repository's side was offered in a change request: once merged, its result is exported on
+    // top of that head (a fast-forward); until then the conflict stands.
+    if (s.status === 'conflict' && s.conflict_commit === head && s.conflict_change_request_id) {
+      const cr = await getChangeRequest(app.db, spaceId, s.conflict_change_request_id);
+      if (cr?.status !== 'merged') {
+        await recordSyncChecked(app.db, s.id);
+        return { action: 'none', head };
+      }
+      const rev = cr.revision_merged ? await getRevision(app.db, spaceId, cr.revision_merged) : null;
+      const merge = rev ? await mergeStep(app, spaceId, rev) : null;
+      return exportSpace(app, s, run, {
+        title: space.title,
+        revisionId: space.revision_id,
+        force: true,
+        head,
+        steps: [{ ...(merge ?? { message: cr.subject }), revisionId: space.revision_id }],
+      });
+    }
+    return conflictImport(app, s, run, head);
+  }
+  if (importing) return importHead(app, s, run, space.revision_id, head);
+  if (exporting)
+    return exportSpace(app, s, run, { title: space.title, revisionId: space.revision_id, force: s.direction === 'export', head });
+  await recordSyncChecked(app.db, s.id);
+  return { action: 'none', head };
+}
+
+/** Import the branch head into the space's main content, unless the space moves meanwhile (then the run decides again). */
+async function importHead(app: AppContext, s: GitSyncRow, run: OperationRun, expectedRevision: string, head: string): Promise<RunResult> {
+  const spaceId = s.space_id!;
+  await setGitSyncStatus(app.db, s.id, 'importing');
+  const result = await importRepository(app, payloadOf(s), {
+    operationId: run.operation.id,
+    progress: (f) => run.progress(0.1 + f * 0.9),
+    fence: async (c) => {
+      await run.fence(c);
+      // Inside the import's transaction, after the space row lock: a change since the run decided
+      // would be overwritten by the import.
+      const now = await getSpace(c, spaceId);
+      if (now && now.revision_id !== expectedRevision) throw new SpaceMoved();
+    },
+    afterContentChange: (id) => afterImport(app, id),
+  });
+  await recordSyncSuccess(app.db, s.id, {
+    commit: result.commit,
+    revisionId: result.revision,
+    imported: result.unchanged ? null : result.commit,
+  });
+  return {
+    action: 'import',
+    head,
+    commit: result.commit,
+    revision: result.revision,
+    ...(result.unchanged ? { unchanged: true } : {}),
+    ...(result.warnings ? { warnings: result.warnings } : {}),
+  };
+}
+
+/** Both moved: the repository's head as a standalone revision in a new change request. */
+async function conflictImport(app: AppContext, s: GitSyncRow, run: OperationRun, head: string): Promise<RunResult> {
+  await setGitSyncStatus(app.db, s.id, 'importing');
+  const result = await importRepository(
+    app,
+    { ...payloadOf(s), standalone: true },
+    {
+      operationId: conflictImportId(run.operation.id),
+      progress: (f) => run.progress(0.1 + f * 0.8),
+      fence: run.fence,
+      afterContentChange: async () => {},
+    },
+  );
+  const cr = await openConflict(app, s, { operationId: run.operation.id, head: result.commit, revisionId: result.revision });
+  return { action: 'conflict', head, commit: result.commit, revision: result.revision, changeRequest: cr.changeRequest };
+}
+
+/** Export the space: one commit per step (see exports.ts), the first on the remote head when `force`. */
+async function exportSpace(
+  app: AppContext,
+  s: GitSyncRow,
+  run: OperationRun,
+  o: { title: string; revisionId: string; force: boolean; head: string | null; steps?: ExportStep[] },
+): Promise<RunResult> {
+  await setGitSyncStatus(app.db, s.id, 'exporting');
+  const steps = o.steps ?? (await exportSteps(app, s.space_id!, o.title, s.synced_revision_id, o.revisionId));
+  const commits: string[] = [];
+  let last: { commit: string; unchanged: boolean } | null = null;
+  for (const [i, step] of steps.entries()) {
+    last = await exportRepository(
+      app,
+      {
+        ...payloadOf(s),
+        commitMessage: step.message,
+        ...(step.author ? { commitAuthor: step.author } : {}),
+        revisionId: step.revisionId,
+        force: o.force && i === 0,
+      },
+      (f) => run.progress(0.1 + ((i + f) / steps.length) * 0.9),
+    );
+    if (!last.unchanged) commits.push(last.commit);
+  }
+  await recordSyncSuccess(app.db, s.id, {
+    commit: last?.commit ?? o.head,
+    revisionId: o.revisionId,
+    exported: commits.length ? commits[commits.length - 1] : null,
+  });
+  return { action: 'export', head: o.head, commit: last?.commit, commits, ...(commits.length ? {} : { unchanged: true }) };
+}
