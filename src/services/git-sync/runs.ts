@@ -43,7 +43,8 @@ import { branchOf, openConflict } from './conflicts.js';
 
 /**
  * Ask for a run of the sync. At most one run is queued per sync: when one is, only the wanted head
- * is recorded. Returns the new operation's id, or null when a queued run takes this request.
+ * is recorded. Returns the id of the run that will take this request (new or already queued); null
+ * when the sync is gone.
  */
 export async function requestRun(app: AppContext, syncId: string, o: { wantedHead?: string } = {}): Promise<string | null> {
   const op = await withTx(app.db, async (c) => {
@@ -53,7 +54,7 @@ export async function requestRun(app: AppContext, syncId: string, o: { wantedHea
       const queued = await ops.getOperation(c, s.queued_operation_id);
       if (queued?.status === 'queued') {
         if (o.wantedHead) await setWantedHead(c, syncId, o.wantedHead);
-        return null;
+        return { queued: queued.id };
       }
     }
     const created = await createOperation(c, 'git.sync', {
@@ -63,11 +64,12 @@ export async function requestRun(app: AppContext, syncId: string, o: { wantedHea
       targetId: (s.space_id ?? s.site_id)!,
     });
     await setQueuedRun(c, syncId, created.id, o.wantedHead ?? null);
-    return created;
+    return { created };
   });
   if (!op) return null;
-  await enqueue(app, op);
-  return op.id;
+  if ('queued' in op) return op.queued ?? null;
+  await enqueue(app, op.created);
+  return op.created.id;
 }
 
 /** The space changed while an import was fetching: the run decides again (now both moved). */
@@ -155,7 +157,7 @@ async function syncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): Prom
   // The commit the space last synced with, as the engines recorded it (an export that pushed and
   // died before the sync row was updated is known by it): that head is not a change of the remote.
   const state = await getGitSyncState(app.db, spaceId);
-  const ours = !!head && state?.last_commit === head && state.url === s.url && state.ref === s.ref;
+  const ours = !!head && head !== s.synced_commit && state?.last_commit === head && state.url === s.url && state.ref === s.ref;
   const remoteMoved = !!head && head !== s.synced_commit && !ours;
   const spaceMoved = space.revision_id !== s.synced_revision_id;
   const firstSync = !s.synced_commit && !s.synced_revision_id;
