@@ -1,0 +1,139 @@
+// Git Sync, space to repository: a merged change request becomes one commit on the remote, authored
+// by the merger with the change request's subject, and never comes back as an import; when both
+// sides moved, the repository's side waits in a change request and nothing is forced.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/app.js';
+import { startGitServer, gitCli, type GitServer } from '../../helpers/git-server.js';
+import { operationSettled } from '../../helpers/operations.js';
+import { BASE_FILES, deliver, pageMarkdown, pushDelivery, remoteHead, syncRuns, syncSettled, syncUntil, workingCopy } from './helpers.js';
+
+let g: GitServer;
+beforeAll(async () => {
+  g = await startGitServer();
+});
+afterAll(() => g.close());
+const { t, org } = useTestApp({
+  workers: ['git', 'search'],
+  env: { WORKER_CONCURRENCY: '1', GIT_SYNC_POLL_TICK_MS: '200', GIT_SYNC_DEBOUNCE_MS: '100' },
+  seedOrg: true,
+});
+
+const api = (method: string, p: string, body?: unknown, token = org.adminToken) => t.api(method, p, { token, body });
+
+async function syncedSpace(name: string) {
+  const url = await g.createRepo(name, { files: BASE_FILES });
+  const spaceId = (await api('POST', `/v1/orgs/${org.orgId}/spaces`, { title: name, empty: true })).body.id as string;
+  const put = await api('PUT', `/v1/spaces/${spaceId}/git/sync`, { url, ref: 'main', pollIntervalSeconds: 0 });
+  expect(put.status, JSON.stringify(put.body)).toBe(200);
+  const head = await remoteHead(g, name);
+  await syncUntil(t, org.adminToken, spaceId, (x) => x.lastImportedCommit === head && x.status === 'idle', 'the first import');
+  return { url, spaceId, secret: put.body.webhook.secret as string, hook: put.body.webhook.url as string, head };
+}
+
+async function pageId(spaceId: string, title: string, crId?: string) {
+  const base = crId ? `/v1/spaces/${spaceId}/change-requests/${crId}/content` : `/v1/spaces/${spaceId}/content`;
+  const pages = (await api('GET', `${base}/pages`)).body.pages as any[];
+  return pages.find((p) => p.title === title).id as string;
+}
+
+/** A change request editing one page's markdown, merged by `token`'s user. */
+async function mergeEdit(spaceId: string, title: string, markdown: string, subject: string, token = org.adminToken) {
+  const cr = (await api('POST', `/v1/spaces/${spaceId}/change-requests`, { subject }, token)).body;
+  const page = await pageId(spaceId, title);
+  const edit = await api(
+    'POST',
+    `/v1/spaces/${spaceId}/change-requests/${cr.id}/content?compat=false`,
+    { changes: [{ operation: 'update_page', page, document: { markdown } }] },
+    token,
+  );
+  expect(edit.status, JSON.stringify(edit.body)).toBe(200);
+  const merged = await api('POST', `/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`, undefined, token);
+  expect(merged.status, JSON.stringify(merged.body)).toBe(200);
+  return cr;
+}
+
+/** `git log` of the remote branch: author name, e-mail and subject, newest first. */
+async function remoteLog(name: string) {
+  const out = await gitCli(['log', '--format=%H%x09%an%x09%ae%x09%s', 'refs/heads/main'], `${g.root}/${name}.git`);
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => {
+      const [commit, author, email, subject] = l.split('\t');
+      return { commit, author, email, subject };
+    });
+}
+
+async function remoteFile(name: string, file: string) {
+  return gitCli(['show', `refs/heads/main:${file}`], `${g.root}/${name}.git`);
+}
+
+describe('export', () => {
+  it('a merged change request becomes one commit by the merger with its subject, which never comes back as an import', async () => {
+    const { spaceId, hook, secret, head } = await syncedSpace('export-merge');
+    const merger = await t.seedUser(org.orgId, 'admin', 'Mona Merger');
+    await mergeEdit(spaceId, 'Guide', '# Guide\n\nEdited on the platform.\n', 'Explain the guide better', merger.token);
+    const s = await syncUntil(t, org.adminToken, spaceId, (x) => !!x.lastExportedCommit && x.status === 'idle', 'the export');
+    const log = await remoteLog('export-merge');
+    expect(log[0]).toMatchObject({
+      commit: s.lastExportedCommit,
+      author: 'Mona Merger',
+      email: merger.email,
+      subject: 'Explain the guide better',
+    });
+    expect(log[1].commit).toBe(head); // one commit on top of the imported head
+    expect(await remoteFile('export-merge', 'guide.md')).toContain('Edited on the platform.');
+    // Untouched files keep their bytes.
+    expect(await remoteFile('export-merge', 'README.md')).toBe(BASE_FILES['README.md']);
+
+    // The forge announces the export's own push: the run does nothing.
+    const revision = (await api('GET', `/v1/spaces/${spaceId}`)).body.revision;
+    const r = await deliver(hook, pushDelivery('github', { ref: 'refs/heads/main', after: s.lastExportedCommit, secret }));
+    expect(r.status).toBe(202);
+    const op = await operationSettled(t, r.location, { token: org.adminToken, timeoutMs: 60_000 });
+    expect(op.result).toMatchObject({ action: 'none' });
+    expect((await api('GET', `/v1/spaces/${spaceId}`)).body.revision).toBe(revision);
+    expect((await syncSettled(t, org.adminToken, spaceId)).lastImportedCommit).toBe(head);
+    expect((await remoteLog('export-merge')).length).toBe(log.length);
+  });
+});
+
+describe('conflicts', () => {
+  it('both sides moved: a change request with the repository side, nothing forced; merging it exports both and returns to idle', async () => {
+    const { spaceId, head } = await syncedSpace('conflict');
+    const mainBefore = await pageMarkdown(t, org.adminToken, spaceId, 'Home');
+    // The repository moves (no webhook), then the space does: the export run finds both moved.
+    const w = await workingCopy(g, 'conflict');
+    const pushed = await w.commit({ 'README.md': '# Home\n\nChanged in the repository.\n' }, 'Repository edit');
+    await mergeEdit(spaceId, 'Guide', '# Guide\n\nChanged on the platform.\n', 'Platform edit');
+
+    const c = await syncUntil(t, org.adminToken, spaceId, (x) => x.status === 'conflict', 'the conflict');
+    expect(c.lastError).toContain(pushed.slice(0, 7));
+    expect(c.lastError).toContain(head.slice(0, 7));
+    // Nothing pushed, main untouched by the repository's side.
+    expect(await remoteHead(g, 'conflict')).toBe(pushed);
+    expect(await pageMarkdown(t, org.adminToken, spaceId, 'Home')).toBe(mainBefore);
+    expect(await pageMarkdown(t, org.adminToken, spaceId, 'Guide')).toContain('Changed on the platform.');
+    // The repository's side in an open change request naming the branch and the short commit.
+    const crs = (await api('GET', `/v1/spaces/${spaceId}/change-requests?status=open`)).body.items as any[];
+    const cr = crs.find((x) => x.subject.includes(pushed.slice(0, 7)));
+    expect(cr, JSON.stringify(crs)).toBeDefined();
+    expect(cr.subject).toContain('main');
+    expect(await pageMarkdown(t, org.adminToken, spaceId, 'Home', cr.id)).toContain('Changed in the repository.');
+
+    // Merging it exports the combined state on top of the repository's head and ends the conflict.
+    const merged = await api('POST', `/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`);
+    expect(merged.status, JSON.stringify(merged.body)).toBe(200);
+    const s = await syncUntil(t, org.adminToken, spaceId, (x) => x.status === 'idle' && !!x.lastExportedCommit, 'the resolution export');
+    expect(s.lastError).toBeNull();
+    const log = await remoteLog('conflict');
+    expect(log[0].commit).toBe(s.lastExportedCommit);
+    expect(log[0].subject).toBe(cr.subject);
+    expect(log[1].commit).toBe(pushed); // a fast-forward on the repository's head
+    expect(await remoteFile('conflict', 'README.md')).toContain('Changed in the repository.');
+    expect(await remoteFile('conflict', 'guide.md')).toContain('Changed on the platform.');
+    expect(await pageMarkdown(t, org.adminToken, spaceId, 'Home')).toContain('Changed in the repository.');
+    const runs = await syncRuns(t, spaceId);
+    expect(runs.filter((r) => r.result?.action === 'conflict').length).toBe(1);
+  });
+});
