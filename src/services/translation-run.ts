@@ -67,7 +67,12 @@ interface PagePlan {
 }
 
 /** Result space of a first run: the source's content under a new id, in the source's place, in the target language. */
-async function createResultSpace(c: Queryable, source: spaces.SpaceRow, language: string, createdBy: string | null): Promise<string> {
+export async function createResultSpace(
+  c: Queryable,
+  source: spaces.SpaceRow,
+  language: string,
+  createdBy: string | null,
+): Promise<string> {
   const id = newId();
   await spaces.insertSpace(c, {
     id,

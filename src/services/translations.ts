@@ -77,7 +77,7 @@ export async function getTranslation(app: AppContext, p: Principal, orgId: strin
 }
 
 /** Queue a run, or join the run already queued for this translation (one more run, not two). */
-async function queueRun(c: Queryable, t: { id: string; organization_id: string }, createdBy: string) {
+export async function queueRun(c: Queryable, t: { id: string; organization_id: string }, createdBy: string) {
   const queued = await queuedOperationFor(c, RUN_JOB, t.id);
   if (queued) return { op: queued, fresh: false };
   const op = await createOperation(c, RUN_JOB, {

@@ -15,6 +15,10 @@ export interface SectionRow {
   is_default: boolean;
   position: number;
   created_at: Date;
+  /** The docs.yaml key of a section synced from git, and its per-language texts (migration 0020; absent in fakes). */
+  git_key?: string | null;
+  localized_title?: Record<string, string> | null;
+  localized_description?: Record<string, string> | null;
 }
 
 export interface GroupRow {
@@ -25,6 +29,8 @@ export interface GroupRow {
   icon: string | null;
   position: number;
   created_at: Date;
+  git_key?: string | null;
+  localized_title?: Record<string, string> | null;
 }
 
 export interface SiteSpaceRow {
@@ -42,6 +48,8 @@ export interface SiteSpaceRow {
   customization: Record<string, any> | null;
   customization_updated_at: Date | null;
   created_at: Date;
+  git_key?: string | null;
+  localized_title?: Record<string, string> | null;
 }
 
 const ORDER = 'ORDER BY position, created_at, id';
@@ -115,6 +123,9 @@ const SECTION_COLUMNS: Record<string, string> = {
   icon: 'icon',
   groupId: 'group_id',
   position: 'position',
+  gitKey: 'git_key',
+  localizedTitle: 'localized_title',
+  localizedDescription: 'localized_description',
 };
 const SITE_SPACE_COLUMNS: Record<string, string> = {
   path: 'path',
@@ -125,8 +136,17 @@ const SITE_SPACE_COLUMNS: Record<string, string> = {
   pageId: 'page_id',
   sectionId: 'section_id',
   position: 'position',
+  gitKey: 'git_key',
+  localizedTitle: 'localized_title',
 };
-const GROUP_COLUMNS: Record<string, string> = { title: 'title', icon: 'icon', parentId: 'parent_group_id', position: 'position' };
+const GROUP_COLUMNS: Record<string, string> = {
+  title: 'title',
+  icon: 'icon',
+  parentId: 'parent_group_id',
+  position: 'position',
+  gitKey: 'git_key',
+  localizedTitle: 'localized_title',
+};
 
 async function update(db: Queryable, table: string, columns: Record<string, string>, id: string, patch: Record<string, unknown>) {
   const sets: string[] = [];
