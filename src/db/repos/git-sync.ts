@@ -6,7 +6,7 @@ import type { PoolClient } from 'pg';
 import type { Db, Queryable } from '../pool.js';
 
 /** The connection holding the space's git lock of the run in progress (withGitSyncLock), for the cache lock. */
-const lockSession = new AsyncLocalStorage<PoolClient>();
+const lockSession = new AsyncLocalStorage<{ client: PoolClient; open: boolean }>();
 
 export interface GitSyncStateRow {
   space_id: string;
@@ -94,9 +94,11 @@ export async function withGitSyncLock<T>(db: Db, spaceId: string, fn: (client: Q
   let discard: Error | undefined;
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [`git-sync:${spaceId}`]);
+    const session = { client, open: true };
     try {
-      return await lockSession.run(client, () => fn(client));
+      return await lockSession.run(session, () => fn(client));
     } finally {
+      session.open = false; // work that outlives the lock (never awaited) takes a connection of its own
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`git-sync:${spaceId}`]).catch((err: Error) => (discard = err));
     }
   } finally {
@@ -113,6 +115,12 @@ export async function lastGitTimestamp(db: Queryable, spaceId: string): Promise<
 }
 
 /**
+ * The advisory locks of git caches are two-key locks of this class: a key space apart from the
+ * one-key locks (the spaces' git locks...), so a hash collision can never tie a cache to a space.
+ */
+const GIT_CACHE_LOCKS = 0x67697463; // 'gitc'
+
+/**
  * Run `fn` holding the lock of one cached bare repository (`key`, src/git/repo.ts cacheKey): a
  * session advisory lock, so runs of different spaces sharing the cache, on any worker process,
  * use it one at a time. Inside a space's git lock (withGitSyncLock) it is taken on that lock's
@@ -121,15 +129,16 @@ export async function lastGitTimestamp(db: Queryable, spaceId: string): Promise<
  * never the other way round: no two runs wait for each other.
  */
 export async function withGitCacheLock<T>(db: Db, key: string, fn: () => Promise<T>): Promise<T> {
-  const held = lockSession.getStore();
+  const session = lockSession.getStore();
+  const held = session?.open ? session.client : null;
   const client = held ?? (await db.connect());
   let discard: Error | undefined;
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`git-cache:${key}`]);
+    await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [GIT_CACHE_LOCKS, key]);
     try {
       return await fn();
     } finally {
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`git-cache:${key}`]).catch((err: Error) => (discard = err));
+      await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [GIT_CACHE_LOCKS, key]).catch((err: Error) => (discard = err));
     }
   } finally {
     if (!held) client.release(discard);
