@@ -10,16 +10,23 @@ import type { Section } from './text.js';
 //   - blank;
 //   - an ATX heading `#`…`######`, one space, then text;
 //   - a bullet item `- ` then text, in a block of such items (no other line before a blank one);
-//   - paragraph text starting with a letter (or a code span), in a block of such lines;
+//   - paragraph text starting with a letter, a code span, a link or an image, in a block of such lines;
+//   - a fenced code block after a blank line: a line of exactly three backticks and an optional
+//     language (letters, digits, `_+.-`), then lines that do not look like a fence nor hold `{%`,
+//     then a line of exactly three backticks (a code block that runs to the end is left to the parser);
 //
 // with no leading or trailing whitespace, no tab or carriage return, and text made of letters,
 // digits, spaces, characters beyond ASCII and the ASCII punctuation that CommonMark, GFM and
 // GitBook never read as markup anywhere in a line (`.,;:'"()?%/=+!-`), plus `code spans` with
-// single backticks. Nothing in such a body can be emphasis, a link, an autolink literal (`www.`,
-// `://` and `@` are excluded), an entity, an escape, HTML, math, a table or a GitBook tag, so its
-// parse is exactly the lines as written: the sections are computed from them with the same rules
-// as splitSections (test/unit/content/simple-sections.test.ts checks the two agree). Any other
-// body returns null and is parsed.
+// single backticks, inline links `[text](destination)` and images `![alt](destination)` (in paragraph
+// and item lines, not headings) whose text is made of those letters and punctuation without
+// parentheses and whose destination holds no space, parenthesis, quote, `<`, `>`, `&`, backslash
+// or backtick. Nothing in such a body can be emphasis, another kind of link, an autolink literal
+// (`www.`, `://` and `@` are excluded outside destinations), an entity, an escape, HTML, math, a
+// table or a GitBook tag, so its parse is exactly the lines as written (a link or an image giving
+// its text or alt, a code block its lines): the sections are computed from them with the same rules
+// as splitSections (test/unit/content/simple-sections.test.ts checks the two agree on generated
+// bodies). Any other body returns null and is parsed.
 
 /** Larger bodies are parsed (so the parsed tree's size limits cannot matter here). */
 export const SIMPLE_MAX_CHARS = 100_000;
@@ -34,7 +41,7 @@ export const SIMPLE_MAX_CHARS = 100_000;
  * against the scan.
  */
 export const UNSCANNED_MAX_CHARS = 6_000;
-const MARKERS = /[~[\]\\]|\*\*|__/;
+const MARKERS = /[~[\]\\]|\*\*|__|```/;
 
 /** Whether a body simpleSections accepted must still go through scanMarkdown (see UNSCANNED_MAX_CHARS). */
 export function needsScan(md: string): boolean {
@@ -46,6 +53,22 @@ const LEADING = /^[\p{L}`]/u;
 const HEADING = /^(#{1,6}) (.+)$/;
 const ITEM = /^- (.+)$/;
 const NOT_AUTOLINK = /www\.|:\/\/|@/i;
+/** An inline link or image whose text and destination cannot hold markup (see the header). */
+const LINK = /(!?)\[([\p{L}\p{N} .,;:'"?%/=+!\u0080-\u{10FFFF}-]*)\]\(([^\s()<>"'&\\`|{}]*)\)/gu;
+const FENCE_OPEN = /^```[\w+.-]*$/;
+const FENCE_LIKE = /^ {0,3}(?:`{3,}|~{3,})/;
+
+/** A paragraph or item line's text with its links and images replaced by their text, then checked as inlineText. */
+function lineText(s: string): string | null {
+  if (!s.includes('](')) return inlineText(s);
+  // A code span wins over a link that overlaps it: left to the parser.
+  if (s.includes('`')) return null;
+  // The line without its links must not hold brackets (what is left of one is not a simple link).
+  const text = s.replace(LINK, (_m, _bang: string, label: string) => label);
+  // A line reduced to nothing (an image without alt text alone) is a paragraph of no text.
+  if (text === '') return '';
+  return inlineText(text);
+}
 
 /** The text of one line's inline content (code spans' backticks removed), or null when it may hold markup. */
 function inlineText(s: string): string | null {
@@ -79,8 +102,11 @@ export function simpleSections(md: string): Section[] | null {
   let paragraph: string[] = [];
   /** What the previous line was: a blank line (or none), an item or paragraph text. */
   let prev: 'blank' | 'item' | 'text' = 'blank';
+  /** Inside a fenced code block. */
+  let fenced = false;
   const endParagraph = () => {
-    if (paragraph.length) lines.push(collapse(paragraph.join('\n')));
+    const text = collapse(paragraph.join('\n'));
+    if (text) lines.push(text);
     paragraph = [];
   };
   const close = () => {
@@ -89,6 +115,23 @@ export function simpleSections(md: string): Section[] | null {
     if (current.depth > 0 || current.body !== '') sections.push(current);
   };
   for (const line of md.split('\n')) {
+    if (fenced) {
+      if (line === '```') {
+        fenced = false;
+        prev = 'blank'; // a code block ends any block before it and starts none
+      } else if (FENCE_LIKE.test(line) || line.includes('{%')) return null;
+      else {
+        const code = collapse(line);
+        if (code) lines.push(code);
+      }
+      continue;
+    }
+    if (line.startsWith('```')) {
+      if (prev !== 'blank' || !FENCE_OPEN.test(line)) return null;
+      endParagraph();
+      fenced = true;
+      continue;
+    }
     if (line === '') {
       endParagraph();
       prev = 'blank';
@@ -106,17 +149,18 @@ export function simpleSections(md: string): Section[] | null {
     }
     if (line.startsWith('-')) {
       const item = ITEM.exec(line);
-      const text = item ? inlineText(item[1]) : null;
+      const text = item ? lineText(item[1]) : null;
       if (text === null || prev === 'text') return null;
-      lines.push(collapse(text));
+      if (collapse(text)) lines.push(collapse(text));
       prev = 'item';
       continue;
     }
-    const text = inlineText(line);
+    const text = lineText(line);
     if (text === null || prev === 'item') return null;
     paragraph.push(text);
     prev = 'text';
   }
+  if (fenced) return null;
   close();
   return sections;
 }

@@ -34,6 +34,22 @@ const MARKUP = [
   ' ',
   '#x',
   'a_b_c',
+  '[the guide](guide.md)',
+  '[Next page](../part_2/page-3.md#setup)',
+  '![Diagram](../.gitbook/assets/img_1.png)',
+  '![](i.png)',
+  '[](e.md)',
+  '[x](<y>)',
+  '[a](b "t")',
+  '[a](b)(c)',
+  '[`c`](d)',
+  '[a *b*](c)',
+  '[a](b c)',
+  '[a](http://x.y/z?q=1&r=2)',
+  '[www.x.com](y)',
+  '!',
+  '[',
+  '](',
 ];
 const STARTS = [
   '',
@@ -94,6 +110,47 @@ function body(rnd: () => number, plainOnly: boolean): string {
   return lines.join(rnd() < 0.05 ? '\r\n' : '\n');
 }
 
+/** Bodies of headings, paragraphs with links and images, items and fenced code blocks, some of them broken. */
+function structured(rnd: () => number): string {
+  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
+  const text = () => {
+    let t = pick(['Install', 'See', 'Café', 'The']);
+    for (let i = Math.floor(rnd() * 5); i > 0; i--) t += ' ' + pick([...WORDS, ...WORDS, ...MARKUP.slice(-18), '`code`', '.']);
+    return t;
+  };
+  const code = () =>
+    pick([
+      'npm install example',
+      '  indented();',
+      '',
+      '# not a heading',
+      '- not an item',
+      '[x](y)',
+      '*x*',
+      '```js',
+      '~~~',
+      ' ```',
+      '{% hint %}',
+      'a | b',
+      '<div>',
+      '````',
+    ]);
+  const out: string[] = [];
+  for (let b = 1 + Math.floor(rnd() * 8); b > 0; b--) {
+    const r = rnd();
+    if (r < 0.2) out.push(`${'#'.repeat(1 + Math.floor(rnd() * 3))} ${pick(WORDS)}`);
+    else if (r < 0.5) for (let i = 1 + Math.floor(rnd() * 2); i > 0; i--) out.push(text());
+    else if (r < 0.65) for (let i = 1 + Math.floor(rnd() * 3); i > 0; i--) out.push(`- ${text()}`);
+    else {
+      out.push(pick(['```', '```bash', '```js', '```c++', '``` js', '~~~', '````']));
+      for (let i = Math.floor(rnd() * 4); i > 0; i--) out.push(code());
+      if (rnd() < 0.9) out.push(pick(['```', '```', '```', '```  ', '````']));
+    }
+    if (rnd() < 0.85) out.push('');
+  }
+  return out.join('\n');
+}
+
 describe('simpleSections', () => {
   it('splits a plain page as the parser does', () => {
     const md = [
@@ -123,7 +180,10 @@ describe('simpleSections', () => {
     'a _b_ c',
     'see www.example.com',
     'mail a@b.co',
-    '[x](y)',
+    '[x](y z)',
+    '[x](y',
+    '`[x](y)`',
+    '[a *b*](c)',
     '<b>x</b>',
     'x &amp; y',
     '## Title #',
@@ -133,7 +193,11 @@ describe('simpleSections', () => {
     'a\n===',
     '1. one',
     '    code',
-    '```\ncode\n```',
+    '```\ncode',
+    'text\n```\ncode\n```',
+    '```\n{% hint %}\n```',
+    '```\n~~~\n```',
+    '````\ncode\n````',
     'a `b',
     'a ` b` c',
     '{% hint %}\nx\n{% endhint %}',
@@ -156,6 +220,50 @@ describe('simpleSections', () => {
       if (!needsScan(md)) expect(scanMarkdown(md)).toBeNull();
     }
     expect(accepted).toBeGreaterThan(400);
+  });
+
+  it('agrees with splitSections on bodies with links, images and fenced code (generated bodies)', () => {
+    const rnd = prng(26);
+    let accepted = 0;
+    let withCode = 0;
+    let withLinks = 0;
+    for (let i = 0; i < 12_000; i++) {
+      const md = structured(rnd);
+      const simple = simpleSections(md);
+      if (simple === null) continue;
+      accepted++;
+      if (md.includes('```')) withCode++;
+      if (md.includes('](')) withLinks++;
+      expect(simple, JSON.stringify(md)).toEqual(splitSections(md));
+      if (!needsScan(md)) expect(scanMarkdown(md)).toBeNull();
+    }
+    expect(accepted).toBeGreaterThan(1_000);
+    expect(withCode).toBeGreaterThan(150);
+    expect(withLinks).toBeGreaterThan(150);
+  });
+
+  it('reads a page in the shape of a generated docs page (code, link, image) without the parser', () => {
+    const md = [
+      '# Page 7',
+      '',
+      'Installing and configuring component 7. Lorem ipsum dolor sit amet.',
+      '',
+      '## Usage',
+      '',
+      '```bash',
+      'npm install example',
+      '```',
+      '',
+      'See [the next page](page-8.md).',
+      '',
+      '![Diagram](../.gitbook/assets/img-1.png)',
+    ].join('\n');
+    const simple = simpleSections(md);
+    expect(simple).toEqual(splitSections(md));
+    expect(simple!.map((x) => x.body)).toEqual([
+      'Installing and configuring component 7. Lorem ipsum dolor sit amet.',
+      'npm install example\nSee the next page.\nDiagram',
+    ]);
   });
 
   it('skips the limits scan only where the scan cannot refuse', () => {
