@@ -1,7 +1,7 @@
 // An unchanged import exports as no commit, whatever the repository holds (issue 27, item 5): names
 // that differ only in case (git is case-sensitive: `DELETE.png` and `delete.png` are two files) and
 // executable files (100755) are written back exactly as they came; an edit changes only its file.
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,7 +59,7 @@ describe('export writes back what it imported, byte for byte, name for name, mod
     const files: Record<string, string | Buffer> = {
       'README.md': '# Home\n\nWelcome.\n',
       'SUMMARY.md':
-        '# Table of contents\n\n* [Home](README.md)\n* [Methods](methods.md)\n* [Setup](setup.md)\n* [SETUP notes](SETUP.md)\n* [Run](run.md)\n',
+        '# Table of contents\n\n* [Home](README.md)\n* [Methods](methods.md)\n* [Setup](setup.md)\n* [SETUP notes](SETUP.md)\n* [Run](run.md)\n* [Alias](alias.md)\n',
       'methods.md':
         '# Methods\n\n![](.gitbook/assets/DELETE.png)\n\n![](.gitbook/assets/delete.png)\n\n![](.gitbook/assets/PATCH.png)\n\n![](.gitbook/assets/patch.png)\n\n![](<.gitbook/assets/delete (1).png>)\n',
       'setup.md': '# Setup\n\nLower case.\n',
@@ -77,11 +77,14 @@ describe('export writes back what it imported, byte for byte, name for name, mod
       await writeFile(path.join(work, p), content);
     }
     for (const p of ['run.md', 'SUMMARY.md', '.gitbook/assets/tool.sh']) await chmod(path.join(work, p), 0o755);
+    // A page file that is a symlink (120000): read as a missing page, never rewritten.
+    await symlink('README.md', path.join(work, 'alias.md'));
     const url = await g.createRepo('exact', { dir: work });
     await rm(work, { recursive: true, force: true });
     const original = (await lsTree('exact')).tree;
     expect(original).toMatch(/^100755 blob [0-9a-f]{40}\trun\.md$/m);
     expect(original).toMatch(/^100644 blob [0-9a-f]{40}\t\.gitbook\/assets\/DELETE\.png$/m);
+    expect(original).toMatch(/^120000 blob [0-9a-f]{40}\talias\.md$/m);
 
     const s = await newSpace('Exact');
     const target = { url, ref: 'refs/heads/main' };
@@ -90,7 +93,7 @@ describe('export writes back what it imported, byte for byte, name for name, mod
     const spaceFiles = ((await api('GET', `/v1/spaces/${s}/content/files?limit=100`)).body.items as any[]).map((f) => f.name).sort();
     expect(spaceFiles).toEqual(['DELETE.png', 'PATCH.png', 'delete (1).png', 'delete.png', 'patch.png', 'tool.sh']);
     const pages = walk((await api('GET', `/v1/spaces/${s}/content/pages`)).body.pages);
-    expect(pages.map((p) => p.git?.path)).toEqual(['README.md', 'methods.md', 'setup.md', 'SETUP.md', 'run.md']);
+    expect(pages.map((p) => p.git?.path)).toEqual(['README.md', 'methods.md', 'setup.md', 'SETUP.md', 'run.md', 'alias.md']);
 
     // Unchanged: no commit, the branch as it was.
     await expectNoCommit(s, target, 'exact');
