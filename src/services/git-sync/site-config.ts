@@ -447,6 +447,9 @@ async function applyStructure(tx: Tx, config: DocsYamlConfig, spaceOf: Map<strin
   for (const f of finalPaths) await structure.updateSection(c, f.id, { path: f.path });
 
   // 4. Site spaces, section by section (or the root of a site without sections).
+  const spaceTitles = new Map(
+    (await structure.spacesByIds(c, [...new Set(all.map((r) => r.space_id))], { counters: false })).map((sp) => [sp.id, sp.title]),
+  );
   const siteSpaceId = new Map<string, string>();
   const ssFinalPaths: { id: string; path: string }[] = [];
   const containers = new Map<string | null, { key: string; isDefault: boolean }[]>();
@@ -496,7 +499,8 @@ async function applyStructure(tx: Tx, config: DocsYamlConfig, spaceOf: Map<strin
       const have = {
         sectionId: row.section_id,
         spaceId: row.space_id,
-        title: row.title,
+        // A site space without a title of its own shows its space's: the same title is no change.
+        title: row.title ?? (row.space_id === want.spaceId ? (spaceTitles.get(row.space_id) ?? null) : null),
         hidden: row.hidden,
         condition: row.condition,
         position: row.position,

@@ -403,3 +403,132 @@ describe('a site from docs.yaml', () => {
     );
   });
 });
+
+describe('changes between syncs', () => {
+  const newSpace = async (title: string) => (await api('POST', `/v1/orgs/${org.orgId}/spaces`, { title, empty: true })).body.id as string;
+
+  it('applies a site without sections: its spaces at the root, the marked default', async () => {
+    const a = await newSpace('A');
+    const b = await newSpace('B');
+    const site = (await api('POST', `/v1/orgs/${org.orgId}/sites`, { title: 'Flat' })).body.id;
+    const config = parseDocsYaml(`site:
+  title: Flat docs
+  structure:
+    - type: space
+      key: space-guides
+      title: Guides
+      path: guides
+      content:
+        directory: ./guides
+    - type: space
+      key: space-api
+      title: API reference
+      path: api
+      default: true
+      content:
+        directory: ./api
+`).config;
+    const spaces: Record<string, string> = { './guides': a, './api': b };
+    await applySiteConfig(t.app, { siteId: site, config, spaceForDirectory: async (d) => spaces[d] });
+    const v = await siteView(site);
+    expect(v.sections).toEqual([]);
+    expect(v.siteSpaces.map((ss) => [ss.title, ss.path, ss.default, ss.space.id, ss.section ?? null])).toEqual([
+      ['Guides', 'guides', false, a, null],
+      ['API reference', 'api', true, b, null],
+    ]);
+    expect(writeDocsYaml(await siteConfigOf(t.app, site))).toBe(writeDocsYaml(config));
+  });
+
+  it('moves sections between levels, swaps paths and defaults, and keeps what the site does not model', async () => {
+    const ids = { x: await newSpace('X'), w: await newSpace('W'), z: await newSpace('Z') };
+    const site = (await api('POST', `/v1/orgs/${org.orgId}/sites`, { title: 'Moves' })).body.id;
+    const text = (one: string, two: string, groupAround: boolean) => {
+      const s1 = `type: section
+  key: s1
+  title: One
+  path: ${one}
+  default: true
+  children:
+    - type: space
+      key: x
+      title: X
+      path: x
+      default: true
+      content:
+        directory: ./x
+    - type: space
+      key: w
+      title: W
+      path: w
+      content:
+        directory: ./w`;
+      const s2 = `type: section
+  key: s2
+  title: Two
+  path: ${two}
+  children:
+    - type: space
+      key: z
+      title: Z
+      path: z
+      default: true
+      content:
+        directory: ./z
+  mood: calm`;
+      const indent = (s: string, n: number) => s.replace(/^/gm, ' '.repeat(n));
+      const link = '- type: external-link\n  key: status\n  title: Status\n  url: https://status.example.com';
+      return groupAround
+        ? `site:\n  title: Moves\n  structure:\n${indent(`- ${s1}`, 4)}\n${indent(`- type: section-group\n  key: g\n  title: More\n  children:\n${indent(`- ${s2}`, 4)}\n${indent(link, 4)}`, 4)}\n`
+        : `site:\n  title: Moves\n  structure:\n${indent(`- ${s1}`, 4)}\n${indent(`- ${s2}`, 4)}\n${indent(link, 4)}\n`;
+    };
+    const spaceFor = async (d: string) => ids[d.slice(2) as keyof typeof ids];
+    const first = parseDocsYaml(text('one', 'two', false));
+    expect(first.warnings).toHaveLength(1);
+    expect(first.warnings[0]).toMatch(/^docs\.yaml:\d+: site\.structure\[1\]: unknown key "mood" is kept as written but not used$/);
+    await applySiteConfig(t.app, { siteId: site, config: first.config, spaceForDirectory: spaceFor });
+    const before = await siteView(site);
+    expect(writeDocsYaml(await siteConfigOf(t.app, site))).toBe(text('one', 'two', false));
+
+    // Paths swapped, section Two moved into a new group, W made the default of One.
+    const next = parseDocsYaml(text('two', 'one', true)).config;
+    const one = next.site.structure[0] as DocsYamlSection;
+    delete one.children[0].default;
+    one.children[1].default = true;
+    const r = await applySiteConfig(t.app, { siteId: site, config: next, spaceForDirectory: spaceFor });
+    expect(r.changed).toBe(true);
+    const v = await siteView(site);
+    expect(v.sections.map((s) => [s.id, s.path, s.sectionGroup ?? null])).toEqual([
+      [before.sections[0].id, 'two', null],
+      [before.sections[1].id, 'one', v.groups[0].id],
+    ]);
+    expect(v.groups.map((gr) => gr.title)).toEqual(['More']);
+    expect(v.sections[0].siteSpaces.map((ss: any) => [ss.path, ss.default])).toEqual([
+      ['x', false],
+      ['w', true],
+    ]);
+    // The external link and the unknown key stay in the file written back, where they were.
+    const written = writeDocsYaml(await siteConfigOf(t.app, site));
+    expect(parseDocsYaml(written).config).toEqual(next);
+  });
+
+  it('adopts a site built through the API on its first sync, keeping its sections and site spaces', async () => {
+    const a = await newSpace('Alpha');
+    const b = await newSpace('Beta');
+    const site = (await api('POST', `/v1/orgs/${org.orgId}/sites`, { title: 'Built', spaces: [a] })).body.id;
+    const section = await api('POST', `/v1/orgs/${org.orgId}/sites/${site}/sections`, { spaceId: b, title: 'Beta docs' });
+    expect(section.status, JSON.stringify(section.body)).toBe(201);
+    const before = await siteView(site);
+    const config = await siteConfigOf(t.app, site);
+    expect(config.site.structure.map((n) => [n.type, n.key])).toEqual([
+      ['section', `section-${before.sections[0].path}`],
+      ['section', 'section-beta-docs'],
+    ]);
+    const r = await applySiteConfig(t.app, {
+      siteId: site,
+      config,
+      spaceForDirectory: () => Promise.reject(new Error('every entry has its space')),
+    });
+    expect(r.changed).toBe(false);
+    expect(await siteView(site)).toEqual(before);
+  });
+});
