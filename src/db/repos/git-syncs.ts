@@ -241,3 +241,20 @@ export async function takeDueGitSyncs(db: Queryable, limit: number): Promise<Git
   );
   return rows;
 }
+
+/**
+ * Forget the finished `git.sync.poll` ticks older than `keepSeconds` (at most `limit` per call): a
+ * tick every few seconds is an operation row each (workers/scheduler.ts), which would otherwise pile
+ * up by the ten thousands a day. The runs they started are `git.sync` operations, kept.
+ */
+export async function pruneFinishedPollTicks(db: Queryable, keepSeconds: number, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM operations WHERE id IN (
+       SELECT id FROM operations
+        WHERE kind = 'git.sync.poll' AND status IN ('succeeded', 'skipped', 'failed')
+          AND finished_at < clock_timestamp() - make_interval(secs => $1::int)
+        LIMIT $2)`,
+    [keepSeconds, limit],
+  );
+  return rowCount ?? 0;
+}

@@ -3,15 +3,19 @@
 // back-off) passed or whose export is due; a change of a space's main content makes an export due
 // after GIT_SYNC_DEBOUNCE_MS (a burst of edits joins one export).
 import type { AppContext } from '../../context.js';
-import { takeDueGitSyncs } from '../../db/repos/git-syncs.js';
+import { pruneFinishedPollTicks, takeDueGitSyncs } from '../../db/repos/git-syncs.js';
 import { requestRun } from './runs.js';
 
 /** Most syncs one tick starts; the rest wait for the next tick (oldest due first). */
 const PER_TICK = 200;
 
-export async function pollGitSyncs(app: AppContext): Promise<{ due: number; started: number }> {
+/** How long finished ticks stay readable (GET /v1/operations/{id}, the dashboard). */
+const TICKS_KEPT_SECONDS = 3600;
+
+export async function pollGitSyncs(app: AppContext): Promise<{ due: number; pruned: number }> {
   const due = await takeDueGitSyncs(app.db, PER_TICK);
-  let started = 0;
-  for (const s of due) if (await requestRun(app, s.id)) started++;
-  return { due: due.length, started };
+  for (const s of due) await requestRun(app, s.id);
+  // The ticks themselves are operations (workers/scheduler.ts): the last hour of them is kept.
+  const pruned = await pruneFinishedPollTicks(app.db, TICKS_KEPT_SECONDS, 1000);
+  return { due: due.length, pruned };
 }

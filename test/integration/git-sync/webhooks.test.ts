@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
 import { startGitServer, type GitServer } from '../../helpers/git-server.js';
 import { operationSettled } from '../../helpers/operations.js';
+import { waitFor } from '../../helpers/http.js';
 import {
   BASE_FILES,
   deliver,
@@ -149,6 +150,23 @@ describe('polling', () => {
     const after = await w.commit({ 'guide.md': '# Guide\n\nPolled in.\n' }, 'Edit the guide');
     await syncUntil(t, org.adminToken, spaceId, (x) => x.lastImportedCommit === after, 'the poll to import the push');
     expect(await pageMarkdown(t, org.adminToken, spaceId, 'Guide')).toContain('Polled in.');
+  });
+
+  it('the ticks of the poll timer do not pile up: finished ones older than an hour are forgotten', async () => {
+    const old = `sched-old-tick-${Date.now()}`;
+    await t.app.db.query(
+      `INSERT INTO operations (id, kind, queue, organization_id, payload, status, target_type, target_id, finished_at)
+       VALUES ($1, 'git.sync.poll', 'git', NULL, '{}', 'succeeded', 'schedule', 'git.sync.poll', clock_timestamp() - interval '2 hours')`,
+      [old],
+    );
+    await waitFor(async () => (await t.app.db.query('SELECT 1 FROM operations WHERE id = $1', [old])).rowCount === 0, {
+      what: 'the old tick to be pruned',
+      timeoutMs: 30_000,
+    });
+    const { rows } = await t.app.db.query(
+      `SELECT count(*)::int AS n FROM operations WHERE kind = 'git.sync.poll' AND status = 'succeeded'`,
+    );
+    expect(rows[0].n).toBeGreaterThan(0); // the recent ones stay readable
   });
 
   it('a failing remote shows status error with the reason, then recovers by itself', async () => {
