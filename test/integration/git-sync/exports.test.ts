@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
 import { startGitServer, gitCli, type GitServer } from '../../helpers/git-server.js';
 import { operationSettled } from '../../helpers/operations.js';
+import { waitFor } from '../../helpers/http.js';
 import { BASE_FILES, deliver, pageMarkdown, pushDelivery, remoteHead, syncRuns, syncSettled, syncUntil, workingCopy } from './helpers.js';
 
 let g: GitServer;
@@ -64,6 +65,11 @@ async function remoteLog(name: string) {
     });
 }
 
+/** Wait until the remote branch's log satisfies `ok`. */
+async function waitForRemote(name: string, ok: (log: Awaited<ReturnType<typeof remoteLog>>) => boolean) {
+  await waitFor(async () => ok(await remoteLog(name)), { what: `the remote ${name} to change`, timeoutMs: 60_000 });
+}
+
 async function remoteFile(name: string, file: string) {
   return gitCli(['show', `refs/heads/main:${file}`], `${g.root}/${name}.git`);
 }
@@ -95,6 +101,47 @@ describe('export', () => {
     expect((await api('GET', `/v1/spaces/${spaceId}`)).body.revision).toBe(revision);
     expect((await syncSettled(t, org.adminToken, spaceId)).lastImportedCommit).toBe(head);
     expect((await remoteLog('export-merge')).length).toBe(log.length);
+  });
+});
+
+describe('export of several merges', () => {
+  it('each merge since the last sync is a commit of its own, oldest first', async () => {
+    const { spaceId, head } = await syncedSpace('export-two');
+    await mergeEdit(spaceId, 'Guide', '# Guide\n\nFirst platform edit.\n', 'First change');
+    await mergeEdit(spaceId, 'Home', '# Home\n\nSecond platform edit.\n', 'Second change');
+    const revision = (await api('GET', `/v1/spaces/${spaceId}`)).body.revision;
+    await waitForRemote('export-two', (log) => log[0]?.subject === 'Second change');
+    const log = await remoteLog('export-two');
+    const i = log.findIndex((c) => c.commit === head);
+    expect(log.slice(0, i).map((c) => c.subject)).toEqual(['Second change', 'First change']);
+    expect(await remoteFile('export-two', 'guide.md')).toContain('First platform edit.');
+    expect(await remoteFile('export-two', 'README.md')).toContain('Second platform edit.');
+    const s = await syncSettled(t, org.adminToken, spaceId);
+    expect(s).toMatchObject({ status: 'idle', lastExportedCommit: log[0].commit });
+    expect((await api('GET', `/v1/spaces/${spaceId}`)).body.revision).toBe(revision);
+  });
+});
+
+describe('one-way syncs', () => {
+  it('direction import never exports the space; a run finds nothing to do', async () => {
+    const { spaceId, head, hook, secret } = await syncedSpace('import-only');
+    expect(
+      (
+        await api('PUT', `/v1/spaces/${spaceId}/git/sync`, {
+          url: `${g.url}/import-only.git`,
+          ref: 'main',
+          direction: 'import',
+          pollIntervalSeconds: 0,
+        })
+      ).status,
+    ).toBe(200);
+    await mergeEdit(spaceId, 'Guide', '# Guide\n\nOnly here.\n', 'Local only');
+    const r = await deliver(hook, pushDelivery('bearer', { ref: 'refs/heads/main', after: head, secret }));
+    expect(r.status).toBe(202);
+    const op = await operationSettled(t, r.location, { token: org.adminToken, timeoutMs: 60_000 });
+    expect(op.result).toMatchObject({ action: 'none' });
+    expect(await remoteHead(g, 'import-only')).toBe(head);
+    expect((await syncSettled(t, org.adminToken, spaceId)).lastExportedCommit).toBeNull();
   });
 });
 
