@@ -147,7 +147,7 @@ describe('export writes back what it imported, byte for byte, name for name, mod
     { fixture: 'getstrm--pace', dir: 'docs', clash: ['image.png', 'IMAGE.png'] },
     { fixture: 'tetherto--wdk-docs', dir: '', clash: ['openclaw-wallet-output.png', 'OpenClaw-Wallet-Output.png'] },
   ]) {
-    it(`${fixture}${dir ? `/${dir}` : ''} with executable pages and ${clash[1]} beside ${clash[0]}: no commit`, async () => {
+    it(`${fixture}${dir ? `/${dir}` : ''} with executable pages and ${clash[1]} beside ${clash[0]}: no commit; an edit of one changes that file alone`, async () => {
       const work = await mkdtemp(path.join(tmpdir(), 'dp-exact-fixture-'));
       await cp(path.join(GITBOOK, fixture), work, { recursive: true });
       await rm(path.join(work, 'SOURCE.md'), { force: true });
@@ -176,6 +176,27 @@ describe('export writes back what it imported, byte for byte, name for name, mod
       expect(names).toEqual(expect.arrayContaining(clash));
       await expectNoCommit(s, target, name);
       expect((await lsTree(name)).tree).toBe(original);
+
+      // An edit of one executable page: the commit changes that file alone, which stays 100755.
+      const edited = `${prefix}${linked[0]}`;
+      const page = walk((await api('GET', `/v1/spaces/${s}/content/pages`)).body.pages).find((p) => p.git?.path === edited);
+      expect(page, edited).toBeDefined();
+      const cr = (await api('POST', `/v1/spaces/${s}/change-requests`, { subject: 'Edit' })).body;
+      await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/content`, {
+        changes: [{ operation: 'update_page', page: page.id, document: { markdown: 'Edited on the platform.\n' } }],
+      });
+      expect((await api('POST', `/v1/spaces/${s}/change-requests/${cr.id}/merge`)).status).toBe(200);
+      const exported = await run('export', s, { ...target, commitMessage: 'Edit' });
+      expect(exported.status, exported.error).toBe('succeeded');
+      const after = await lsTree(name);
+      expect((await gitCli(['show', '--name-only', '--summary', '--format=', 'HEAD'], after.clone)).trim()).toBe(edited);
+      const others = (text: string) =>
+        text
+          .split('\n')
+          .filter((l) => !l.endsWith(`\t${edited}`))
+          .join('\n');
+      expect(others(after.tree)).toBe(others(original));
+      expect(after.tree).toMatch(new RegExp(`^100755 blob [0-9a-f]{40}\t${edited.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
     }, 180_000);
   }
 });
