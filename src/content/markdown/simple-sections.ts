@@ -15,7 +15,7 @@ import type { Section } from './text.js';
 //     language (letters, digits, `_+.-`), then lines that do not look like a fence nor hold `{%`,
 //     then a line of exactly three backticks (a code block that runs to the end is left to the parser);
 //
-// with no leading or trailing whitespace, no tab or carriage return, and text made of letters,
+// with no leading whitespace (nor trailing whitespace in a heading), no tab or carriage return, and text made of letters,
 // digits, spaces, characters beyond ASCII and the ASCII punctuation that CommonMark, GFM and
 // GitBook never read as markup anywhere in a line (`.,;:'"()?%/=+!-`), plus `code spans` with
 // single backticks, inline links `[text](destination)` and images `![alt](destination)` (in paragraph
@@ -59,7 +59,11 @@ const FENCE_OPEN = /^```[\w+.-]*$/;
 const FENCE_LIKE = /^ {0,3}(?:`{3,}|~{3,})/;
 
 /** A paragraph or item line's text with its links and images replaced by their text, then checked as inlineText. */
-function lineText(s: string): string | null {
+function lineText(line: string): string | null {
+  // Spaces ending a paragraph or item line are a soft or hard line break, or nothing at the end of
+  // the block: whitespace either way in the section's text (collapsed). Not in headings: their
+  // text makes the anchor id.
+  const s = line.endsWith(' ') ? line.replace(/ +$/, '') : line;
   if (!s.includes('](')) return inlineText(s);
   // A code span wins over a link that overlaps it: left to the parser.
   if (s.includes('`')) return null;

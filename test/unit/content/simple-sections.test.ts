@@ -116,7 +116,7 @@ function structured(rnd: () => number): string {
   const text = () => {
     let t = pick(['Install', 'See', 'Café', 'The']);
     for (let i = Math.floor(rnd() * 5); i > 0; i--) t += ' ' + pick([...WORDS, ...WORDS, ...MARKUP.slice(-18), '`code`', '.']);
-    return t;
+    return t + pick(['', '', '', ' ', '  ']);
   };
   const code = () =>
     pick([
@@ -201,7 +201,7 @@ describe('simpleSections', () => {
     'a `b',
     'a ` b` c',
     '{% hint %}\nx\n{% endhint %}',
-    'line with trailing space ',
+    '## Heading with trailing space ',
     'tab\there',
     'x'.repeat(100_001),
   ])('leaves %j to the parser', (md) => {
