@@ -45,8 +45,12 @@ export const DOCS_YAML_LIMITS = Object.freeze({
   groups: 50,
   spaces: 500,
   links: 100,
-  /** Section groups nest one level: a group may hold groups that hold none. */
-  groupDepth: 2,
+  /**
+   * Section groups: the description nests them one level (a group may hold groups that hold none);
+   * a site made through the API may nest them 5 deep, so a file written back from one is read, with
+   * a warning past the first level, up to this depth.
+   */
+  groupDepth: 5,
   /** Longest key; most localized entries of one title or description. */
   keyChars: 100,
   localized: 64,
@@ -374,8 +378,8 @@ function readLink(r: Reader, m: YAMLMap, pairs: Map<string, Pair>, where: string
 
 function readGroup(r: Reader, m: YAMLMap, pairs: Map<string, Pair>, where: string, depth: number): DocsYamlGroup {
   r.count('groups', m);
-  if (depth > DOCS_YAML_LIMITS.groupDepth)
-    r.fail(m, `${where}: section groups nest one level (a group inside a group may not hold another group)`);
+  if (depth > DOCS_YAML_LIMITS.groupDepth) r.fail(m, `${where}: section groups nest at most ${DOCS_YAML_LIMITS.groupDepth} deep`);
+  if (depth === 3) r.warn(m, `${where}: GitBook nests section groups one level; this file nests them deeper`);
   const key = r.claimKey(pairs.get('key'), where);
   const { items } = readChildren(r, m, pairs, where);
   const children = items.map((child, i) => {

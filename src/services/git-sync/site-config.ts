@@ -140,11 +140,15 @@ async function resolveSpaces(
   const out: Resolved = { spaceOf: new Map(), spaces: [], variants: [], toEnqueue: [], warnings: [] };
   const byDirectory = new Map<string, string>();
   const entries = spacesOf(config.site.structure);
+  const known = await translations.listOrgTranslations(app.db, orgId);
+  const translationOf = (spaceId: string) => known.find((t) => t.result_space_id === spaceId);
 
   for (const { space } of entries) {
     const dir = space.content.directory;
     if (dir === null) continue;
-    let spaceId = byKey.get(space.key)?.space_id;
+    // A key keeps its space when its directory moves; not the translation it showed as a variant.
+    const kept = byKey.get(space.key)?.space_id;
+    let spaceId = kept && !translationOf(kept) ? kept : undefined;
     if (!spaceId) {
       const norm = normalizeDirectory(dir);
       spaceId = byDirectory.get(norm);
@@ -160,17 +164,15 @@ async function resolveSpaces(
     out.spaces.push({ key: space.key, directory: dir, ...(space.content.language ? { language: space.content.language } : {}), spaceId });
   }
 
-  const orgTranslations = () => translations.listOrgTranslations(app.db, orgId);
-  let known: translations.TranslationRow[] | null = null;
   for (const { space, section } of entries) {
     if (space.content.directory !== null) continue;
     const existing = byKey.get(space.key);
     const language = space.content.language;
-    if (existing) {
-      // A key keeps its space: the variant made on an earlier sync (or adopted) stays as it is.
+    const t = existing && translationOf(existing.space_id);
+    // A key keeps its space: the variant made on an earlier sync (or adopted) stays as it is, unless
+    // the file now asks for another language (then the translation into that one shows instead).
+    if (existing && (!language || t?.language === language)) {
       out.spaceOf.set(space.key, existing.space_id);
-      known ??= await orgTranslations();
-      const t = known.find((x) => x.result_space_id === existing.space_id);
       out.variants.push({
         key: space.key,
         language: language ?? t?.language ?? '',
@@ -198,7 +200,6 @@ async function resolveSpaces(
       out.warnings.push(`docs.yaml: "${space.key}": cannot translate ${from} into ${language}; left out`);
       continue;
     }
-    known ??= await orgTranslations();
     const variant = await ensureTranslation(app, known, sourceRow, from, language, input.createdBy ?? null);
     if (variant.op) out.toEnqueue.push(variant.op);
     out.spaceOf.set(space.key, variant.spaceId);

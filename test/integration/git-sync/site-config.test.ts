@@ -385,6 +385,34 @@ describe('a site from docs.yaml', () => {
     expect(writeDocsYaml(await siteConfigOf(t.app, siteId))).toBe(text);
   });
 
+  it("keeps a space when its directory moves, and shows the translation into a variant's new language", async () => {
+    const current = await siteConfigOf(t.app, siteId);
+    const next = structuredClone(current);
+    const documentation = next.site.structure[0] as DocsYamlSection;
+    const developers = next.site.structure[1] as DocsYamlSection;
+    developers.children[0].content.directory = './api-v2';
+    const zh = documentation.children.find((c) => c.key === 'space-6')!;
+    zh.content.language = 'de';
+    const r = await applySiteConfig(t.app, {
+      siteId,
+      config: next,
+      createdBy: org.adminId,
+      spaceForDirectory: () => Promise.reject(new Error('none new')),
+    });
+    expect(r.spaces.find((s) => s.key === 'space-3')).toMatchObject({ directory: './api-v2', spaceId: created['./api'] });
+    const de = r.variants.find((v) => v.key === 'space-6')!;
+    const before = first.variants.find((v) => v.key === 'space-6')!;
+    expect(de).toMatchObject({ language: 'de', created: true, sourceSpaceId: created['./handbook'] });
+    expect(de.spaceId).not.toBe(before.spaceId);
+    const v = await siteView(siteId);
+    const ss = v.sections[0].siteSpaces.find((x: any) => x.id === before.siteSpaceId);
+    expect(ss.space.id).toBe(de.spaceId);
+    expect(ss.space.language).toBe('de');
+    // The Chinese translation and its space stay.
+    expect((await api('GET', `/v1/spaces/${before.spaceId}`)).status).toBe(200);
+    expect((await api('GET', `/v1/orgs/${org.orgId}/translations/${before.translationId}`)).status).toBe(200);
+  });
+
   it('refuses a site of another organization and a space of another organization', async () => {
     const other = await t.seedOrg('Other');
     const foreign = await t.api('POST', `/v1/orgs/${other.orgId}/spaces`, {

@@ -239,11 +239,18 @@ describe('parseDocsYaml', () => {
         ),
       ),
     ).toMatch(/read the directory "\.\/same" in two languages/);
-    const nested = (depth: number): string =>
-      depth === 0
+    const nested = (depth: number, top = depth): string => {
+      const pad = (n: number) => ' '.repeat(n + (top - depth) * 4);
+      return depth === 0
         ? ''
-        : `${' '.repeat(4 + (3 - depth) * 4)}- type: section-group\n${' '.repeat(6 + (3 - depth) * 4)}key: g${depth}\n${' '.repeat(6 + (3 - depth) * 4)}title: G\n${' '.repeat(6 + (3 - depth) * 4)}children:\n${nested(depth - 1)}`;
-    expect(failure(withStructure(section('a', space('x')) + nested(3)))).toMatch(/section groups nest one level/);
+        : `${pad(4)}- type: section-group\n${pad(6)}key: g${depth}\n${pad(6)}title: G\n${pad(6)}children:\n${nested(depth - 1, top)}`;
+    };
+    // The description nests groups one level; deeper (as the API allows, 5) is read with a warning, past 5 refused.
+    const deep = parseDocsYaml(withStructure(section('a', space('x')) + nested(3)));
+    expect(deep.warnings).toContain(
+      'docs.yaml:23: site.structure[1].children[0].children[0]: GitBook nests section groups one level; this file nests them deeper',
+    );
+    expect(failure(withStructure(section('a', space('x')) + nested(6)))).toMatch(/section groups nest at most 5 deep/);
     // No default marked: the first is, with a warning.
     const { warnings } = parseDocsYaml(withStructure(section('a', space('x')) + section('b', space('y'))));
     expect(warnings.some((w) => w.includes('no section is marked default: true'))).toBe(true);
