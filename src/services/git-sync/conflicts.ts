@@ -19,12 +19,12 @@ export function conflictChangeRequestId(operationId: string): string {
 
 /**
  * Open the conflict's change request (once per operation) holding `revisionId` (the repository's
- * side), based on the sync's last synced revision, and record the conflict on the sync.
+ * side), based on `base` (the revision of the last sync), and record the conflict on the sync.
  */
 export async function openConflict(
   app: AppContext,
   s: GitSyncRow,
-  o: { operationId: string; head: string; revisionId: string },
+  o: { operationId: string; head: string; revisionId: string; base: string },
 ): Promise<{ changeRequest: string; number: number }> {
   const spaceId = s.space_id!;
   const id = conflictChangeRequestId(o.operationId);
@@ -34,7 +34,7 @@ export async function openConflict(
     const existing = await crs.getChangeRequest(c, spaceId, id);
     if (existing) return existing.number;
     const n = await crs.nextChangeRequestNumber(c, spaceId);
-    await crs.insertChangeRequest(c, { id, spaceId, number: n, subject, createdBy: null, revision: s.synced_revision_id ?? o.revisionId });
+    await crs.insertChangeRequest(c, { id, spaceId, number: n, subject, createdBy: null, revision: o.base });
     await crs.updateChangeRequest(c, id, { status: 'open', revision: o.revisionId });
     return n;
   });

@@ -18,6 +18,7 @@ import * as ops from '../../db/repos/operations.js';
 import { getSpace } from '../../db/repos/spaces.js';
 import { getChangeRequest } from '../../db/repos/change-requests.js';
 import { getRevision } from '../../db/repos/revisions.js';
+import { revisionSnapshot } from '../../content/commit.js';
 import { getGitSyncState, withGitSyncLock } from '../../db/repos/git-sync.js';
 import {
   clearQueuedRun,
@@ -146,7 +147,14 @@ async function syncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): Prom
     { operationId: conflictImportId(run.operation.id), afterContentChange: noHook },
   );
   if (conflictDone) {
-    const cr = await openConflict(app, s, { operationId: run.operation.id, head: conflictDone.commit, revisionId: conflictDone.revision });
+    // Based on the revision of the last sync, or (a first sync) the space's content the import was made on.
+    const base = s.synced_revision_id ?? (await getRevision(app.db, spaceId, conflictDone.revision))?.parents[0] ?? conflictDone.revision;
+    const cr = await openConflict(app, s, {
+      operationId: run.operation.id,
+      head: conflictDone.commit,
+      revisionId: conflictDone.revision,
+      base,
+    });
     return { action: 'conflict', head: conflictDone.commit, revision: conflictDone.revision, changeRequest: cr.changeRequest };
   }
 
@@ -167,22 +175,11 @@ async function syncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): Prom
     if (s.direction === 'import') throw new GitSyncError(`The remote has no branch "${branchOf(s.ref)}"`, 'not-found');
     return exportSpace(app, s, run, { title: space.title, revisionId: space.revision_id, force: false, head });
   }
-  if (firstSync) {
-    return s.direction === 'export'
-      ? exportSpace(app, s, run, { title: space.title, revisionId: space.revision_id, force: true, head })
-      : importHead(app, s, run, space.revision_id, head);
-  }
-  const importing = remoteMoved && s.direction !== 'export';
-  const exporting = (spaceMoved || ours) && s.direction !== 'import';
-  if (importing && exporting) {
-    // The repository's side was offered in a change request: once merged, its result is exported on
-    // top of that head (a fast-forward); until then the conflict stands.
-    if (s.status === 'conflict' && s.conflict_commit === head && s.conflict_change_request_id) {
-      const cr = await getChangeRequest(app.db, spaceId, s.conflict_change_request_id);
-      if (cr?.status !== 'merged') {
-        await recordSyncChecked(app.db, s.id);
-        return { action: 'none', head };
-      }
+  // The repository's side was offered in a change request: once merged, its result is exported on
+  // top of that head (a fast-forward); until then the conflict stands.
+  if (s.status === 'conflict' && s.conflict_commit === head && s.conflict_change_request_id && s.direction !== 'import') {
+    const cr = await getChangeRequest(app.db, spaceId, s.conflict_change_request_id);
+    if (cr?.status === 'merged') {
       const rev = cr.revision_merged ? await getRevision(app.db, spaceId, cr.revision_merged) : null;
       const merge = rev ? await mergeStep(app, spaceId, rev) : null;
       return exportSpace(app, s, run, {
@@ -193,8 +190,21 @@ async function syncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): Prom
         steps: [{ ...(merge ?? { message: cr.subject }), revisionId: space.revision_id }],
       });
     }
-    return conflictImport(app, s, run, head);
+    if (cr?.status === 'open' || cr?.status === 'draft') {
+      await recordSyncChecked(app.db, s.id);
+      return { action: 'none', head };
+    }
+    // Archived (or deleted): the repository's side was turned down; the next run offers it again.
   }
+  if (firstSync) {
+    if (s.direction === 'export') return exportSpace(app, s, run, { title: space.title, revisionId: space.revision_id, force: true, head });
+    // A space with content of its own is not overwritten: the repository's side becomes a change request.
+    if (await hasOwnContent(app, s, space.revision_id)) return conflictImport(app, s, run, head, space.revision_id);
+    return importHead(app, s, run, space.revision_id, head);
+  }
+  const importing = remoteMoved && s.direction !== 'export';
+  const exporting = (spaceMoved || ours) && s.direction !== 'import';
+  if (importing && exporting) return conflictImport(app, s, run, head, s.synced_revision_id!);
   if (importing) return importHead(app, s, run, space.revision_id, head);
   if (exporting)
     return exportSpace(app, s, run, { title: space.title, revisionId: space.revision_id, force: s.direction === 'export', head });
@@ -233,8 +243,22 @@ async function importHead(app: AppContext, s: GitSyncRow, run: OperationRun, exp
   };
 }
 
-/** Both moved: the repository's head as a standalone revision in a new change request. */
-async function conflictImport(app: AppContext, s: GitSyncRow, run: OperationRun, head: string): Promise<RunResult> {
+/**
+ * Whether the space has content that did not come from this branch (a first sync must not overwrite
+ * it): not empty, and its current revision is not an import of the sync's repository and branch.
+ */
+async function hasOwnContent(app: AppContext, s: GitSyncRow, revisionId: string): Promise<boolean> {
+  const { revision, snapshot } = await revisionSnapshot(app.db, s.space_id!, revisionId);
+  if (!snapshot.ordered.length && !snapshot.files.length) return false;
+  const git = revision.git as { url?: string; ref?: string } | null;
+  return !(git && git.url === s.url && git.ref === s.ref);
+}
+
+/**
+ * Both moved: the repository's head as a standalone revision in a new change request based on
+ * `base` (the revision of the last sync, or the space's own content at a first sync).
+ */
+async function conflictImport(app: AppContext, s: GitSyncRow, run: OperationRun, head: string, base: string): Promise<RunResult> {
   await setGitSyncStatus(app.db, s.id, 'importing');
   const result = await importRepository(
     app,
@@ -246,7 +270,7 @@ async function conflictImport(app: AppContext, s: GitSyncRow, run: OperationRun,
       afterContentChange: async () => {},
     },
   );
-  const cr = await openConflict(app, s, { operationId: run.operation.id, head: result.commit, revisionId: result.revision });
+  const cr = await openConflict(app, s, { operationId: run.operation.id, head: result.commit, revisionId: result.revision, base });
   return { action: 'conflict', head, commit: result.commit, revision: result.revision, changeRequest: cr.changeRequest };
 }
 

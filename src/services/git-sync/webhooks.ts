@@ -8,12 +8,15 @@ import { invalid, notFound, unauthenticated } from '../../core/errors.js';
 import { getGitSyncByHook } from '../../db/repos/git-syncs.js';
 import { webhookSecret } from './settings.js';
 import { requestRun } from './runs.js';
+import { operationLocation } from '../../presenters/operations.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 
 export interface HookReply {
   status: 200 | 202;
-  body: { object: 'git-sync-delivery'; event: string; accepted: boolean; reason?: string };
+  body: { object: 'git-sync-delivery'; event: string; accepted: boolean; reason?: string; operation?: string };
+  /** The run that takes the push (its operation's URL). */
+  location?: string;
 }
 
 const header = (h: Headers, name: string): string | undefined => {
@@ -118,6 +121,10 @@ export async function receiveHook(app: AppContext, hookId: string, h: Headers, r
     };
   }
   const wanted = push.after && /^[0-9a-f]{40,64}$/i.test(push.after) && !/^0+$/.test(push.after) ? push.after.toLowerCase() : undefined;
-  await requestRun(app, sync.id, { wantedHead: wanted });
-  return { status: 202, body: { object: 'git-sync-delivery', event: 'push', accepted: true } };
+  const operation = await requestRun(app, sync.id, { wantedHead: wanted });
+  return {
+    status: 202,
+    body: { object: 'git-sync-delivery', event: 'push', accepted: true, ...(operation ? { operation } : {}) },
+    ...(operation ? { location: operationLocation(app, operation) } : {}),
+  };
 }

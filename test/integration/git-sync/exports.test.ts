@@ -146,6 +146,36 @@ describe('one-way syncs', () => {
 });
 
 describe('conflicts', () => {
+  it('a first sync never overwrites a space with content of its own: the repository waits in a change request', async () => {
+    const url = await g.createRepo('first-own', { files: BASE_FILES });
+    const head = await remoteHead(g, 'first-own');
+    const spaceId = (await api('POST', `/v1/orgs/${org.orgId}/spaces`, { title: 'Own', empty: true })).body.id as string;
+    const cr0 = (await api('POST', `/v1/spaces/${spaceId}/change-requests`, { subject: 'Own page' })).body;
+    const ins = await api('POST', `/v1/spaces/${spaceId}/change-requests/${cr0.id}/content?compat=false`, {
+      changes: [{ operation: 'insert_page', title: 'Mine', document: { markdown: 'Written here first.' } }],
+    });
+    expect(ins.status, JSON.stringify(ins.body)).toBe(200);
+    expect((await api('POST', `/v1/spaces/${spaceId}/change-requests/${cr0.id}/merge`)).status).toBe(200);
+
+    const put = await api('PUT', `/v1/spaces/${spaceId}/git/sync`, { url, ref: 'main', pollIntervalSeconds: 0 });
+    expect(put.status).toBe(200);
+    const c = await syncUntil(t, org.adminToken, spaceId, (x) => x.status === 'conflict', 'the first sync to hold back');
+    expect(c.lastError).toContain(head.slice(0, 7));
+    expect(await pageMarkdown(t, org.adminToken, spaceId, 'Mine')).toContain('Written here first.');
+    expect(await pageMarkdown(t, org.adminToken, spaceId, 'Home')).toBeUndefined();
+    expect(await remoteHead(g, 'first-own')).toBe(head);
+    const crs = (await api('GET', `/v1/spaces/${spaceId}/change-requests?status=open`)).body.items as any[];
+    const cr = crs.find((x) => x.subject.includes(head.slice(0, 7)));
+    expect(cr).toBeDefined();
+    expect(await pageMarkdown(t, org.adminToken, spaceId, 'Home', cr.id)).toContain('version 1');
+    // Merging it takes the repository's content; the sync is idle, the remote as it was.
+    expect((await api('POST', `/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`)).status).toBe(200);
+    const s = await syncUntil(t, org.adminToken, spaceId, (x) => x.status === 'idle', 'the sync after the merge');
+    expect(s.lastError).toBeNull();
+    expect(await pageMarkdown(t, org.adminToken, spaceId, 'Home')).toContain('version 1');
+    expect(await remoteHead(g, 'first-own')).toBe(head); // nothing to commit: the space is the repository now
+  });
+
   it('both sides moved: a change request with the repository side, nothing forced; merging it exports both and returns to idle', async () => {
     const { spaceId, head } = await syncedSpace('conflict');
     const mainBefore = await pageMarkdown(t, org.adminToken, spaceId, 'Home');
