@@ -692,7 +692,7 @@ async function configOf(
     const node: DocsYamlSpace = {
       type: 'space',
       key,
-      title: row.title ?? space?.title ?? row.path,
+      title: (row.title ?? space?.title) || row.path,
       ...(row.localized_title ? { localizedTitle: row.localized_title } : {}),
       path: row.path,
       default: flag(row.is_default, was?.default),
