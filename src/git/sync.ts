@@ -40,11 +40,24 @@ export async function withJobRepository<T>(app: AppContext, p: GitJobPayload, fn
   );
 }
 
-/** Whether two commits hold the same files under `dir` (false when the cache lacks `before`). */
+/** Whether two commits hold the same files under `dir` (false when the cache lacks either). */
 export async function sameFolder(repo: Repository, before: string, after: string, dir: string): Promise<boolean> {
-  if (!/^[0-9a-f]{40}$/.test(before) || !(await repo.hasObject(before))) return false;
+  for (const oid of [before, after]) if (!/^[0-9a-f]{40}$/.test(oid) || !(await repo.hasObject(oid))) return false;
   const a = await repo.subtree(before, dir);
   return a !== null && a === (await repo.subtree(after, dir));
+}
+
+/**
+ * Whether the job's project directory differs between commit `from` and commit `to` of its remote
+ * (a monorepo's branch that moved only in other folders did not move for this space). `to` is
+ * fetched when the cache lacks it (with the job's credentials); true when it cannot tell.
+ */
+export async function folderChanged(app: AppContext, p: GitJobPayload, from: string, to: string): Promise<boolean> {
+  if (from === to) return false;
+  return withJobRepository(app, p, async (repo) => {
+    if (!(await repo.hasObject(to))) await repo.fetch(p.ref);
+    return !(await sameFolder(repo, from, to, p.repoProjectDirectory ?? ''));
+  });
 }
 
 /**

@@ -7,6 +7,7 @@ import { useTestApp } from '../../helpers/app.js';
 import { startGitServer, gitCli, type GitServer } from '../../helpers/git-server.js';
 import { operationSettled } from '../../helpers/operations.js';
 import { withGitCacheLock } from '../../../src/db/repos/git-sync.js';
+import { folderChanged } from '../../../src/git/sync.js';
 
 const DIRS = ['products/alpha', 'products/beta', 'guides', 'api', 'sdk'];
 const DOCS_YAML = `site:\n  title: Acme\nstructure:\n${DIRS.map((d) => `  - title: ${d}\n    content:\n      directory: ${d}\n`).join('')}`;
@@ -118,6 +119,14 @@ describe('five spaces of one repository', () => {
       'products/alpha/guide.md',
       'products/beta/guide.md',
     ]);
+
+    // Whether the branch moved for a space (what Git Sync asks before calling a change a conflict).
+    for (const [i, moved] of [
+      [0, true],
+      [1, true],
+      [2, false],
+    ] as const)
+      expect(await folderChanged(t.app, { spaceId: spaces[i]!, ...targets[i]! }, first!, b.result.commit), DIRS[i]).toBe(moved);
 
     // The other three import the new head: nothing changed in their folders, so no revision, and
     // the cache already holds the commits it exported: no upload-pack request at all.
