@@ -204,7 +204,19 @@ async function syncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): Prom
   }
   const importing = remoteMoved && s.direction !== 'export';
   const exporting = (spaceMoved || ours) && s.direction !== 'import';
-  if (importing && exporting) return conflictImport(app, s, run, head, s.synced_revision_id!);
+  if (importing && exporting) {
+    // A run that died while exporting may have pushed before it could record it: then the head is
+    // that export's commit, which the export engine recognises (same tree on top of the synced
+    // commit) instead of pushing again. Anything else is refused by the remote: a real conflict.
+    if (s.status === 'exporting') {
+      try {
+        return await exportSpace(app, s, run, { title: space.title, revisionId: space.revision_id, force: false, head });
+      } catch (err) {
+        if (!(err instanceof GitSyncError)) throw err;
+      }
+    }
+    return conflictImport(app, s, run, head, s.synced_revision_id!);
+  }
   if (importing) return importHead(app, s, run, space.revision_id, head);
   if (exporting)
     return exportSpace(app, s, run, { title: space.title, revisionId: space.revision_id, force: s.direction === 'export', head });

@@ -104,6 +104,30 @@ describe('export', () => {
   });
 });
 
+describe('an export that died after its push', () => {
+  it('the next run recognises its commit on the remote and pushes nothing again', async () => {
+    const { spaceId, hook, secret, head } = await syncedSpace('export-died');
+    const { rows: before } = await t.app.db.query('SELECT synced_commit, synced_revision_id FROM git_syncs WHERE space_id = $1', [spaceId]);
+    await mergeEdit(spaceId, 'Guide', '# Guide\n\nPushed, then the worker died.\n', 'Before the crash');
+    const s = await syncUntil(t, org.adminToken, spaceId, (x) => !!x.lastExportedCommit && x.status === 'idle', 'the export');
+    const log = await remoteLog('export-died');
+    // As if the worker died right after the push: nothing of it recorded.
+    await t.app.db.query(
+      `UPDATE git_syncs SET status = 'exporting', synced_commit = $2, synced_revision_id = $3, last_exported_commit = NULL WHERE space_id = $1`,
+      [spaceId, before[0].synced_commit, before[0].synced_revision_id],
+    );
+    await t.app.db.query('UPDATE git_sync_state SET last_commit = $2 WHERE space_id = $1', [spaceId, head]);
+    const r = await deliver(hook, pushDelivery('github', { ref: 'refs/heads/main', after: s.lastExportedCommit, secret }));
+    const op = await operationSettled(t, r.location, { token: org.adminToken, timeoutMs: 60_000 });
+    expect(op.status, op.error).toBe('succeeded');
+    expect(op.result).toMatchObject({ action: 'export' });
+    expect(await remoteLog('export-died')).toEqual(log);
+    const after = await syncSettled(t, org.adminToken, spaceId);
+    expect(after).toMatchObject({ status: 'idle', lastError: null, lastExportedCommit: s.lastExportedCommit });
+    expect((await api('GET', `/v1/spaces/${spaceId}/change-requests?status=open`)).body.items).toEqual([]);
+  });
+});
+
 describe('export of several merges', () => {
   it('each merge since the last sync is a commit of its own, oldest first', async () => {
     const { spaceId, head } = await syncedSpace('export-two');
