@@ -45,7 +45,7 @@
 //  9. limits (bench/limits.ts)          /healthz p99 while clients read the most hostile page the
 //                                       content limits allow, vs /healthz p99 idle.
 //
-// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git, limits, links, site), in the
+// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git, gitsync, limits, links, site), in the
 // order above; content and merge share their spaces when both run.
 //
 // Knobs (environment): BENCH_CONNECTIONS (10), BENCH_DURATION seconds per measured run (3),
@@ -65,6 +65,7 @@ import { benchContent } from './content.js';
 import { benchMerge } from './merge.js';
 import { benchPdf } from './pdf.js';
 import { benchGit } from './git.js';
+import { benchGitSync } from './gitsync.js';
 import { benchLimits } from './limits.js';
 import { benchSite } from './site.js';
 import { benchLarge } from './large.js';
@@ -282,6 +283,14 @@ const SECTIONS: Section[] = [
     notes: [
       'Git (bench/git.ts): import/export jobs of a generated 2,000-page, 200-image repository vs git clone / git push of it,',
       'both against the same local git http-backend remote; every import starts from an empty cache (fresh repoCacheID).',
+    ],
+  },
+  {
+    name: 'gitsync',
+    run: benchGitSync,
+    notes: [
+      'Git Sync (bench/gitsync.ts): a push of a one-page change to a synced 100-page repository until the new text reads through',
+      'the API, by webhook and by polling, and a change-request merge until its commit is on the remote; beside git push alone.',
     ],
   },
   {
