@@ -39,6 +39,12 @@ export interface GitSyncRow {
   updated_at: Date;
 }
 
+/**
+ * The sync a run works for, as it read it: a run records its outcome only while the sync still
+ * points at the same repository, branch and folder (a PUT that changed them started over).
+ */
+export type SyncTarget = Pick<GitSyncRow, 'id' | 'url' | 'ref' | 'project_directory'>;
+
 export interface GitSyncSettings {
   url: string;
   credentials: string | null;
@@ -137,8 +143,11 @@ export async function clearQueuedRun(db: Queryable, id: string, operationId: str
   await db.query('UPDATE git_syncs SET queued_operation_id = NULL WHERE id = $1 AND queued_operation_id = $2', [id, operationId]);
 }
 
-export async function setGitSyncStatus(db: Queryable, id: string, status: GitSyncStatus): Promise<void> {
-  await db.query('UPDATE git_syncs SET status = $2, updated_at = clock_timestamp() WHERE id = $1', [id, status]);
+export async function setGitSyncStatus(db: Queryable, target: SyncTarget, status: GitSyncStatus): Promise<void> {
+  await db.query(
+    'UPDATE git_syncs SET status = $2, updated_at = clock_timestamp() WHERE id = $1 AND url = $3 AND ref = $4 AND project_directory = $5',
+    [target.id, status, target.url, target.ref, target.project_directory],
+  );
 }
 
 /**
@@ -147,7 +156,7 @@ export async function setGitSyncStatus(db: Queryable, id: string, status: GitSyn
  */
 export async function recordSyncSuccess(
   db: Queryable,
-  id: string,
+  target: SyncTarget,
   r: { commit: string | null; revisionId: string | null; imported?: string | null; exported?: string | null },
 ): Promise<void> {
   await db.query(
@@ -157,35 +166,35 @@ export async function recordSyncSuccess(
        export_pending = false, conflict_change_request_id = NULL, conflict_commit = NULL,
        next_poll_at = CASE WHEN poll_interval_seconds > 0 THEN clock_timestamp() + make_interval(secs => poll_interval_seconds) END,
        updated_at = clock_timestamp()
-     WHERE id = $1`,
-    [id, r.commit, r.revisionId, r.imported ?? null, r.exported ?? null],
+     WHERE id = $1 AND url = $6 AND ref = $7 AND project_directory = $8`,
+    [target.id, r.commit, r.revisionId, r.imported ?? null, r.exported ?? null, target.url, target.ref, target.project_directory],
   );
 }
 
 /** Nothing to do this run: the sync stays as it is (a conflict stays a conflict), the next poll counted from now. */
-export async function recordSyncChecked(db: Queryable, id: string): Promise<void> {
+export async function recordSyncChecked(db: Queryable, target: SyncTarget): Promise<void> {
   await db.query(
     `UPDATE git_syncs SET status = CASE WHEN status = 'conflict' THEN 'conflict' ELSE 'idle' END,
        last_error = CASE WHEN status = 'conflict' THEN last_error END, failures = 0,
        next_poll_at = CASE WHEN poll_interval_seconds > 0 THEN clock_timestamp() + make_interval(secs => poll_interval_seconds) END,
        updated_at = clock_timestamp()
-     WHERE id = $1`,
-    [id],
+     WHERE id = $1 AND url = $2 AND ref = $3 AND project_directory = $4`,
+    [target.id, target.url, target.ref, target.project_directory],
   );
 }
 
 /** Both sides moved: the repository's side waits in a change request. */
 export async function recordSyncConflict(
   db: Queryable,
-  id: string,
+  target: SyncTarget,
   c: { changeRequestId: string; commit: string; message: string },
 ): Promise<void> {
   await db.query(
     `UPDATE git_syncs SET status = 'conflict', last_error = $4, conflict_change_request_id = $2, conflict_commit = $3, failures = 0,
        next_poll_at = CASE WHEN poll_interval_seconds > 0 THEN clock_timestamp() + make_interval(secs => poll_interval_seconds) END,
        updated_at = clock_timestamp()
-     WHERE id = $1`,
-    [id, c.changeRequestId, c.commit, c.message],
+     WHERE id = $1 AND url = $5 AND ref = $6 AND project_directory = $7`,
+    [target.id, c.changeRequestId, c.commit, c.message, target.url, target.ref, target.project_directory],
   );
 }
 
@@ -193,14 +202,14 @@ export async function recordSyncConflict(
  * A failed run: status `error` with the reason; the next try backs off (base interval, or 60 s for
  * a webhooks-only sync, doubled per failure, at most `maxSeconds`), so a failing remote recovers by itself.
  */
-export async function recordSyncFailure(db: Queryable, id: string, message: string, maxSeconds: number): Promise<void> {
+export async function recordSyncFailure(db: Queryable, target: SyncTarget, message: string, maxSeconds: number): Promise<void> {
   await db.query(
     `UPDATE git_syncs SET status = 'error', last_error = $2, failures = failures + 1,
        next_poll_at = clock_timestamp() + make_interval(secs => LEAST($3::int,
          (CASE WHEN poll_interval_seconds > 0 THEN poll_interval_seconds ELSE 60 END) * power(2, LEAST(failures, 16))::int)),
        updated_at = clock_timestamp()
-     WHERE id = $1`,
-    [id, message.slice(0, 2000), maxSeconds],
+     WHERE id = $1 AND url = $4 AND ref = $5 AND project_directory = $6`,
+    [target.id, message.slice(0, 2000), maxSeconds, target.url, target.ref, target.project_directory],
   );
 }
 

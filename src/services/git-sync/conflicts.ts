@@ -42,6 +42,6 @@ export async function openConflict(
     `Both the repository (${branchOf(s.ref)} at ${shortSha(o.head)}) and the space changed since the last sync` +
     `${s.synced_commit ? ` (${shortSha(s.synced_commit)})` : ''}: the repository's changes are in change request #${number}; ` +
     'merge it to combine both and export the result';
-  await recordSyncConflict(app.db, s.id, { changeRequestId: id, commit: o.head, message });
+  await recordSyncConflict(app.db, s, { changeRequestId: id, commit: o.head, message });
   return { changeRequest: id, number };
 }

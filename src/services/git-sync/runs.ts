@@ -106,7 +106,7 @@ export async function runGitSync(app: AppContext, payload: { syncId: string }, r
         if (err instanceof SpaceMoved && attempt < 3) continue;
         if (err instanceof JobSkipped || err instanceof LeaseLost) throw err;
         const message = err instanceof DomainError ? err.message : `The sync failed: ${(err as Error).message ?? String(err)}`;
-        await recordSyncFailure(app.db, s.id, message, app.config.gitSync.maxBackoffSeconds).catch(() => {});
+        await recordSyncFailure(app.db, s, message, app.config.gitSync.maxBackoffSeconds).catch(() => {});
         throw err;
       }
     }
@@ -138,7 +138,7 @@ async function syncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): Prom
   );
   if (imported) {
     await afterImport(app, spaceId);
-    await recordSyncSuccess(app.db, s.id, { commit: imported.commit, revisionId: imported.revision, imported: imported.commit });
+    await recordSyncSuccess(app.db, s, { commit: imported.commit, revisionId: imported.revision, imported: imported.commit });
     return { action: 'import', head: imported.commit, commit: imported.commit, revision: imported.revision };
   }
   const conflictDone = await completedImport(
@@ -191,7 +191,7 @@ async function syncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): Prom
       });
     }
     if (cr?.status === 'open' || cr?.status === 'draft') {
-      await recordSyncChecked(app.db, s.id);
+      await recordSyncChecked(app.db, s);
       return { action: 'none', head };
     }
     // Archived (or deleted): the repository's side was turned down; the next run offers it again.
@@ -220,14 +220,14 @@ async function syncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): Prom
   if (importing) return importHead(app, s, run, space.revision_id, head);
   if (exporting)
     return exportSpace(app, s, run, { title: space.title, revisionId: space.revision_id, force: s.direction === 'export', head });
-  await recordSyncChecked(app.db, s.id);
+  await recordSyncChecked(app.db, s);
   return { action: 'none', head };
 }
 
 /** Import the branch head into the space's main content, unless the space moves meanwhile (then the run decides again). */
 async function importHead(app: AppContext, s: GitSyncRow, run: OperationRun, expectedRevision: string, head: string): Promise<RunResult> {
   const spaceId = s.space_id!;
-  await setGitSyncStatus(app.db, s.id, 'importing');
+  await setGitSyncStatus(app.db, s, 'importing');
   const result = await importRepository(app, payloadOf(s), {
     operationId: run.operation.id,
     progress: (f) => run.progress(0.1 + f * 0.9),
@@ -240,7 +240,7 @@ async function importHead(app: AppContext, s: GitSyncRow, run: OperationRun, exp
     },
     afterContentChange: (id) => afterImport(app, id),
   });
-  await recordSyncSuccess(app.db, s.id, {
+  await recordSyncSuccess(app.db, s, {
     commit: result.commit,
     revisionId: result.revision,
     imported: result.unchanged ? null : result.commit,
@@ -271,7 +271,7 @@ async function hasOwnContent(app: AppContext, s: GitSyncRow, revisionId: string)
  * `base` (the revision of the last sync, or the space's own content at a first sync).
  */
 async function conflictImport(app: AppContext, s: GitSyncRow, run: OperationRun, head: string, base: string): Promise<RunResult> {
-  await setGitSyncStatus(app.db, s.id, 'importing');
+  await setGitSyncStatus(app.db, s, 'importing');
   const result = await importRepository(
     app,
     { ...payloadOf(s), standalone: true },
@@ -293,7 +293,7 @@ async function exportSpace(
   run: OperationRun,
   o: { title: string; revisionId: string; force: boolean; head: string | null; steps?: ExportStep[] },
 ): Promise<RunResult> {
-  await setGitSyncStatus(app.db, s.id, 'exporting');
+  await setGitSyncStatus(app.db, s, 'exporting');
   const steps = o.steps ?? (await exportSteps(app, s.space_id!, o.title, s.synced_revision_id, o.revisionId));
   const commits: string[] = [];
   let last: { commit: string; unchanged: boolean } | null = null;
@@ -311,7 +311,7 @@ async function exportSpace(
     );
     if (!last.unchanged) commits.push(last.commit);
   }
-  await recordSyncSuccess(app.db, s.id, {
+  await recordSyncSuccess(app.db, s, {
     commit: last?.commit ?? o.head,
     revisionId: o.revisionId,
     exported: commits.length ? commits[commits.length - 1] : null,

@@ -226,6 +226,27 @@ async function ensureTranslation(
 ): Promise<{ translationId: string; spaceId: string; created: boolean; op?: OperationRow }> {
   const found = known.find((t) => t.source_space_id === source.id && t.language === language);
   if (found?.result_space_id) return { translationId: found.id, spaceId: found.result_space_id, created: false };
+  try {
+    return await makeTranslation(app, known, found, source, from, language, createdBy);
+  } catch (err) {
+    // Made meanwhile by another call (one translation per space and language): use that one.
+    if ((err as { code?: string }).code !== '23505' || found) throw err;
+    known.splice(0, known.length, ...(await translations.listOrgTranslations(app.db, source.organization_id)));
+    const made = known.find((t) => t.source_space_id === source.id && t.language === language);
+    if (!made) throw err;
+    return makeTranslation(app, known, made, source, from, language, createdBy);
+  }
+}
+
+async function makeTranslation(
+  app: AppContext,
+  known: translations.TranslationRow[],
+  found: translations.TranslationRow | undefined,
+  source: NonNullable<Awaited<ReturnType<typeof getSpace>>>,
+  from: string,
+  language: string,
+  createdBy: string | null,
+): Promise<{ translationId: string; spaceId: string; created: boolean; op?: OperationRow }> {
   return withTx(app.db, async (c) => {
     if (found) {
       // Made through the API and not run yet: its result space is made now (the run fills it).
