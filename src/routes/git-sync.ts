@@ -96,7 +96,7 @@ export const gitSyncRoutes = [
     handler: async ({ app, req, params }) => {
       const raw = await readRaw(req, MAX_HOOK_BYTES);
       const reply = await receiveHook(app, params.hookId, req.headers, raw);
-      return { status: reply.status, body: reply.body };
+      return { status: reply.status, body: reply.body, ...(reply.location ? { headers: { location: reply.location } } : {}) };
     },
   }),
 ];
