@@ -558,6 +558,20 @@ export function resolveDirectory(projectDirectory: string | null | undefined, di
   return [base, norm].filter(Boolean).join('/');
 }
 
+/**
+ * The site file of a project directory among a commit's paths: `docs.yaml` (what real repositories
+ * hold), else `gitbook-docs.yaml` (the description's name); null when it has neither.
+ */
+export function findDocsYaml(paths: Iterable<string>, projectDirectory: string | null | undefined): string | null {
+  const base = normalizeDirectory(projectDirectory ?? '').replace(/^\//, '');
+  const all = new Set(paths);
+  for (const name of DOCS_YAML_FILES) {
+    const p = base ? `${base}/${name}` : name;
+    if (all.has(p)) return p;
+  }
+  return null;
+}
+
 // ---- writing ---------------------------------------------------------------------------------------
 
 type Plain = Record<string, unknown>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DOCS_YAML_LIMITS,
+  findDocsYaml,
   parseDocsYaml,
   resolveDirectory,
   spacesOf,
@@ -266,6 +267,13 @@ describe('parseDocsYaml', () => {
     expect(failure(withStructure(many))).toMatch(/a site has at most 100 sections/);
     const bomb = `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nsite:\n  title: T\n  structure: []\n`;
     expect(failure(bomb)).toMatch(/alias/i);
+  });
+
+  it('finds docs.yaml, else gitbook-docs.yaml, at the top of the project directory', () => {
+    expect(findDocsYaml(['docs.yaml', 'gitbook-docs.yaml', 'a/README.md'], '')).toBe('docs.yaml');
+    expect(findDocsYaml(['gitbook-docs.yaml'], null)).toBe('gitbook-docs.yaml');
+    expect(findDocsYaml(['docs.yaml', 'site/gitbook-docs.yaml'], './site/')).toBe('site/gitbook-docs.yaml');
+    expect(findDocsYaml(['site/a/docs.yaml'], 'site')).toBeNull();
   });
 
   it('resolves directories from the project directory, a leading slash from the repository root', () => {
