@@ -33,7 +33,7 @@ import {
 } from '../../db/repos/git-syncs.js';
 import { importRepository, completedImport } from '../../git/import-repository.js';
 import { exportRepository } from '../../git/export-repository.js';
-import { remoteFor } from '../../git/sync.js';
+import { folderChanged, remoteFor } from '../../git/sync.js';
 import { remoteBranchHead } from '../../git/remote-head.js';
 import { GitSyncError } from '../../git/repo.js';
 import { createOperation, enqueue } from '../operations.js';
@@ -166,7 +166,10 @@ async function syncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): Prom
   // died before the sync row was updated is known by it): that head is not a change of the remote.
   const state = await getGitSyncState(app.db, spaceId);
   const ours = !!head && head !== s.synced_commit && state?.last_commit === head && state.url === s.url && state.ref === s.ref;
-  const remoteMoved = !!head && head !== s.synced_commit && !ours;
+  const headMoved = !!head && head !== s.synced_commit && !ours;
+  // A monorepo's branch that moved only in other spaces' folders did not move for this space.
+  const remoteMoved =
+    headMoved && s.synced_commit && s.project_directory ? await folderChanged(app, payload, s.synced_commit, head!) : headMoved;
   const spaceMoved = space.revision_id !== s.synced_revision_id;
   const firstSync = !s.synced_commit && !s.synced_revision_id;
 
@@ -177,7 +180,11 @@ async function syncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): Prom
   }
   // The repository's side was offered in a change request: once merged, its result is exported on
   // top of that head (a fast-forward); until then the conflict stands.
-  if (s.status === 'conflict' && s.conflict_commit === head && s.conflict_change_request_id && s.direction !== 'import') {
+  const sameConflict =
+    s.status === 'conflict' &&
+    !!s.conflict_commit &&
+    (s.conflict_commit === head || (!!s.project_directory && !(await folderChanged(app, payload, s.conflict_commit, head))));
+  if (sameConflict && s.conflict_change_request_id && s.direction !== 'import') {
     const cr = await getChangeRequest(app.db, spaceId, s.conflict_change_request_id);
     if (cr?.status === 'merged') {
       const rev = cr.revision_merged ? await getRevision(app.db, spaceId, cr.revision_merged) : null;
@@ -218,9 +225,17 @@ async function syncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): Prom
     return conflictImport(app, s, run, head, s.synced_revision_id!);
   }
   if (importing) return importHead(app, s, run, space.revision_id, head);
+  // Built on the head when the branch moved elsewhere since the commit the space last synced with
+  // (only other folders of a monorepo, else this would be a conflict), or when exporting one-way.
   if (exporting)
-    return exportSpace(app, s, run, { title: space.title, revisionId: space.revision_id, force: s.direction === 'export', head });
-  await recordSyncChecked(app.db, s);
+    return exportSpace(app, s, run, {
+      title: space.title,
+      revisionId: space.revision_id,
+      force: s.direction === 'export' || state?.last_commit !== head,
+      head,
+    });
+  // Nothing for this space; a head that moved elsewhere is where the next comparison starts.
+  await recordSyncChecked(app.db, s, headMoved && !remoteMoved ? head : null);
   return { action: 'none', head };
 }
 

@@ -146,6 +146,44 @@ describe('export of several merges', () => {
   });
 });
 
+describe('a monorepo', () => {
+  it("a push to one space's folder is no conflict for another space edited meanwhile: it exports on top of the push", async () => {
+    const files: Record<string, string> = {};
+    for (const dir of ['packages/a', 'packages/b']) for (const [f, c] of Object.entries(BASE_FILES)) files[`${dir}/${f}`] = c;
+    const url = await g.createRepo('mono', { files });
+    const put = async (dir: string) => {
+      const id = (await api('POST', `/v1/orgs/${org.orgId}/spaces`, { title: dir, empty: true })).body.id as string;
+      const r = await api('PUT', `/v1/spaces/${id}/git/sync`, { url, ref: 'main', projectDirectory: dir, pollIntervalSeconds: 0 });
+      expect(r.status).toBe(200);
+      return { id, hook: r.body.webhook.url as string, secret: r.body.webhook.secret as string };
+    };
+    const a = await put('packages/a');
+    const b = await put('packages/b');
+    const first = await remoteHead(g, 'mono');
+    for (const x of [a, b])
+      await syncUntil(t, org.adminToken, x.id, (s) => s.lastImportedCommit === first && s.status === 'idle', 'the imports');
+
+    const w = await workingCopy(g, 'mono');
+    const pushed = await w.commit({ 'packages/b/guide.md': '# Guide\n\nPushed to b.\n' }, 'Edit b');
+    await mergeEdit(a.id, 'Guide', '# Guide\n\nEdited in a.\n', 'Edit a on the platform');
+    for (const x of [a, b]) {
+      const r = await deliver(x.hook, pushDelivery('github', { ref: 'refs/heads/main', after: pushed, secret: x.secret }));
+      expect(r.status).toBe(202);
+    }
+    const sa = await syncUntil(t, org.adminToken, a.id, (s) => !!s.lastExportedCommit && s.status === 'idle', 'the export of a');
+    await syncUntil(t, org.adminToken, b.id, (s) => s.status === 'idle' && s.lastImportedCommit !== first, 'the import into b');
+    expect(sa.lastError).toBeNull();
+    const log = await remoteLog('mono');
+    const i = log.findIndex((c) => c.commit === sa.lastExportedCommit);
+    expect(log[i].subject).toBe('Edit a on the platform');
+    expect(log[i + 1].commit).toBe(pushed); // on top of the push, which it keeps
+    expect(await remoteFile('mono', 'packages/b/guide.md')).toContain('Pushed to b.');
+    expect(await remoteFile('mono', 'packages/a/guide.md')).toContain('Edited in a.');
+    expect(await pageMarkdown(t, org.adminToken, b.id, 'Guide')).toContain('Pushed to b.');
+    expect((await api('GET', `/v1/spaces/${a.id}/change-requests?status=open`)).body.items).toEqual([]);
+  });
+});
+
 describe('one-way syncs', () => {
   it('direction import never exports the space; a run finds nothing to do', async () => {
     const { spaceId, head, hook, secret } = await syncedSpace('import-only');
