@@ -74,7 +74,11 @@ export async function requestRun(app: AppContext, syncId: string, o: { wantedHea
 }
 
 /** The space changed while an import was fetching: the run decides again (now both moved). */
-class SpaceMoved extends Error {}
+class SpaceMoved extends Error {
+  constructor() {
+    super('The space kept changing while the repository was being imported; the next run tries again');
+  }
+}
 
 interface RunResult {
   action: 'none' | 'import' | 'export' | 'conflict';
