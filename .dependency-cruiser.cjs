@@ -14,7 +14,7 @@ const EDGE = '^(src/(server|api|main|cli|supervisor|lifecycle)\\.ts$|src/(routes
 const SERVICES = '^src/services/';
 const POLICIES = '^src/policies/';
 const PRESENTERS = '^src/presenters/';
-const ENGINES = '^src/(content|git|search|render|import|translate|sso|sites)/';
+const ENGINES = '^src/(content|git|search|render|import|translate|sso|sites|mail)/';
 const PLATFORM = '^src/(queue|db|storage|net|core|auth|util)/|^src/(config|log)\\.ts$';
 const ROOT = '^src/context\\.ts$';
 

@@ -5,7 +5,9 @@ import { createPool } from './db/pool.js';
 import { migrate } from './db/migrate.js';
 import { sealStoredSecrets } from './db/sealed-secrets.js';
 import { sharedSecret } from './db/repos/settings.js';
-import { addMember, createOrganization, createToken, createUser } from './services/identity.js';
+import { addMember, createOrganization, createUser, issueToken } from './services/identity.js';
+import { recordAudit } from './services/audit.js';
+import { organizationsOfUser } from './db/repos/audit.js';
 import { findUserByEmail } from './db/repos/users.js';
 import { ROLES } from './core/roles.js';
 import { ALL_QUEUES, type QueueName } from './config.js';
@@ -111,10 +113,27 @@ try {
     if (role !== 'guest' && !(ROLES as readonly string[]).includes(role)) fail(`Unknown role ${role}`);
     const user = await userByEmail(need('email'));
     await addMember(db, need('org'), user.id, role === 'guest' ? null : (role as (typeof ROLES)[number]));
+    await recordAudit(db, {
+      organizationIds: [need('org')],
+      action: 'members.set',
+      actor: { type: 'system', id: 'cli', label: 'Administration CLI' },
+      source: 'script',
+      target: { type: 'user', id: user.id, label: user.display_name },
+      payload: { role: role === 'guest' ? null : role },
+    });
     process.stdout.write('ok\n');
   } else if (cmd === 'token create') {
     const user = await userByEmail(need('email'));
-    process.stdout.write(`${await createToken(db, user.id, values.label)}\n`);
+    const issued = await issueToken(db, user.id, values.label);
+    await recordAudit(db, {
+      organizationIds: await organizationsOfUser(db, user.id),
+      action: 'tokens.create',
+      actor: { type: 'system', id: 'cli', label: 'Administration CLI' },
+      source: 'script',
+      target: { type: 'api-token', id: issued.id, label: values.label ?? null },
+      payload: { reason: 'cli', user: user.id },
+    });
+    process.stdout.write(`${issued.token}\n`);
   } else if (cmd === 'workers ping') {
     const queue = values.queue ?? 'maintenance';
     if (!(ALL_QUEUES as readonly string[]).includes(queue)) fail(`Unknown queue ${queue} (known: ${ALL_QUEUES.join(', ')})`);

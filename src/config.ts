@@ -110,6 +110,16 @@ export interface Config {
     /** Days a deleted space stays restorable before it is purged. */
     retentionDays: number;
   };
+  /**
+   * Outgoing e-mail (src/mail/): an smtp:// or smtps:// URL (credentials in it are never logged);
+   * null: messages are written to the log instead. `from`: the sender address.
+   */
+  mail: {
+    smtpUrl: string | null;
+    from: string;
+  };
+  /** Days audit events are kept before the maintenance purge removes them (src/services/audit.ts). */
+  auditRetentionDays: number;
   /** Translations (src/translate/): the back-end every translation run uses. */
   translation: {
     provider: 'pseudo' | 'libretranslate' | 'deepl' | 'openai';
@@ -253,6 +263,11 @@ export function loadConfig(env: Env = process.env, stdoutIsTTY: boolean = proces
       intervalMs: int(env, 'PURGE_INTERVAL_MS', 3_600_000, 1000),
       retentionDays: int(env, 'SPACE_RETENTION_DAYS', 7, 1),
     },
+    mail: {
+      smtpUrl: env.SMTP_URL || null,
+      from: str(env, 'MAIL_FROM', 'Docs platform <no-reply@localhost>'),
+    },
+    auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1),
     translation: {
       provider: str(env, 'TRANSLATION_PROVIDER', 'pseudo') as Config['translation']['provider'],
       url: env.TRANSLATION_URL || undefined,
@@ -270,6 +285,9 @@ export function loadConfig(env: Env = process.env, stdoutIsTTY: boolean = proces
   }
   if (config.translation.provider !== 'pseudo' && !config.translation.url) {
     throw new ConfigError(`TRANSLATION_URL is required when TRANSLATION_PROVIDER is ${config.translation.provider}`);
+  }
+  if (config.mail.smtpUrl && !/^smtps?:\/\//i.test(config.mail.smtpUrl)) {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
   }
   if (!/^[A-Za-z_][\w$]*(\.[A-Za-z_][\w$]*)?$/.test(config.searchTextConfig)) {
     throw new ConfigError(`SEARCH_TEXT_CONFIG must be a text search configuration name such as english, got "${config.searchTextConfig}"`);

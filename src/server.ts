@@ -10,6 +10,7 @@ import { readJsonBody } from './http/body.js';
 import { validate } from './http/validate.js';
 import { authenticate } from './services/identity.js';
 import { SESSION_COOKIE, sessionPrincipal } from './services/sso.js';
+import { actionOfRoute, auditApiCall, organizationsOfCall, registerAuditedRoutes } from './services/audit.js';
 import { cookieValue } from './http/cookies.js';
 import { getUser } from './db/repos/users.js';
 import { apiRoutes } from './routes/index.js';
@@ -143,6 +144,14 @@ export function createApiServer(app: AppContext): ApiServer {
   const routes: RouteDef[] = [...(systemRoutes(metrics, () => draining) as RouteDef[]).map((r) => ({ tag: 'System', ...r })), ...apiRoutes];
   routes.push(...referenceRoutes(() => routes));
   const router = buildRouter(routes);
+  registerAuditedRoutes(routes);
+  // Whether a route's successful calls are recorded in the audit log (src/services/audit.ts).
+  const audited = new WeakMap<RouteDef, boolean>();
+  const isAudited = (r: RouteDef) => {
+    let a = audited.get(r);
+    if (a === undefined) audited.set(r, (a = r.auth !== false && actionOfRoute(r.method, r.path) !== null));
+    return a;
+  };
   const dashboard = createDashboard(app);
   const rateLimit = createRateLimiter(app.jobs.connection, app.config.queuePrefix, app.config.rateLimitPerMinute);
   const adminPath = app.config.adminPath;
@@ -250,7 +259,26 @@ export function createApiServer(app: AppContext): ApiServer {
       } else if (!route.rawBody && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         await readJsonBody(req, app.config.bodyLimitBytes); // enforce the limit, ignore content
       }
+      // The organizations of an audited change, found before it runs (a deletion would hide them after).
+      const auditOrgs = principal && isAudited(route) ? await organizationsOfCall(app, params as Record<string, unknown>) : null;
       const reply = await route.handler(new RequestContext(app, req, res, params, query, body, principal, requestId, log) as never);
+      if (auditOrgs?.length && principal) {
+        await auditApiCall(
+          app,
+          {
+            method,
+            route: route.path,
+            params: params as Record<string, unknown>,
+            principal,
+            organizationIds: auditOrgs,
+            status: reply.status,
+            body: reply.body,
+            clientAddress: req.socket.remoteAddress ?? null,
+            requestId,
+          },
+          log.get(),
+        );
+      }
       send(res, reply, head);
     } catch (err) {
       if (res.headersSent) {

@@ -10,6 +10,7 @@ import type { JobContext, RunContext } from '../jobs/types.js';
 import { redactUrl, type Logger } from '../src/log.js';
 import { newId } from '../src/util/ids.js';
 import type { Finisher } from './finisher.js';
+import { auditJobEnd } from '../src/services/audit.js';
 
 /** Error text as stored on the operation row: first line, bounded, URLs stripped of credentials. */
 export function operationError(err: unknown): string {
@@ -273,6 +274,8 @@ async function handOver(
     (ok) => {
       if (!ok) log().warn('the operation is final or held by another run; this result was not recorded');
       else if (run.logsInfo) log().info({ ms: Date.now() - started }, 'operation succeeded');
+      // The audit log records the end of the jobs that change things (src/services/audit.ts).
+      if (ok) void auditJobEnd(app, run.job.name, id, 'succeeded');
       return ok;
     },
     (err) => {
@@ -299,8 +302,10 @@ async function recordFailure(run: Run, err: unknown): Promise<{ released: boolea
   const message = operationError(err);
   const final = err instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   let released = false;
-  if (final) released = await ops.finishOperation(app.db, id, 'failed', { error: message }, owner);
-  else await ops.recordAttemptError(app.db, id, message, owner);
+  if (final) {
+    released = await ops.finishOperation(app.db, id, 'failed', { error: message }, owner);
+    void auditJobEnd(app, job.name, id, 'failed');
+  } else await ops.recordAttemptError(app.db, id, message, owner);
   log().warn({ err: message, final }, final ? 'operation failed' : 'operation attempt failed; will retry');
   return { released };
 }

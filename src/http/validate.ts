@@ -21,7 +21,7 @@ export const qBool = (def: boolean) =>
     .optional()
     .transform((v) => (v === undefined ? def : v === 'true' || v === '1'));
 
-const qInt = (min: number, max: number) =>
+export const qInt = (min: number, max: number) =>
   z
     .string()
     .regex(/^\d+$/, { message: 'expected a whole number' })

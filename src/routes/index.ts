@@ -25,6 +25,9 @@ import { siteRoutes } from './sites/sites.js';
 import { siteStructureRoutes } from './sites/structure.js';
 import { siteAccessRoutes } from './sites/access.js';
 import { readerSiteRoutes } from '../reader/routes.js';
+import { inviteRoutes } from './invites.js';
+import { userRoutes } from './users.js';
+import { auditRoutes } from './audit.js';
 
 /** The routes of one file, grouped under `tag` in the generated API reference. */
 const tagged = (tag: string, routes: RouteDef[]): RouteDef[] => routes.map((r) => ({ tag, ...r }));
@@ -33,6 +36,9 @@ const tagged = (tag: string, routes: RouteDef[]): RouteDef[] => routes.map((r) =
 export const apiRoutes: RouteDef[] = [
   ...tagged('Organizations', orgRoutes),
   ...tagged('Members', memberRoutes),
+  ...tagged('Invites', inviteRoutes),
+  ...tagged('Users', userRoutes),
+  ...tagged('Audit log', auditRoutes),
   ...tagged('OpenAPI specs', openapiRoutes),
   ...tagged('Operations', operationRoutes),
   ...tagged('Spaces', spaceRoutes),

@@ -54,7 +54,13 @@ export const ssoRoutes = [
     handler: async ({ app, req, params, log }) => {
       const form = await readFormBody(req, app.config.bodyLimitBytes);
       try {
-        const session = await sso.consumeLogin(app, params.samlProviderId, form.get('SAMLResponse') ?? undefined, log);
+        const session = await sso.consumeLogin(
+          app,
+          params.samlProviderId,
+          form.get('SAMLResponse') ?? undefined,
+          log,
+          req.socket.remoteAddress ?? null,
+        );
         const secure = app.config.publicUrl.startsWith('https:') ? '; Secure' : '';
         const maxAge = Math.floor(sso.SESSION_TTL_MS / 1000);
         return {
@@ -76,7 +82,7 @@ export const ssoRoutes = [
     path: '/sso/welcome',
     auth: false,
     handler: async ({ app, req }) => {
-      const page = await sso.welcomePage(app, cookieValue(req, sso.SESSION_COOKIE));
+      const page = await sso.welcomePage(app, cookieValue(req, sso.SESSION_COOKIE), req.socket.remoteAddress ?? null);
       if (page) return html(page);
       if (wantsHtml(req)) return html(sso.loginFailedPage(), 401);
       throw unauthenticated("No session: sign in through your organization's identity provider");

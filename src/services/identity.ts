@@ -34,9 +34,15 @@ export async function addMember(db: Queryable, orgId: string, userId: string, ro
 
 /** Issue a bearer token for a user. The clear token is returned once; only its SHA-256 is stored. */
 export async function createToken(db: Queryable, userId: string, label?: string): Promise<string> {
+  return (await issueToken(db, userId, label)).token;
+}
+
+/** `createToken`, also returning the token's id (its handle in the audit log). */
+export async function issueToken(db: Queryable, userId: string, label?: string): Promise<{ token: string; id: string }> {
   const token = newToken();
-  await tokens.insertToken(db, { id: newId(), userId, hash: sha256Hex(token), label });
-  return token;
+  const id = newId();
+  await tokens.insertToken(db, { id, userId, hash: sha256Hex(token), label });
+  return { token, id };
 }
 
 export async function authenticate(db: Queryable, token: string): Promise<Principal | null> {

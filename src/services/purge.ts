@@ -19,6 +19,7 @@ import { purgeNextSpace, listGarbageAfter, claimGarbageKey, blobReferences, forg
 import { tryHoldBlobDeletion } from '../db/repos/backup.js';
 import { InvalidBlobKey } from '../storage/blobstore.js';
 import type { OperationRun } from './operation-run.js';
+import { purgeExpiredAuditEvents } from './audit.js';
 
 const DAY_MS = 86_400_000;
 /** Byte deletion by prefix never reaches into the content-addressed area (reference-counted per key). */
@@ -30,6 +31,8 @@ export interface PurgeResult {
   /** The purged spaces (first 1000). */
   spaceIds: string[];
   blobs: GarbageResult;
+  /** Audit events removed for being older than AUDIT_RETENTION_DAYS. */
+  auditEvents: number;
 }
 
 interface GarbageResult {
@@ -65,7 +68,15 @@ export async function purgeDeletedSpaces(
   }
   await run.progress(0.5);
   const blobs = await drainBlobGarbage(app, run.log);
-  const result: PurgeResult = { before: before.toISOString(), spaces: spaceIds.length, spaceIds: spaceIds.slice(0, 1000), blobs };
+  // The same maintenance run keeps the audit log to AUDIT_RETENTION_DAYS (src/services/audit.ts).
+  const auditEvents = await purgeExpiredAuditEvents(app);
+  const result: PurgeResult = {
+    before: before.toISOString(),
+    spaces: spaceIds.length,
+    spaceIds: spaceIds.slice(0, 1000),
+    blobs,
+    auditEvents,
+  };
   if (spaceIds.length || blobs.deleted || blobs.prefixes) run.log.info({ spaces: spaceIds.length, blobs }, 'purge finished');
   return result;
 }

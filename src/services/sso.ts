@@ -16,6 +16,9 @@ import { authorizeUrl, consume, metadata, REQUEST_TTL_MS, type CacheProvider, ty
 import { failurePage, loginPage, tokenPage } from '../sso/pages.js';
 import { serviceUrls } from '../presenters/saml.js';
 import { activeLogins } from './saml.js';
+import { applyInvitesAtSignIn } from './invites.js';
+import { recordAudit } from './audit.js';
+import { organizationsOfUser } from '../db/repos/audit.js';
 import { newId, newToken, sha256Hex } from '../util/ids.js';
 import type { Logger } from '../log.js';
 
@@ -73,7 +76,13 @@ export class LoginRefused extends DomainError {
  * organization with the provider's default role when new (an existing role is kept), flagged
  * `sso`, put into the default team. Returns the new session id (for the cookie).
  */
-export async function consumeLogin(app: AppContext, providerId: string, samlResponse: string | undefined, log: Logger): Promise<string> {
+export async function consumeLogin(
+  app: AppContext,
+  providerId: string,
+  samlResponse: string | undefined,
+  log: Logger,
+  clientAddress: string | null = null,
+): Promise<string> {
   const p = await repo.getProvider(app.db, providerId);
   const refuse = (reason: string) => {
     log.warn({ providerId, reason }, 'SAML login refused');
@@ -95,7 +104,9 @@ export async function consumeLogin(app: AppContext, providerId: string, samlResp
       (await users.insertUser(c, { id: newId(), email: login.email, displayName: login.displayName ?? login.email.split('@')[0] }));
     const member = await members.getMember(c, p.organization_id, user.id);
     if (member?.disabled) throw refuse('the membership is disabled');
-    if (!member) await members.insertMember(c, p.organization_id, user.id, p.default_role);
+    // An invite of this address to the organization gives its role, teams and spaces (issue 28).
+    const invited = await applyInvitesAtSignIn(c, p.organization_id, user.id, login.email);
+    if (!member && !invited) await members.insertMember(c, p.organization_id, user.id, p.default_role);
     await members.setMemberSso(c, p.organization_id, user.id);
     if (p.default_team_id) await ensureTeamMember(c, p.default_team_id, user.id);
     await repo.markProviderLogin(c, p.id);
@@ -105,6 +116,15 @@ export async function consumeLogin(app: AppContext, providerId: string, samlResp
       orgId: p.organization_id,
       providerId: p.id,
       ttlMs: SESSION_TTL_MS,
+    });
+    await recordAudit(c, {
+      organizationIds: [p.organization_id],
+      action: 'sso.signin',
+      actor: { type: 'user', id: user.id },
+      source: 'ui',
+      target: { type: 'saml-provider', id: p.id, label: p.label },
+      clientAddress,
+      payload: { provider: p.id, invited, newMember: !member },
     });
   });
   log.info({ providerId }, 'SAML login');
@@ -124,7 +144,11 @@ export async function sessionPrincipal(app: AppContext, cookieValue: string | un
 }
 
 /** After the login: who is signed in, and a new API token the first time this page is shown for the session. */
-export async function welcomePage(app: AppContext, cookieValue: string | undefined): Promise<string | null> {
+export async function welcomePage(
+  app: AppContext,
+  cookieValue: string | undefined,
+  clientAddress: string | null = null,
+): Promise<string | null> {
   const s = await sessionPrincipal(app, cookieValue);
   if (!s) return null;
   const user = await users.getUser(app.db, s.userId);
@@ -132,7 +156,17 @@ export async function welcomePage(app: AppContext, cookieValue: string | undefin
   let token: string | null = null;
   if (await repo.claimSessionToken(app.db, sha256Hex(cookieValue!))) {
     token = newToken();
-    await insertToken(app.db, { id: newId(), userId: user.id, hash: sha256Hex(token), label: 'sso', ssoOrgId: s.orgId });
+    const tokenId = newId();
+    await insertToken(app.db, { id: tokenId, userId: user.id, hash: sha256Hex(token), label: 'sso', ssoOrgId: s.orgId });
+    await recordAudit(app.db, {
+      organizationIds: await organizationsOfUser(app.db, user.id),
+      action: 'tokens.create',
+      actor: { type: 'user', id: user.id },
+      source: 'ui',
+      target: { type: 'api-token', id: tokenId, label: 'sso' },
+      clientAddress,
+      payload: { reason: 'sso', organization: s.orgId },
+    });
   }
   return tokenPage(user.display_name, user.email, token);
 }

@@ -42,3 +42,25 @@ const BOOTSTRAP_LOCK = 727_002;
 export async function lockFirstUser(db: Queryable): Promise<void> {
   await db.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
 }
+
+/** A user's own profile fields; only the given ones change. */
+export async function updateUserProfile(
+  db: Queryable,
+  id: string,
+  p: { displayName?: string; photoURL?: string },
+): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>(
+    `UPDATE users SET display_name = COALESCE($2, display_name), photo_url = COALESCE($3, photo_url) WHERE id = $1 RETURNING *`,
+    [id, p.displayName ?? null, p.photoURL ?? null],
+  );
+  return rows[0] ?? null;
+}
+
+/** Whether two users are members of at least one common organization. */
+export async function shareAnOrganization(db: Queryable, a: string, b: string): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM members x JOIN members y ON y.organization_id = x.organization_id WHERE x.user_id = $1 AND y.user_id = $2 LIMIT 1`,
+    [a, b],
+  );
+  return rows.length > 0;
+}
