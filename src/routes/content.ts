@@ -14,10 +14,23 @@ export const okJsonParts = (chunks: readonly Buffer[]): Reply => ({
 });
 
 export const readFlags = { metadata: qBool(true), computed: qBool(true) };
+/** `true`, `false` (default), or the named partial mode (`deterministic-only`, `reusable-contents`), as a flag. */
+const qBoolOr = (mode: string) =>
+  z
+    .enum(['true', 'false', '1', '0', mode], { message: `expected true, false or ${mode}` })
+    .optional()
+    .transform((v) => v !== undefined && v !== 'false' && v !== '0');
+
 export const pageFlags = {
   ...readFlags,
   format: z.enum(['markdown', 'document']).default('markdown'),
-  evaluated: qBool(false),
+  // Variables are the only expressions: deterministic-only evaluates them as true does.
+  evaluated: qBoolOr('deterministic-only'),
+  // Reusable content is the only reference expanded: reusable-contents does what true does.
+  dereferenced: qBoolOr('reusable-contents'),
+  // Accepted; page links in Markdown are kept as written.
+  'format.markdown.refs': z.enum(['relative', 'stable']).optional(),
+  cachedMetadata: qBool(false),
 };
 
 export const contentRoutes = [

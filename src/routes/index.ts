@@ -11,6 +11,9 @@ import { linkRoutes } from './links.js';
 import { templateRoutes } from './templates.js';
 import { changeRequestRoutes } from './change-requests.js';
 import { commentRoutes } from './comments.js';
+import { reviewRoutes } from './reviews.js';
+import { historyRoutes } from './history.js';
+import { apiInfoRoutes } from './api-info.js';
 import { pdfRoutes } from './pdf.js';
 import { gitRoutes } from './git.js';
 import { gitSyncRoutes } from './git-sync.js';
@@ -49,6 +52,9 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Templates', templateRoutes),
   ...tagged('Change requests', changeRequestRoutes),
   ...tagged('Comments', commentRoutes),
+  ...tagged('Reviews', reviewRoutes),
+  ...tagged('History', historyRoutes),
+  ...tagged('API information', apiInfoRoutes),
   ...tagged('PDF export', pdfRoutes),
   ...tagged('Git sync', gitRoutes),
   ...tagged('Git sync', gitSyncRoutes),

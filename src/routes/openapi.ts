@@ -76,6 +76,14 @@ export const openapiRoutes = [
   }),
   route({
     method: 'GET',
+    path: '/v1/orgs/:organizationId/openapi/:specSlug/versions',
+    params: specParams,
+    query: listQuery,
+    handler: async ({ app, principal, params, query }) =>
+      ok(await service.listSpecVersions(app, principal, params.organizationId, params.specSlug, query)),
+  }),
+  route({
+    method: 'GET',
     path: '/v1/orgs/:organizationId/openapi/:specSlug/versions/latest',
     params: specParams,
     handler: async ({ app, principal, params }) => ok(await service.getSpecVersion(app, principal, params.organizationId, params.specSlug)),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mergeRulesSchema } from './reviews.js';
 import { route, ok, created, noContent } from '../http/route.js';
 import { entityId, roleSchema, listQuery } from '../http/validate.js';
 import * as service from '../services/spaces.js';
@@ -139,6 +140,7 @@ export const spaceRoutes = [
         defaultLevel: z.union([roleSchema, z.literal('inherit'), z.null()]),
         language: z.enum(LANGUAGES),
         visibility: z.enum(VISIBILITIES),
+        mergeRules: mergeRulesSchema,
       })
       .partial()
       .strict(),

@@ -20,6 +20,7 @@ import { toChangeRequest } from '../presenters/change-requests.js';
 import { storeFileBytes } from '../content/files.js';
 import { afterChangeRequestChange, afterContentChange } from './content-hooks.js';
 import type { ContentTarget } from './content.js';
+import { checkMergeRules } from './reviews.js';
 
 /** Where a change request's content is read from (its latest revision). */
 export async function changeRequestTarget(
@@ -253,6 +254,8 @@ export async function mergeChangeRequest(app: AppContext, p: Principal, spaceId:
         // Locked after the space (the order of every writer that holds both).
         const cr = (await crs.getChangeRequest(c, spaceId, found.id, true))!;
         requireEditable(cr);
+        // The space's merge rules (required approvals ...), checked under the locks (src/services/reviews.ts).
+        await checkMergeRules(c, { id: spaceId, revision_id: draft.baseRevisionId! }, cr, p.userId);
         const baseId = cr.revision_merged_ancestor ?? cr.revision_initial;
         const theirs = await revisionSnapshot(c, spaceId, cr.revision);
         if (draft.baseRevisionId === baseId) {

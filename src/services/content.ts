@@ -9,6 +9,8 @@ import { loadBody, type Snapshot, type TreePage } from '../content/snapshot.js';
 import { toFile, toRevisionParts, toTreePage, treePagesParts, type ReadOptions } from '../presenters/content.js';
 import { evaluateComputedPage } from '../content/computed.js';
 import { evaluateExpressions } from '../content/expressions.js';
+import { expandIncludes } from '../content/includes.js';
+import { createResolver } from '../content/links.js';
 import { requireSpace } from '../policies/spaces.js';
 
 /** Where content is read from: the space's current revision, or a given one (change requests). */
@@ -91,7 +93,10 @@ export function findPage(snapshot: Snapshot, pageId: string): TreePage {
 
 export interface PageReadOptions extends ReadOptions {
   format: 'markdown' | 'document';
+  /** Variables substituted (`true` and `deterministic-only` alike: variables are deterministic). */
   evaluated: boolean;
+  /** Reusable content (`{% include %}` of the space's Markdown files) expanded in place. */
+  dereferenced?: boolean;
 }
 
 /**
@@ -107,6 +112,9 @@ export async function readPageJson(app: AppContext, t: ContentTarget, pageId: st
   if (tp.node.type === 'group' || tp.node.type === 'link' || (tp.node.type === 'computed' && !o.computed)) return JSON.stringify(out);
   let markdown =
     tp.node.type === 'computed' ? await evaluateComputedPage(app, t.organizationId, tp.node) : await loadBody(app.db, t.spaceId, tp.node);
+  if (o.dereferenced && tp.node.type !== 'computed') {
+    markdown = await expandIncludes(app, snapshot, createResolver(snapshot, { publicUrl: app.config.publicUrl }), tp, markdown);
+  }
   if (o.evaluated) markdown = evaluateExpressions(markdown, { space: snapshot.root.variables, page: tp.node.variables ?? {} });
   delete out.documentId;
   if (o.format !== 'document') return JSON.stringify({ ...out, markdown });

@@ -208,3 +208,23 @@ export async function getPublicSpec(app: AppContext, orgId: string, slug: string
   if (!bytes) throw notFound('Not found');
   return bytes;
 }
+
+/** listOpenAPISpecVersions: the processed versions of a spec, newest first. */
+export async function listSpecVersions(app: AppContext, p: Principal, orgId: string, slug: string, q: { page?: string; limit?: number }) {
+  await requireOrg(app.db, p, orgId, 'view');
+  const s = await specs.getSpecBySlug(app.db, orgId, slug);
+  if (!s) throw notFound(`OpenAPI spec "${slug}" not found`);
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  const after = decodeCursor(q.page, 2) as [string, string] | undefined;
+  const { rows, count } = await specs.listVersions(app.db, s.id, limit, after);
+  return buildPage(
+    rows,
+    limit,
+    count,
+    (v) => [v.sort_key, v.id],
+    (v) => {
+      const base = appUrls(app).api(`${specPath(orgId, slug)}/versions/${v.id}`);
+      return { object: 'openapi-spec-version', id: v.id, createdAt: v.created_at.toISOString(), url: `${base}/content`, urls: { location: base } };
+    },
+  );
+}

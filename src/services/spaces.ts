@@ -23,6 +23,7 @@ import { toSpace } from '../presenters/spaces.js';
 import { afterContentChange } from './content-hooks.js';
 import { applyTemplate } from './templates.js';
 import { placeAmongSiblings, type Position } from './positions.js';
+import { setSpaceMergeRules, spaceMergeRules, type MergeRules } from './reviews.js';
 
 /** The Space object as a caller with `role` on it sees it. */
 export function presentSpace(app: AppContext, s: SpaceRow, role: Role | null, opts: { shareKey?: string } = {}) {
@@ -114,7 +115,7 @@ async function computedSourcePages(app: AppContext, orgId: string, source: NonNu
 
 export async function getSpace(app: AppContext, p: Principal, spaceId: string, opts: { shareKey?: string } = {}) {
   const { space, role } = await requireSpace(app.db, p, spaceId, 'read', { counters: true });
-  return presentSpace(app, space, role, opts);
+  return { ...presentSpace(app, space, role, opts), mergeRules: await spaceMergeRules(app.db, spaceId) };
 }
 
 interface SpacePatch {
@@ -124,13 +125,16 @@ interface SpacePatch {
   defaultLevel?: Role | 'inherit' | null;
   language?: string;
   visibility?: string;
+  mergeRules?: MergeRules;
 }
 
-export async function updateSpace(app: AppContext, p: Principal, spaceId: string, patch: SpacePatch) {
-  const adminOnly = patch.editMode !== undefined || patch.defaultLevel !== undefined || patch.visibility !== undefined;
+export async function updateSpace(app: AppContext, p: Principal, spaceId: string, { mergeRules, ...patch }: SpacePatch) {
+  const adminOnly =
+    patch.editMode !== undefined || patch.defaultLevel !== undefined || patch.visibility !== undefined || mergeRules !== undefined;
   const { space } = await requireSpace(app.db, p, spaceId, adminOnly ? 'admin' : 'edit');
   if (patch.visibility === 'in-collection' && !space.parent_id)
     throw invalid('Invalid request: body.visibility: in-collection needs a parent collection');
+  if (mergeRules !== undefined) await setSpaceMergeRules(app.db, spaceId, mergeRules);
   await spaces.updateSpace(app.db, spaceId, patch);
   return getSpace(app, p, spaceId);
 }

@@ -26,7 +26,7 @@ export interface ChangeRequestRow {
   merger_photo: string | null;
 }
 
-const SELECT = `SELECT cr.*,
+export const SELECT = `SELECT cr.*,
   (SELECT count(*) FROM comments c WHERE c.change_request_id = cr.id AND c.status = 'open') AS comments,
   u.display_name AS creator_name, u.email AS creator_email, u.photo_url AS creator_photo,
   mu.display_name AS merger_name, mu.email AS merger_email, mu.photo_url AS merger_photo

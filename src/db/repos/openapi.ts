@@ -235,3 +235,21 @@ export async function deleteSpec(db: Queryable, id: string): Promise<string> {
   await db.query('DELETE FROM openapi_specs WHERE id = $1', [id]);
   return prefix;
 }
+
+/** Versions of a spec, newest first; keyset on (created_at as text, id). */
+export async function listVersions(db: Queryable, specId: string, limit: number, after?: [string, string]) {
+  const key = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
+  const params: unknown[] = [specId];
+  let where = 'spec_id = $1';
+  if (after) {
+    params.push(after[0], after[1]);
+    where += ` AND (${key}, id) < ($2, $3)`;
+  }
+  params.push(limit + 1);
+  const { rows } = await db.query<{ id: string; created_at: Date; sort_key: string }>(
+    `SELECT id, created_at, ${key} AS sort_key FROM openapi_spec_versions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+  const c = await db.query<{ n: string }>('SELECT count(*) AS n FROM openapi_spec_versions WHERE spec_id = $1', [specId]);
+  return { rows, count: Number(c.rows[0].n) };
+}
