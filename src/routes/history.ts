@@ -18,7 +18,12 @@ const changesLimit = {
     .string()
     .regex(/^\d+$/, { message: 'expected a whole number' })
     .transform(Number)
-    .pipe(z.number().min(0).max(history.MAX_CHANGES, { message: `must be at most ${history.MAX_CHANGES}` }))
+    .pipe(
+      z
+        .number()
+        .min(0)
+        .max(history.MAX_CHANGES, { message: `must be at most ${history.MAX_CHANGES}` }),
+    )
     .optional(),
 };
 
@@ -30,7 +35,9 @@ export const historyRoutes = [
     params: revParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      okJsonParts(await content.readRevisionJson(app, await history.revisionTarget(app, principal, params.spaceId, params.revisionId), query)),
+      okJsonParts(
+        await content.readRevisionJson(app, await history.revisionTarget(app, principal, params.spaceId, params.revisionId), query),
+      ),
   }),
   route({
     method: 'GET',
@@ -62,7 +69,9 @@ export const historyRoutes = [
     params: { ...revParams, fileId: entityId },
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      ok(await content.readFile(app, await history.revisionTarget(app, principal, params.spaceId, params.revisionId), params.fileId, query)),
+      ok(
+        await content.readFile(app, await history.revisionTarget(app, principal, params.spaceId, params.revisionId), params.fileId, query),
+      ),
   }),
   route({
     method: 'GET',
@@ -71,7 +80,12 @@ export const historyRoutes = [
     query: pageFlags,
     handler: async ({ app, principal, params, query }) =>
       okJson(
-        await content.readPageJson(app, await history.revisionTarget(app, principal, params.spaceId, params.revisionId), params.pageId, query),
+        await content.readPageJson(
+          app,
+          await history.revisionTarget(app, principal, params.spaceId, params.revisionId),
+          params.pageId,
+          query,
+        ),
       ),
   }),
   route({
@@ -94,7 +108,13 @@ export const historyRoutes = [
     path: '/v1/spaces/:spaceId/revisions/:revisionId/page/:pageId/meta-links',
     params: { ...revParams, pageId: entityId },
     handler: async ({ app, principal, params }) =>
-      ok(await history.readPageMetaLinks(app, await history.revisionTarget(app, principal, params.spaceId, params.revisionId), params.pageId)),
+      ok(
+        await history.readPageMetaLinks(
+          app,
+          await history.revisionTarget(app, principal, params.spaceId, params.revisionId),
+          params.pageId,
+        ),
+      ),
   }),
   route({
     method: 'GET',
@@ -103,7 +123,12 @@ export const historyRoutes = [
     query: pageFlags,
     handler: async ({ app, principal, params, query }) =>
       okJson(
-        await history.readPageByPath(app, await history.revisionTarget(app, principal, params.spaceId, params.revisionId), params['*'], query),
+        await history.readPageByPath(
+          app,
+          await history.revisionTarget(app, principal, params.spaceId, params.revisionId),
+          params['*'],
+          query,
+        ),
       ),
   }),
   route({
@@ -184,7 +209,11 @@ export const historyRoutes = [
     params: { ...crParams, pageId: entityId },
     handler: async ({ app, principal, params }) =>
       ok(
-        await history.readPageMetaLinks(app, await changeRequestTarget(app, principal, params.spaceId, params.changeRequestId), params.pageId),
+        await history.readPageMetaLinks(
+          app,
+          await changeRequestTarget(app, principal, params.spaceId, params.changeRequestId),
+          params.pageId,
+        ),
       ),
   }),
   route({

@@ -33,7 +33,12 @@ const statusList = (max: number) =>
             .map((s) => s.trim())
             .filter(Boolean),
     )
-    .pipe(z.array(z.enum(['draft', 'open', 'archived', 'merged'])).max(max).optional());
+    .pipe(
+      z
+        .array(z.enum(['draft', 'open', 'archived', 'merged']))
+        .max(max)
+        .optional(),
+    );
 
 const userList = z.array(entityId).max(100, { message: 'at most 100 users' });
 /** The description's MergeRulesSpaceConfiguration (PATCH /spaces/{spaceId} `mergeRules`). */
@@ -145,6 +150,7 @@ export const reviewRoutes = [
       finding: z.enum(['none', 'all']).optional(),
       orderBy: z.enum(['updatedAt', 'createdAt']).optional(),
     },
-    handler: async ({ app, principal, params, query }) => ok(await service.listOrgChangeRequests(app, principal, params.organizationId, query)),
+    handler: async ({ app, principal, params, query }) =>
+      ok(await service.listOrgChangeRequests(app, principal, params.organizationId, query)),
   }),
 ];

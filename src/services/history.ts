@@ -64,9 +64,20 @@ export async function readDocument(app: AppContext, p: Principal, spaceId: strin
 }
 
 /** The document of a page of a revision, with the page read options applied. */
-export async function readPageDocument(app: AppContext, t: ContentTarget, pageId: string, o: { evaluated: boolean; dereferenced: boolean }) {
+export async function readPageDocument(
+  app: AppContext,
+  t: ContentTarget,
+  pageId: string,
+  o: { evaluated: boolean; dereferenced: boolean },
+) {
   const json = JSON.parse(
-    await readPageJson(app, t, pageId, { format: 'document', evaluated: o.evaluated, dereferenced: o.dereferenced, metadata: false, computed: true }),
+    await readPageJson(app, t, pageId, {
+      format: 'document',
+      evaluated: o.evaluated,
+      dereferenced: o.dereferenced,
+      metadata: false,
+      computed: true,
+    }),
   ) as { document?: unknown };
   if (!json.document) throw notFound(`Page "${pageId}" has no document (a group or a link)`);
   return json.document;
@@ -122,7 +133,11 @@ function pageAttributes(a: TreePage, b: TreePage): Record<string, unknown> {
   const y = b.node;
   const out: Record<string, unknown> = {};
   const s = (key: string, before: unknown, after: unknown) => {
-    if (str(before) !== str(after)) out[key] = { ...(str(before) !== undefined ? { before: str(before) } : {}), ...(str(after) !== undefined ? { after: str(after) } : {}) };
+    if (str(before) !== str(after))
+      out[key] = {
+        ...(str(before) !== undefined ? { before: str(before) } : {}),
+        ...(str(after) !== undefined ? { after: str(after) } : {}),
+      };
   };
   s('title', x.title, y.title);
   s('emoji', x.emoji, y.emoji);
@@ -175,7 +190,10 @@ export function semanticChanges(app: AppContext, before: Snapshot | null, after:
       out.push({
         type: 'page_moved',
         page: changedPage(p),
-        parent: { ...(parentBefore ? { before: changedPage(parentBefore) } : {}), ...(parentAfter ? { after: changedPage(parentAfter) } : {}) },
+        parent: {
+          ...(parentBefore ? { before: changedPage(parentBefore) } : {}),
+          ...(parentAfter ? { after: changedPage(parentAfter) } : {}),
+        },
       });
     }
     const attributes = pageAttributes(was, p);
@@ -183,7 +201,12 @@ export function semanticChanges(app: AppContext, before: Snapshot | null, after:
   }
   for (const p of before?.ordered ?? []) if (!after.byId.has(p.node.id)) out.push({ type: 'page_deleted', page: changedPage(p) });
 
-  const file = (f: Snapshot['files'][number]) => ({ id: f.id, name: f.name, contentType: f.contentType, downloadURL: fileDownloadUrl(app, f) });
+  const file = (f: Snapshot['files'][number]) => ({
+    id: f.id,
+    name: f.name,
+    contentType: f.contentType,
+    downloadURL: fileDownloadUrl(app, f),
+  });
   const oldFiles = before?.filesById ?? new Map<string, Snapshot['files'][number]>();
   for (const f of after.files) {
     const was = oldFiles.get(f.id);

@@ -224,7 +224,13 @@ export async function listSpecVersions(app: AppContext, p: Principal, orgId: str
     (v) => [v.sort_key, v.id],
     (v) => {
       const base = appUrls(app).api(`${specPath(orgId, slug)}/versions/${v.id}`);
-      return { object: 'openapi-spec-version', id: v.id, createdAt: v.created_at.toISOString(), url: `${base}/content`, urls: { location: base } };
+      return {
+        object: 'openapi-spec-version',
+        id: v.id,
+        createdAt: v.created_at.toISOString(),
+        url: `${base}/content`,
+        urls: { location: base },
+      };
     },
   );
 }

@@ -54,7 +54,9 @@ export async function setSpaceMergeRules(db: Queryable, spaceId: string, rules: 
   if (rules.type === 'rules') {
     for (const [i, r] of rules.rules.entries()) {
       if (!(SUPPORTED_RULES as readonly string[]).includes(r.rule)) {
-        throw invalid(`Invalid request: body.mergeRules.rules[${i}].rule: "${r.rule}" is not supported here (supported: ${SUPPORTED_RULES.join(', ')})`);
+        throw invalid(
+          `Invalid request: body.mergeRules.rules[${i}].rule: "${r.rule}" is not supported here (supported: ${SUPPORTED_RULES.join(', ')})`,
+        );
       }
     }
   }
@@ -140,7 +142,14 @@ export async function listReviews(
   return { ...page, items: await Promise.all(page.items.map((r) => presentReview(app, p, spaceId, cr, r, q.format))) };
 }
 
-async function presentReview(app: AppContext, p: Principal, spaceId: string, cr: ChangeRequestRow, r: repo.ReviewRow, format?: OutputFormat) {
+async function presentReview(
+  app: AppContext,
+  p: Principal,
+  spaceId: string,
+  cr: ChangeRequestRow,
+  r: repo.ReviewRow,
+  format?: OutputFormat,
+) {
   let comment: unknown;
   if (r.comment_id) {
     try {
@@ -189,7 +198,13 @@ export async function submitReview(
 
 // ---- requested reviewers ----
 
-export async function listRequestedReviewers(app: AppContext, p: Principal, spaceId: string, ref: string, q: { page?: string; limit?: number }) {
+export async function listRequestedReviewers(
+  app: AppContext,
+  p: Principal,
+  spaceId: string,
+  ref: string,
+  q: { page?: string; limit?: number },
+) {
   const { cr } = await requireChangeRequest(app, p, spaceId, ref, 'read');
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(q.page, 2) as [string, string] | undefined;
@@ -215,7 +230,8 @@ export async function requestReviewers(
   input: { users: string[]; subject?: string },
 ) {
   const { cr, space, role } = await requireChangeRequest(app, p, spaceId, ref, 'read');
-  if (!atLeast(role, 'edit') && cr.created_by !== p.userId) throw forbidden(`Your role on this space (${role}) does not allow requesting reviews`);
+  if (!atLeast(role, 'edit') && cr.created_by !== p.userId)
+    throw forbidden(`Your role on this space (${role}) does not allow requesting reviews`);
   requireEditable(cr);
   const users = [...new Set(input.users)];
   if (!users.length) throw invalid('Invalid request: body.users: give at least one user');
@@ -233,7 +249,13 @@ export async function requestReviewers(
 }
 
 /** 205 when a request was removed, 204 when there was none. The space's edit role, the author, or the reviewer themselves. */
-export async function removeRequestedReviewer(app: AppContext, p: Principal, spaceId: string, ref: string, userId: string): Promise<boolean> {
+export async function removeRequestedReviewer(
+  app: AppContext,
+  p: Principal,
+  spaceId: string,
+  ref: string,
+  userId: string,
+): Promise<boolean> {
   const { cr, role } = await requireChangeRequest(app, p, spaceId, ref, 'read');
   if (!atLeast(role, 'edit') && cr.created_by !== p.userId && userId !== p.userId) {
     throw forbidden(`Your role on this space (${role}) does not allow removing review requests`);
