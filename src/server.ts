@@ -303,7 +303,9 @@ export function createApiServer(app: AppContext): ApiServer {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.observeHttp(routeLabel, method, res.statusCode, seconds);
       if (app.log.isLevelEnabled('info')) {
-        log.get().info({ method, path, route: routeLabel, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+        // Invite and sign-in tokens travel in paths (/invites/{token}, /sign-in/{token}): never written to the log.
+        const logged = /\/(inv|sil)_/.test(path) ? path.replace(/\/(inv|sil)_[^/?]*/g, '/$1_[redacted]') : path;
+        log.get().info({ method, path: logged, route: routeLabel, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
       }
     }
   }

@@ -31,6 +31,7 @@ import { readerSiteRoutes } from '../reader/routes.js';
 import { inviteRoutes } from './invites.js';
 import { userRoutes } from './users.js';
 import { auditRoutes } from './audit.js';
+import { signInRoutes } from './sign-in.js';
 
 /** The routes of one file, grouped under `tag` in the generated API reference. */
 const tagged = (tag: string, routes: RouteDef[]): RouteDef[] => routes.map((r) => ({ tag, ...r }));
@@ -42,6 +43,7 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Invites', inviteRoutes),
   ...tagged('Users', userRoutes),
   ...tagged('Audit log', auditRoutes),
+  ...tagged('Sign-in by e-mail', signInRoutes),
   ...tagged('OpenAPI specs', openapiRoutes),
   ...tagged('Operations', operationRoutes),
   ...tagged('Spaces', spaceRoutes),

@@ -61,3 +61,13 @@ END
 $$;
 CREATE TRIGGER audit_events_append_only BEFORE UPDATE OR DELETE ON audit_events
   FOR EACH ROW EXECUTE FUNCTION audit_events_append_only();
+
+-- Sign-in links sent by e-mail: single-use, short-lived, stored as the SHA-256 of their token.
+CREATE TABLE sign_in_links (
+  token_hash text PRIMARY KEY,
+  user_id    text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  expires_at timestamptz NOT NULL,
+  used_at    timestamptz
+);
+CREATE INDEX sign_in_links_user_idx ON sign_in_links (user_id, created_at);

@@ -148,3 +148,38 @@ export async function spacesInOrganization(db: Queryable, orgId: string, spaceId
   );
   return rows.map((r) => r.id);
 }
+
+// Sign-in links (a sign-in by e-mail): single-use, short-lived, hashed.
+
+export async function insertSignInLink(db: Queryable, l: { tokenHash: string; userId: string; expiresAt: Date }): Promise<void> {
+  await db.query('INSERT INTO sign_in_links (token_hash, user_id, expires_at) VALUES ($1, $2, $3)', [l.tokenHash, l.userId, l.expiresAt]);
+}
+
+/** Links asked for a user since `since` (a bound on how many one address gets). */
+export async function countRecentSignInLinks(db: Queryable, userId: string, since: Date): Promise<number> {
+  const { rows } = await db.query('SELECT count(*)::int AS n FROM sign_in_links WHERE user_id = $1 AND created_at > $2', [userId, since]);
+  return rows[0].n as number;
+}
+
+export async function findSignInLink(
+  db: Queryable,
+  tokenHash: string,
+): Promise<{ user_id: string; expires_at: Date; used_at: Date | null } | null> {
+  const { rows } = await db.query('SELECT user_id, expires_at, used_at FROM sign_in_links WHERE token_hash = $1', [tokenHash]);
+  return rows[0] ?? null;
+}
+
+/** Use the link: the user id once, while it is unused and unexpired; null otherwise. */
+export async function useSignInLink(db: Queryable, tokenHash: string): Promise<string | null> {
+  const { rows } = await db.query<{ user_id: string }>(
+    `UPDATE sign_in_links SET used_at = clock_timestamp()
+      WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
+    [tokenHash],
+  );
+  return rows[0]?.user_id ?? null;
+}
+
+/** Drop links expired for a day (kept that long so a late click reads "expired", not "unknown"). */
+export async function deleteOldSignInLinks(db: Queryable): Promise<void> {
+  await db.query(`DELETE FROM sign_in_links WHERE expires_at < now() - interval '1 day'`);
+}
