@@ -103,6 +103,8 @@ export interface Config {
    * past it the search answers from the index as it is while the catch-up goes on. 0: never wait.
    */
   searchCatchUpMs: number;
+  /** Megabytes the in-memory copies of search indexes may hold per process (src/search/memory.ts); 0: none, PostgreSQL only. */
+  searchMemoryMb: number;
   /** Permanent removal of deleted spaces (src/services/purge.ts). */
   purge: {
     /** How often the scheduled purge runs (a BullMQ job scheduler). */
@@ -259,6 +261,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTTY: boolean = proces
     linkIndexWaitMs: int(env, 'LINK_INDEX_WAIT_MS', 2_000),
     searchTextConfig: str(env, 'SEARCH_TEXT_CONFIG', 'english'),
     searchCatchUpMs: int(env, 'SEARCH_CATCH_UP_MS', 2_000),
+    searchMemoryMb: int(env, 'SEARCH_MEMORY_MB', 256),
     purge: {
       intervalMs: int(env, 'PURGE_INTERVAL_MS', 3_600_000, 1000),
       retentionDays: int(env, 'SPACE_RETENTION_DAYS', 7, 1),

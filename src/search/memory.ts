@@ -12,8 +12,8 @@ import { withTx } from '../db/pool.js';
 import * as repo from '../db/repos/search.js';
 import { MemoryIndex, MemoryIndexBuilder } from './memory-index.js';
 
-/** Bytes the in-memory indexes of a process may hold in all (estimated from their arrays and strings). */
-export const MEMORY_BUDGET_BYTES = 256 * 1024 * 1024;
+/** Bytes the in-memory indexes of a process may hold in all (estimated from their arrays and strings): SEARCH_MEMORY_MB. */
+const budgetBytes = (app: AppContext) => app.config.searchMemoryMb * 1024 * 1024;
 
 interface Slot {
   index?: MemoryIndex;
@@ -46,6 +46,7 @@ export const indexKey = (rootHash: string, config: string) => `${rootHash}\n${co
  * and a load is queued (unless one for that key is under way or it does not fit).
  */
 export function memoryIndex(app: AppContext, spaceId: string, key: string): MemoryIndex | undefined {
+  if (budgetBytes(app) <= 0) return undefined; // SEARCH_MEMORY_MB=0: every search in PostgreSQL
   const r = registry(app);
   const slot = r.slots.get(spaceId) ?? {};
   if (slot.index?.key === key) {
@@ -100,7 +101,7 @@ async function drain(app: AppContext, r: Registry) {
         const index = await load(app, next.spaceId);
         if (slot.loading === next.key) slot.loading = undefined;
         if (!index) continue;
-        if (index.bytes > MEMORY_BUDGET_BYTES) {
+        if (index.bytes > budgetBytes(app)) {
           slot.tooLarge = index.key;
           app.log.warn(
             { spaceId: next.spaceId, bytes: index.bytes },
@@ -111,7 +112,7 @@ async function drain(app: AppContext, r: Registry) {
         slot.index = index;
         r.slots.delete(next.spaceId);
         r.slots.set(next.spaceId, slot);
-        evict(r);
+        evict(r, budgetBytes(app));
       } catch (err) {
         if (slot.loading === next.key) slot.loading = undefined;
         app.log.warn({ err, spaceId: next.spaceId }, 'could not load the search index in memory; searching it in PostgreSQL');
@@ -123,11 +124,11 @@ async function drain(app: AppContext, r: Registry) {
   }
 }
 
-function evict(r: Registry) {
+function evict(r: Registry, budget: number) {
   let total = 0;
   for (const s of r.slots.values()) total += s.index?.bytes ?? 0;
   for (const [id, s] of r.slots) {
-    if (total <= MEMORY_BUDGET_BYTES) break;
+    if (total <= budget) break;
     if (!s.index) continue;
     total -= s.index.bytes;
     s.index = undefined;

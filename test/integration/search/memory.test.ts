@@ -117,3 +117,25 @@ describe('in-memory search index', () => {
     await right();
   });
 });
+
+describe('SEARCH_MEMORY_MB=0', () => {
+  const off = useTestApp({ seedOrg: true, env: { SEARCH_MEMORY_MB: '0' } });
+
+  it('keeps no copy: every search is answered by PostgreSQL, with the same results', async () => {
+    const r = await off.t.api('POST', `/v1/orgs/${off.org.orgId}/spaces`, {
+      token: off.org.adminToken,
+      body: { title: 'Off', empty: true },
+    });
+    const s = r.body.id as string;
+    await editContent(off.t, s, (d) => {
+      d.insertPage(null, { title: 'Alpha', markdown: 'The armadillo text.' });
+    });
+    const found = await searchPages(off.t.app, [s], 'armadillo', { offset: 0, limit: 10 });
+    expect(found.pages.map((p) => p.title)).toEqual(['Alpha']);
+    await loadsSettled(off.t.app);
+    const { rows } = await off.t.app.db.query('SELECT root_hash, config FROM search_spaces WHERE space_id = $1', [s]);
+    expect(rows[0].root_hash).toBeTruthy();
+    expect(memoryIndex(off.t.app, s, indexKey(rows[0].root_hash, rows[0].config))).toBeUndefined();
+    expect(memoryUse(off.t.app).bytes).toBe(0);
+  });
+});
