@@ -37,6 +37,13 @@ export interface GitSyncRow {
   conflict_commit: string | null;
   created_at: Date;
   updated_at: Date;
+  /** Who set the sync up (site runs create spaces as that user). */
+  created_by: string | null;
+  /** A space sync made by a site sync for one of its directories (stopped with it). */
+  site_sync_id: string | null;
+  /** Site rows: the site version and the docs.yaml hash of the last run. */
+  synced_site_version: number | null;
+  synced_config_hash: string | null;
 }
 
 /**
@@ -64,6 +71,25 @@ export async function getGitSync(db: Queryable, id: string, forUpdate = false): 
   return rows[0] ?? null;
 }
 
+export async function getGitSyncOfSite(db: Queryable, siteId: string, forUpdate = false): Promise<GitSyncRow | null> {
+  const { rows } = await db.query<GitSyncRow>(`SELECT * FROM git_syncs WHERE site_id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [siteId]);
+  return rows[0] ?? null;
+}
+
+/** A space sync of the organization reading this repository, branch and folder (a site reuses its space). */
+export async function findSpaceSyncOfRemote(
+  db: Queryable,
+  orgId: string,
+  r: { url: string; ref: string; projectDirectory: string },
+): Promise<GitSyncRow | null> {
+  const { rows } = await db.query<GitSyncRow>(
+    `SELECT * FROM git_syncs WHERE organization_id = $1 AND kind = 'space' AND url = $2 AND ref = $3 AND project_directory = $4
+     ORDER BY created_at LIMIT 1`,
+    [orgId, r.url, r.ref, r.projectDirectory],
+  );
+  return rows[0] ?? null;
+}
+
 export async function getGitSyncByHook(db: Queryable, hookId: string): Promise<GitSyncRow | null> {
   const { rows } = await db.query<GitSyncRow>('SELECT * FROM git_syncs WHERE hook_id = $1', [hookId]);
   return rows[0] ?? null;
@@ -72,18 +98,57 @@ export async function getGitSyncByHook(db: Queryable, hookId: string): Promise<G
 /** A new space sync; polling starts now (the first run is requested by the caller). */
 export async function insertSpaceGitSync(
   db: Queryable,
-  s: GitSyncSettings & { id: string; organizationId: string; spaceId: string; hookId: string; webhookSecret: string },
+  s: GitSyncSettings & {
+    id: string;
+    organizationId: string;
+    spaceId: string;
+    hookId: string;
+    webhookSecret: string;
+    createdBy?: string | null;
+    siteSyncId?: string | null;
+  },
+): Promise<GitSyncRow> {
+  return insertGitSync(db, { ...s, kind: 'space', targetId: s.spaceId });
+}
+
+/** A new site sync (docs.yaml); polling starts now (the first run is requested by the caller). */
+export async function insertSiteGitSync(
+  db: Queryable,
+  s: GitSyncSettings & {
+    id: string;
+    organizationId: string;
+    siteId: string;
+    hookId: string;
+    webhookSecret: string;
+    createdBy: string | null;
+  },
+): Promise<GitSyncRow> {
+  return insertGitSync(db, { ...s, kind: 'site', targetId: s.siteId });
+}
+
+async function insertGitSync(
+  db: Queryable,
+  s: GitSyncSettings & {
+    id: string;
+    organizationId: string;
+    kind: 'space' | 'site';
+    targetId: string;
+    hookId: string;
+    webhookSecret: string;
+    createdBy?: string | null;
+    siteSyncId?: string | null;
+  },
 ): Promise<GitSyncRow> {
   const { rows } = await db.query<GitSyncRow>(
-    `INSERT INTO git_syncs (id, organization_id, kind, space_id, url, credentials, ref, project_directory, direction,
-       poll_interval_seconds, hook_id, webhook_secret, next_poll_at)
-     VALUES ($1, $2, 'space', $3, $4, $5, $6, $7, $8, $9, $10, $11,
-       CASE WHEN $9::int > 0 THEN clock_timestamp() + make_interval(secs => $9::int) END)
+    `INSERT INTO git_syncs (id, organization_id, kind, space_id, site_id, url, credentials, ref, project_directory, direction,
+       poll_interval_seconds, hook_id, webhook_secret, next_poll_at, created_by, site_sync_id)
+     VALUES ($1, $2, $12, CASE WHEN $12 = 'space' THEN $3 END, CASE WHEN $12 = 'site' THEN $3 END, $4, $5, $6, $7, $8, $9, $10, $11,
+       CASE WHEN $9::int > 0 THEN clock_timestamp() + make_interval(secs => $9::int) END, $13, $14)
      RETURNING *`,
     [
       s.id,
       s.organizationId,
-      s.spaceId,
+      s.targetId,
       s.url,
       s.credentials,
       s.ref,
@@ -92,6 +157,9 @@ export async function insertSpaceGitSync(
       s.pollIntervalSeconds,
       s.hookId,
       s.webhookSecret,
+      s.kind,
+      s.createdBy ?? null,
+      s.siteSyncId ?? null,
     ],
   );
   return rows[0];
@@ -124,6 +192,68 @@ export async function updateGitSyncSettings(db: Queryable, id: string, s: GitSyn
 export async function deleteGitSyncOfSpace(db: Queryable, spaceId: string): Promise<GitSyncRow | null> {
   const { rows } = await db.query<GitSyncRow>('DELETE FROM git_syncs WHERE space_id = $1 RETURNING *', [spaceId]);
   return rows[0] ?? null;
+}
+
+export async function deleteGitSyncOfSite(db: Queryable, siteId: string): Promise<GitSyncRow | null> {
+  const { rows } = await db.query<GitSyncRow>('DELETE FROM git_syncs WHERE site_id = $1 RETURNING *', [siteId]);
+  return rows[0] ?? null;
+}
+
+/** The space syncs a site sync made for its directories. */
+export async function listSpaceSyncsOfSiteSync(db: Queryable, siteSyncId: string): Promise<GitSyncRow[]> {
+  const { rows } = await db.query<GitSyncRow>('SELECT * FROM git_syncs WHERE site_sync_id = $1 ORDER BY created_at', [siteSyncId]);
+  return rows;
+}
+
+/**
+ * A site run's outcome: the commit both sides agree on, the site version and docs.yaml hash it
+ * agreed on (the structure is written back when it gives another docs.yaml).
+ */
+export async function recordSiteSyncSuccess(
+  db: Queryable,
+  target: SyncTarget,
+  r: { commit: string; siteVersion: number; configHash: string; imported?: string | null; exported?: string | null },
+): Promise<void> {
+  await db.query(
+    `UPDATE git_syncs SET status = 'idle', last_error = NULL, failures = 0, last_synced_at = clock_timestamp(),
+       synced_commit = $2, synced_site_version = $3, synced_config_hash = $4,
+       last_imported_commit = coalesce($5, last_imported_commit), last_exported_commit = coalesce($6, last_exported_commit),
+       export_pending = false,
+       next_poll_at = CASE WHEN poll_interval_seconds > 0 THEN clock_timestamp() + make_interval(secs => poll_interval_seconds) END,
+       updated_at = clock_timestamp()
+     WHERE id = $1 AND url = $7 AND ref = $8 AND project_directory = $9`,
+    [
+      target.id,
+      r.commit,
+      r.siteVersion,
+      r.configHash,
+      r.imported ?? null,
+      r.exported ?? null,
+      target.url,
+      target.ref,
+      target.project_directory,
+    ],
+  );
+}
+
+/**
+ * Site syncs whose site moved (its version differs from the one of their last run) and that write
+ * docs.yaml back: their run is due after `debounceMs` (a burst of structure edits joins one run).
+ * Syncs in error keep their back-off; a first sync not done yet is left to its own run.
+ */
+export async function markSiteExportsDue(db: Queryable, debounceMs: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE git_syncs g SET export_pending = true,
+       run_due_at = clock_timestamp() + make_interval(secs => $1::double precision / 1000),
+       updated_at = clock_timestamp()
+     FROM sites s
+     WHERE g.kind = 'site' AND s.id = g.site_id AND g.direction IN ('bidirectional', 'export')
+       AND g.synced_commit IS NOT NULL AND g.synced_site_version IS DISTINCT FROM s.version
+       AND NOT g.export_pending AND g.run_due_at IS NULL AND g.queued_operation_id IS NULL
+       AND g.status NOT IN ('error', 'importing', 'exporting')`,
+    [debounceMs],
+  );
+  return rowCount ?? 0;
 }
 
 /** Record the run queued for the sync (coalescing: a push while it is queued only records its head). */

@@ -10,11 +10,9 @@
 // so a run retried after a crash applies nothing twice; an export that pushed before the crash is
 // recognised (the remote head is the commit the space last synced with).
 import type { AppContext } from '../../context.js';
-import { withTx } from '../../db/pool.js';
 import { DomainError } from '../../core/errors.js';
 import { JobSkipped, LeaseLost } from '../../queue/errors.js';
 import type { GitJobPayload } from '../../queue/registry.js';
-import * as ops from '../../db/repos/operations.js';
 import { getSpace } from '../../db/repos/spaces.js';
 import { getChangeRequest } from '../../db/repos/change-requests.js';
 import { getRevision } from '../../db/repos/revisions.js';
@@ -27,8 +25,6 @@ import {
   recordSyncFailure,
   recordSyncSuccess,
   setGitSyncStatus,
-  setQueuedRun,
-  setWantedHead,
   type GitSyncRow,
 } from '../../db/repos/git-syncs.js';
 import { importRepository, completedImport } from '../../git/import-repository.js';
@@ -36,42 +32,13 @@ import { exportRepository } from '../../git/export-repository.js';
 import { folderChanged, remoteFor } from '../../git/sync.js';
 import { remoteBranchHead } from '../../git/remote-head.js';
 import { GitSyncError } from '../../git/repo.js';
-import { createOperation, enqueue } from '../operations.js';
 import { afterImport } from '../content-hooks.js';
 import type { OperationRun } from '../operation-run.js';
 import { exportSteps, mergeStep, type ExportStep } from './exports.js';
 import { branchOf, openConflict } from './conflicts.js';
 
-/**
- * Ask for a run of the sync. At most one run is queued per sync: when one is, only the wanted head
- * is recorded. Returns the id of the run that will take this request (new or already queued); null
- * when the sync is gone.
- */
-export async function requestRun(app: AppContext, syncId: string, o: { wantedHead?: string } = {}): Promise<string | null> {
-  const op = await withTx(app.db, async (c) => {
-    const s = await getGitSync(c, syncId, true);
-    if (!s) return null;
-    if (s.queued_operation_id) {
-      const queued = await ops.getOperation(c, s.queued_operation_id);
-      if (queued?.status === 'queued') {
-        if (o.wantedHead) await setWantedHead(c, syncId, o.wantedHead);
-        return { queued: queued.id };
-      }
-    }
-    const created = await createOperation(c, 'git.sync', {
-      organizationId: s.organization_id,
-      payload: { syncId },
-      targetType: s.kind,
-      targetId: (s.space_id ?? s.site_id)!,
-    });
-    await setQueuedRun(c, syncId, created.id, o.wantedHead ?? null);
-    return { created };
-  });
-  if (!op) return null;
-  if ('queued' in op) return op.queued ?? null;
-  await enqueue(app, op.created);
-  return op.created.id;
-}
+// Asking for a run lives apart (request-run.ts) so that the site runs can ask for their spaces' runs.
+export { requestRun } from './request-run.js';
 
 /** The space changed while an import was fetching: the run decides again (now both moved). */
 class SpaceMoved extends Error {
