@@ -2,7 +2,9 @@
 // listOrganizationInviteLinks, getOrganizationInviteLink, updateOrganizationInviteById; the DELETE
 // is in orgs.ts, a seed operation), joinOrganizationWithInvite, and the token-free pages an
 // e-mail's link opens (/invites/{token}).
+import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
+import { gone, notFound } from '../core/errors.js';
 import { route, ok, created, type Reply } from '../http/route.js';
 import { entityId, roleSchema, listQuery } from '../http/validate.js';
 import { readFormBody } from '../http/body.js';
@@ -12,6 +14,15 @@ const orgParams = { organizationId: entityId };
 const linkParams = { organizationId: entityId, inviteId: entityId };
 const email = z.email().max(320);
 const roleOrGuest = roleSchema.nullable();
+
+/**
+ * A page for browsers; a refusal (unknown, used, expired) for anything else is the API's error body,
+ * like the SSO pages (src/routes/sso.ts).
+ */
+function pageReply(req: IncomingMessage, r: { status: number; html: string; reason?: string }): Reply {
+  if (r.status < 400 || /\btext\/html\b/i.test(String(req.headers.accept ?? ''))) return html(r.html, r.status);
+  throw r.status === 404 ? notFound(r.reason) : gone(r.reason ?? 'This link is no longer valid');
+}
 
 const html = (body: string, status = 200): Reply => ({
   status,
@@ -94,9 +105,9 @@ export const inviteRoutes = [
     summary: "The page an invite e-mail's link opens",
     auth: false,
     params: { token: entityId },
-    handler: async ({ app, params }) => {
+    handler: async ({ app, req, params }) => {
       const r = await service.invitePageFor(app, params.token);
-      return html(r.html, r.status);
+      return pageReply(req, r);
     },
   }),
   route({
@@ -110,7 +121,7 @@ export const inviteRoutes = [
       await readFormBody(req, app.config.bodyLimitBytes); // the button's empty form
       const r = await service.acceptInBrowser(app, params.token, req.socket.remoteAddress ?? null);
       if (r.kind === 'sso') return { status: 303, headers: { location: r.location, 'cache-control': 'no-store' } };
-      return html(r.html, r.status);
+      return pageReply(req, r);
     },
   }),
 ];

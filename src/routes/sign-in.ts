@@ -1,9 +1,20 @@
 // Sign-in by e-mail: ask for a link (token-free, rate-limited per client address), open it, use it.
+import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
+import { gone, notFound } from '../core/errors.js';
 import { route, type Reply } from '../http/route.js';
 import { entityId } from '../http/validate.js';
 import { readFormBody } from '../http/body.js';
 import * as service from '../services/sign-in.js';
+
+/**
+ * A page for browsers; a refusal (unknown, used, expired) for anything else is the API's error body,
+ * like the SSO pages (src/routes/sso.ts).
+ */
+function pageReply(req: IncomingMessage, r: { status: number; html: string; reason?: string }): Reply {
+  if (r.status < 400 || /\btext\/html\b/i.test(String(req.headers.accept ?? ''))) return html(r.html, r.status);
+  throw r.status === 404 ? notFound(r.reason) : gone(r.reason ?? 'This link is no longer valid');
+}
 
 const html = (body: string, status = 200): Reply => ({
   status,
@@ -30,9 +41,9 @@ export const signInRoutes = [
     path: '/sign-in/:token',
     auth: false,
     params: { token: entityId },
-    handler: async ({ app, params }) => {
+    handler: async ({ app, req, params }) => {
       const r = await service.signInPage(app, params.token);
-      return html(r.html, r.status);
+      return pageReply(req, r);
     },
   }),
   route({
@@ -44,7 +55,7 @@ export const signInRoutes = [
     handler: async ({ app, req, params }) => {
       await readFormBody(req, app.config.bodyLimitBytes);
       const r = await service.completeSignIn(app, params.token, req.socket.remoteAddress ?? null);
-      return html(r.html, r.status);
+      return pageReply(req, r);
     },
   }),
 ];

@@ -304,16 +304,18 @@ export async function join(app: AppContext, p: Principal, orgId: string, token: 
 }
 
 /** The page an e-mail's link opens (GET: shows the invite, accepts nothing). */
-export async function invitePageFor(app: AppContext, token: string): Promise<{ status: number; html: string }> {
+export async function invitePageFor(app: AppContext, token: string): Promise<{ status: number; html: string; reason?: string }> {
   const inv = await repo.findEmailInviteByToken(app.db, sha256Hex(token));
-  if (!inv) return { status: 404, html: inviteClosedPage('This invite does not exist.') };
-  if (inv.accepted_at) return { status: 410, html: inviteClosedPage('This invite was already used.') };
-  if (inv.expires_at.getTime() < Date.now()) return { status: 410, html: inviteClosedPage('This invite has expired.') };
+  if (!inv) return { status: 404, html: inviteClosedPage('This invite does not exist.'), reason: 'This invite does not exist.' };
+  if (inv.accepted_at)
+    return { status: 410, html: inviteClosedPage('This invite was already used.'), reason: 'This invite was already used.' };
+  if (inv.expires_at.getTime() < Date.now())
+    return { status: 410, html: inviteClosedPage('This invite has expired.'), reason: 'This invite has expired.' };
   const org = await getOrgForUser(app.db, inv.organization_id, '');
   return { status: 200, html: invitePage(org?.title ?? 'the organization', inv.email, inv.role, `/invites/${token}`) };
 }
 
-export type AcceptOutcome = { kind: 'page'; status: number; html: string } | { kind: 'sso'; location: string };
+export type AcceptOutcome = { kind: 'page'; status: number; html: string; reason?: string } | { kind: 'sso'; location: string };
 
 /**
  * The invitee accepts in a browser (POST from the invite page): the link proves the address, so
@@ -324,7 +326,8 @@ export type AcceptOutcome = { kind: 'page'; status: number; html: string } | { k
 export async function acceptInBrowser(app: AppContext, token: string, clientAddress: string | null): Promise<AcceptOutcome> {
   const hash = sha256Hex(token);
   const probe = await repo.findEmailInviteByToken(app.db, hash);
-  if (!probe) return { kind: 'page', status: 404, html: inviteClosedPage('This invite does not exist.') };
+  if (!probe)
+    return { kind: 'page', status: 404, html: inviteClosedPage('This invite does not exist.'), reason: 'This invite does not exist.' };
   const org = await getOrgForUser(app.db, probe.organization_id, '');
   if (org?.sso) return { kind: 'sso', location: `/sso/orgs/${probe.organization_id}` };
   const result = await withTx(app.db, async (c) => {
@@ -359,7 +362,7 @@ export async function acceptInBrowser(app: AppContext, token: string, clientAddr
     });
     return { status: 200, html: tokenPage(user.display_name, user.email, apiToken) };
   });
-  if ('reason' in result) return { kind: 'page', status: result.status, html: inviteClosedPage(result.reason!) };
+  if ('reason' in result) return { kind: 'page', status: result.status, html: inviteClosedPage(result.reason!), reason: result.reason };
   return { kind: 'page', status: 200, html: result.html! };
 }
 

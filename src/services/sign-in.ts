@@ -38,11 +38,16 @@ export async function requestSignInLink(app: AppContext, email: string): Promise
 }
 
 /** The page the link opens (GET uses nothing up: mail scanners open links). */
-export async function signInPage(app: AppContext, token: string): Promise<{ status: number; html: string }> {
+export async function signInPage(app: AppContext, token: string): Promise<{ status: number; html: string; reason?: string }> {
   const link = await repo.findSignInLink(app.db, sha256Hex(token));
-  if (!link) return { status: 404, html: inviteClosedPage('This sign-in link does not exist.') };
+  if (!link)
+    return { status: 404, html: inviteClosedPage('This sign-in link does not exist.'), reason: 'This sign-in link does not exist.' };
   if (link.used_at || link.expires_at.getTime() < Date.now()) {
-    return { status: 410, html: inviteClosedPage('This sign-in link was already used or has expired. Ask for a new one.') };
+    return {
+      status: 410,
+      html: inviteClosedPage('This sign-in link was already used or has expired. Ask for a new one.'),
+      reason: 'This sign-in link was already used or has expired. Ask for a new one.',
+    };
   }
   return {
     status: 200,
@@ -58,10 +63,15 @@ export async function completeSignIn(
   app: AppContext,
   token: string,
   clientAddress: string | null,
-): Promise<{ status: number; html: string }> {
+): Promise<{ status: number; html: string; reason?: string }> {
   return withTx(app.db, async (c) => {
     const userId = await repo.useSignInLink(c, sha256Hex(token));
-    if (!userId) return { status: 410, html: inviteClosedPage('This sign-in link was already used or has expired. Ask for a new one.') };
+    if (!userId)
+      return {
+        status: 410,
+        html: inviteClosedPage('This sign-in link was already used or has expired. Ask for a new one.'),
+        reason: 'This sign-in link was already used or has expired. Ask for a new one.',
+      };
     const user = (await users.getUser(c, userId))!;
     const apiToken = newToken();
     const tokenId = newId();
