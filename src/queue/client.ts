@@ -51,15 +51,20 @@ export class JobClient {
    * Add the job for an operation; the job id is the operation id, so adding twice is a no-op. The
    * queue is the registry's, or the operation's own for a job that lets its caller choose (`anyQueue`).
    * A job that starts at once carries a copy of the payload when the caller has it (without it, it
-   * runs after its claim, as the others do).
+   * runs after its claim, as the others do). `delayMs`: the job waits that long in the queue first
+   * (a job the reconciler enqueues again after Redis lost it runs at once).
    */
-  async enqueue(op: { id: string; kind: string; queue?: string; payload?: Record<string, unknown> }): Promise<void> {
+  async enqueue(
+    op: { id: string; kind: string; queue?: string; payload?: Record<string, unknown> },
+    opts: { delayMs?: number } = {},
+  ): Promise<void> {
     if (!isJobName(op.kind)) throw new Error(`Unknown job kind "${op.kind}"`);
     const spec: JobSpec = JOBS[op.kind];
     const w = this.config.workers;
     const data: JobData = startsAtOnce(op.kind) && op.payload ? { operationId: op.id, payload: op.payload } : { operationId: op.id };
     await this.queue(queueFor(op.kind, op.queue)).add(op.kind, data, {
       jobId: op.id,
+      ...(opts.delayMs ? { delay: opts.delayMs } : {}),
       attempts: spec.attempts ?? w.attempts,
       backoff: { type: 'exponential', delay: w.backoffMs },
       removeOnComplete: { count: w.keepCompleted },

@@ -41,9 +41,9 @@ export async function createOperation<K extends JobName>(
 }
 
 /** Enqueue after commit. A Redis failure is logged, not thrown: the operation row is the truth. */
-export async function enqueue(app: Pick<AppContext, 'jobs' | 'log'>, op: OperationRow): Promise<void> {
+export async function enqueue(app: Pick<AppContext, 'jobs' | 'log'>, op: OperationRow, opts: { delayMs?: number } = {}): Promise<void> {
   try {
-    await app.jobs.enqueue(op);
+    await app.jobs.enqueue(op, opts);
   } catch (err) {
     app.log.warn({ err, operationId: op.id }, 'enqueue failed; the reconciler will retry');
   }

@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => g.close());
 const { t, org } = useTestApp({
   workers: ['git', 'search'],
-  env: { WORKER_CONCURRENCY: '1', GIT_SYNC_POLL_TICK_MS: '200', GIT_SYNC_DEBOUNCE_MS: '100' },
+  env: { WORKER_CONCURRENCY: '1', GIT_SYNC_POLL_TICK_MS: '200', GIT_SYNC_DEBOUNCE_MS: '1500' },
   seedOrg: true,
 });
 
@@ -114,11 +114,15 @@ describe('webhooks', () => {
     const w = await workingCopy(g, 'hook-burst');
     const before = (await syncRuns(t, spaceId)).length;
     const heads: string[] = [];
-    for (let i = 1; i <= 10; i++) heads.push(await w.commit({ 'README.md': `# Home\n\nPush ${i}.\n` }, `Push ${i}`));
-    const replies = await Promise.all(
-      heads.map((after) => deliver(hook, pushDelivery('github', { ref: 'refs/heads/main', after, secret }))),
-    );
-    for (const r of replies) expect(r.status).toBe(202);
+    // Each push's delivery goes out at once, while the next pushes are made: runs start and take
+    // heads while the branch still moves.
+    const deliveries: ReturnType<typeof deliver>[] = [];
+    for (let i = 1; i <= 10; i++) {
+      const after = await w.commit({ 'README.md': `# Home\n\nPush ${i}.\n` }, `Push ${i}`);
+      heads.push(after);
+      deliveries.push(deliver(hook, pushDelivery('github', { ref: 'refs/heads/main', after, secret })));
+    }
+    for (const r of await Promise.all(deliveries)) expect(r.status).toBe(202);
     const s = await syncUntil(t, org.adminToken, spaceId, (x) => x.lastImportedCommit === heads[9], 'the newest head imported');
     await syncSettled(t, org.adminToken, spaceId);
     const runs = (await syncRuns(t, spaceId)).slice(before);
