@@ -168,7 +168,8 @@ export function toRevision(app: AppContext, spaceId: string, rev: RevisionRow, s
     tags: [],
     variables: snap.root.variables,
     createdAt: rev.created_at.toISOString(),
-    ...(o.metadata && rev.git ? { git: rev.git } : {}),
+    // 0.202.0's GitSyncCommit requires createdByGitBook (revisions from before it say nothing: false).
+    ...(o.metadata && rev.git ? { git: { createdByGitBook: false, ...rev.git } } : {}),
     urls: { app: `${app.config.publicUrl}/app/s/${spaceId}/revisions/${rev.id}` },
   };
 }

@@ -35,9 +35,7 @@ export const historyRoutes = [
     params: revParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      okJsonParts(
-        await content.readRevisionJson(app, await history.revisionTarget(app, principal, params.spaceId, params.revisionId), query),
-      ),
+      okJsonParts(await history.readRevisionJson(app, principal, params.spaceId, params.revisionId, query)),
   }),
   route({
     method: 'GET',

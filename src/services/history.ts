@@ -18,7 +18,7 @@ import { requireSpace } from '../policies/spaces.js';
 import { requireChangeRequest } from '../policies/change-requests.js';
 import { toChangeRequest } from '../presenters/change-requests.js';
 import type { ReadOptions } from '../presenters/content.js';
-import { findPage, readPageJson, type ContentTarget, type PageReadOptions } from './content.js';
+import { findPage, readPageJson, readRevisionJson as readRevisionParts, type ContentTarget, type PageReadOptions } from './content.js';
 
 /** At most this many changes in one answer (`limit`); `more` counts the rest. */
 export const MAX_CHANGES = 1000;
@@ -28,6 +28,29 @@ export async function revisionTarget(app: AppContext, p: Principal, spaceId: str
   const { space } = await requireSpace(app.db, p, spaceId, 'read');
   if (!(await getRevision(app.db, spaceId, revisionId))) throw notFound(`Revision "${revisionId}" not found`);
   return { spaceId, revisionId, organizationId: space.organization_id };
+}
+
+/**
+ * getRevisionById: the revision as the space's content reads (its JSON in parts); a merge
+ * revision also names the change request it merged (`mergedFrom`, required by the description).
+ */
+export async function readRevisionJson(
+  app: AppContext,
+  p: Principal,
+  spaceId: string,
+  revisionId: string,
+  o: ReadOptions,
+): Promise<Buffer[]> {
+  const t = await revisionTarget(app, p, spaceId, revisionId);
+  const parts = await readRevisionParts(app, t, o);
+  const revision = (await getRevision(app.db, spaceId, revisionId))!;
+  if (revision.type !== 'merge' || !revision.change_request_id) return parts;
+  const cr = await getChangeRequest(app.db, spaceId, revision.change_request_id);
+  if (!cr) return parts;
+  const { space } = await requireSpace(app.db, p, spaceId, 'read');
+  // The parts are one JSON object: `{"mergedFrom":...,` takes the place of its opening brace.
+  const head = Buffer.from(`{"mergedFrom":${JSON.stringify(toChangeRequest(app, cr, space.revision_id))},`);
+  return [head, parts[0].subarray(1), ...parts.slice(1)];
 }
 
 async function snapshotOf(app: AppContext, t: ContentTarget): Promise<{ revision: RevisionRow; snapshot: Snapshot }> {
@@ -49,7 +72,6 @@ export async function readPageByPath(app: AppContext, t: ContentTarget, pagePath
 
 /** The JSON document of a body (by its document id, the body's hash); null when the space has no such body. */
 async function documentJson(app: AppContext, spaceId: string, documentId: string): Promise<string | null> {
-  if (!/^[0-9a-f]{16,128}$/.test(documentId)) return null;
   const [row] = await selectObjects<{ kind: string; markdown?: string }>(app.db, spaceId, [documentId]);
   if (!row || row.data.kind !== 'body') return null;
   return app.markdown.documentJson(row.data.markdown ?? '');
@@ -85,22 +107,55 @@ export async function readPageDocument(
 
 // ---- reusable content ----
 
-function findReusable(snapshot: Snapshot, id: string): ReusableContent {
-  const r = snapshot.root.reusableContents.find((x) => x.id === id);
-  if (!r) throw notFound(`Reusable content "${id}" not found`);
-  return r;
+/** GitBook writes reusable content to a synced repository as `.gitbook/includes/<name>.md`; imported, such a file is one. */
+const INCLUDE_FILE = /(^|\/)\.gitbook\/includes\/[^/]+\.md$/i;
+const MAX_INCLUDE_BYTES = 1024 * 1024;
+
+interface Reusable {
+  id: string;
+  title: string;
+  git?: ReusableContent['git'];
+  /** Body hash (the document id) of stored reusable content. */
+  body?: string;
+  /** The Markdown file an imported one lives in. */
+  file?: Snapshot['files'][number];
+}
+
+function findReusable(snapshot: Snapshot, id: string): Reusable {
+  const stored = snapshot.root.reusableContents.find((x) => x.id === id);
+  if (stored) return stored;
+  const file = snapshot.filesById.get(id);
+  if (file?.git?.path && INCLUDE_FILE.test(file.git.path)) {
+    return { id: file.id, title: file.name.replace(/\.md$/i, ''), git: file.git, file };
+  }
+  throw notFound(`Reusable content "${id}" not found`);
+}
+
+/** The Markdown of an imported reusable content file, its front matter split off (its `title` read). */
+async function includeMarkdown(app: AppContext, file: NonNullable<Reusable['file']>): Promise<{ title?: string; markdown: string }> {
+  if (file.size > MAX_INCLUDE_BYTES) throw notFound(`Reusable content "${file.id}" is too large to read (over 1 MB)`);
+  const text = (await app.blobs.get(file.blobKey))?.toString('utf8') ?? '';
+  const m = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(text);
+  if (!m) return { markdown: text.trim() };
+  const title = /^title:[ \t]*["']?(.*?)["']?[ \t]*$/m.exec(m[1])?.[1];
+  return { title: title || undefined, markdown: text.slice(m[0].length).trim() };
 }
 
 export async function readReusableContent(app: AppContext, t: ContentTarget, id: string, o: ReadOptions) {
   const { snapshot } = await snapshotOf(app, t);
   const r = findReusable(snapshot, id);
-  return { id: r.id, title: r.title, ...(o.metadata && r.git ? { git: r.git } : {}), ...(r.body ? { document: r.body } : {}) };
+  const title = r.file ? ((await includeMarkdown(app, r.file)).title ?? r.title) : r.title;
+  return { id: r.id, title, ...(o.metadata && r.git ? { git: r.git } : {}), ...(r.body ? { document: r.body } : {}) };
 }
 
 export async function readReusableContentDocument(app: AppContext, t: ContentTarget, id: string, o: { evaluated: boolean }) {
   const { snapshot } = await snapshotOf(app, t);
   const r = findReusable(snapshot, id);
-  let markdown = r.body ? (await getObject<BodyNode>(app.db, t.spaceId, r.body)).markdown : '';
+  let markdown = r.file
+    ? (await includeMarkdown(app, r.file)).markdown
+    : r.body
+      ? (await getObject<BodyNode>(app.db, t.spaceId, r.body)).markdown
+      : '';
   if (o.evaluated) markdown = evaluateExpressions(markdown, { space: snapshot.root.variables ?? {}, page: {} });
   return app.markdown.documentJson(markdown);
 }
