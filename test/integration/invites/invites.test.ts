@@ -154,6 +154,30 @@ describe('invite links', () => {
   });
 });
 
+describe('invite links to a space', () => {
+  it('make the joiner a guest of the organization with the level on that space', async () => {
+    const org = await t.seedOrg();
+    const as = { token: org.adminToken };
+    await t.api('PATCH', `/v1/orgs/${org.orgId}`, { ...as, body: { inviteLinks: true } });
+    const space = (await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { ...as, body: { title: 'Shared' } })).body.id;
+    const made = await client(org.adminToken).orgs.createOrganizationInvite(org.orgId, { level: 'comment', space });
+    expect(made.status).toBe(201);
+    assertMatchesSpec('POST', '/orgs/{organizationId}/link-invites', 201, made.data);
+    expect(made.data).toMatchObject({ level: 'comment', space: { id: space } });
+    const other = (await t.api('POST', `/v1/orgs/${org.orgId}/spaces`, { ...as, body: { title: 'Other' } })).body.id;
+    const guest = await t.seedUser();
+    expect((await client(guest.token).orgs.joinOrganizationWithInvite(org.orgId, made.data.token)).status).toBe(200);
+    expect((await t.api('GET', `/v1/orgs/${org.orgId}/members/${guest.userId}`, as)).body.role).toBeNull();
+    const seen = await t.api('GET', `/v1/spaces/${space}`, { token: guest.token });
+    expect(seen.status).toBe(200);
+    expect(seen.body.permissions.comment).toBe(true);
+    expect(seen.body.permissions.edit).toBe(false);
+    expect((await t.api('GET', `/v1/spaces/${other}`, { token: guest.token })).status).toBe(404);
+    const collection = await t.api('POST', `/v1/orgs/${org.orgId}/link-invites`, { ...as, body: { level: 'read', collection: 'c1' } });
+    expect(collection.status).toBe(400);
+  });
+});
+
 describe('users', () => {
   it('getUserById for oneself and a colleague; updateUserById on oneself only', async () => {
     const org = await t.seedOrg();
