@@ -94,8 +94,12 @@ const VERB_SEGMENTS = new Set([
   'sort',
   'template',
 ]);
-/** Calls that change nothing worth a record (reads sent as POST, presence). */
-const NOT_AUDITED = new Set(['POST /v1/orgs/:organizationId/ping']);
+/**
+ * Calls the edge does not record: presence pings change nothing worth a record, and joining with
+ * an invite carries the invite's secret token in its path; its service records `invites.accept`
+ * with the invite's public id instead.
+ */
+const NOT_AUDITED = new Set(['POST /v1/orgs/:organizationId/ping', 'POST /v1/orgs/:organizationId/invites/:inviteId']);
 const METHOD_VERB: Record<string, string> = { POST: 'create', PUT: 'set', PATCH: 'update', DELETE: 'delete' };
 
 /**

@@ -51,17 +51,14 @@ function inviteUrl(app: AppContext, token: string) {
   return `${app.config.publicUrl}/invites/${token}`;
 }
 
-/** Set a membership to `role` unless it already has at least that role (an invite never demotes). */
+/** Set a membership to `role` unless it already has at least that role: an invite never demotes (a guest invite keeps any role). */
 async function grantMembership(c: Queryable, orgId: string, userId: string, role: Role | null): Promise<void> {
   const m = await members.getMembership(c, orgId, userId);
-  if (
-    m &&
-    !m.disabled &&
-    (m.role === role || (role !== null && atLeast(m.role as Role | null, role)) || (role === null && m.role !== null))
-  ) {
-    return;
-  }
   if (m?.disabled) throw forbidden('Your membership of this organization is disabled');
+  if (m) {
+    const current = m.role as Role | null;
+    if (role === null || (current !== null && atLeast(current, role))) return;
+  }
   await members.insertMember(c, orgId, userId, role);
 }
 

@@ -139,6 +139,13 @@ describe('invite links', () => {
     expect((await t.api('POST', `/v1/orgs/${org.orgId}/invites/${id}`, { token: newcomer.token })).status).toBe(404);
     expect((await client(newcomer.token).orgs.joinOrganizationWithInvite(org.orgId, token)).status).toBe(200);
     expect((await t.api('GET', `/v1/orgs/${org.orgId}/members/${newcomer.userId}`, { token: org.adminToken })).body.role).toBe('edit');
+    // The audit log names the link by its public id, never by its token.
+    const log = await t.api('GET', `/v1/orgs/${org.orgId}/audit-events?action=invites.accept`, { token: org.adminToken });
+    expect(log.body.items.map((e: any) => [e.actor.id, e.target.id])).toEqual([[newcomer.userId, id]]);
+    const all = await t.app.db.query('SELECT count(*)::int AS n FROM audit_events WHERE row_to_json(audit_events)::text LIKE $1', [
+      `%${token}%`,
+    ]);
+    expect(all.rows[0].n).toBe(0);
 
     // Disabled again: joining with the link is refused.
     await t.api('PATCH', `/v1/orgs/${org.orgId}`, { token: org.adminToken, body: { inviteLinks: false } });
