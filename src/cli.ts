@@ -104,6 +104,14 @@ try {
   } else if (cmd === 'org create') {
     const admin = values.admin ? await userByEmail(values.admin) : undefined;
     const org = await createOrganization(db, { title: need('title'), adminUserId: admin?.id });
+    await recordAudit(db, {
+      organizationIds: [org.id],
+      action: 'orgs.create',
+      actor: { type: 'system', id: 'cli', label: 'Administration CLI' },
+      source: 'script',
+      target: { type: 'organization', id: org.id, label: org.title },
+      payload: admin ? { admin: admin.id } : {},
+    });
     process.stdout.write(`${org.id}\n`);
   } else if (cmd === 'user create') {
     const user = await createUser(db, { email: need('email'), displayName: values.name, operator: values.operator });

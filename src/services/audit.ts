@@ -140,6 +140,9 @@ const ACTION_LABELS = new Map<string, string>([
   ['sso.signin', 'Signed in through single sign-on'],
   ['tokens.create', 'API token issued'],
   ['invites.accept', 'Invite accepted'],
+  ['users.update', 'Profile updated'],
+  ['orgs.create', 'Organization created (CLI)'],
+  ['members.set', 'Member added or role set (CLI)'],
 ]);
 
 /**
