@@ -70,9 +70,10 @@ function isOptional(type: z.ZodType): boolean {
 }
 
 function operationId(r: RouteDef): string {
-  const words = r.path
-    .split('/')
-    .filter((s) => s && s !== 'v1')
+  const segments = r.path.split('/').filter(Boolean);
+  // `v1` names nothing beside other segments, but is the whole of the API root's path (`getV1`, not the home page's `get`).
+  const words = segments
+    .filter((s) => s !== 'v1' || segments.length === 1)
     .map((s) => (s.startsWith(':') ? `by-${s.slice(1)}` : s === '*' ? 'path' : s));
   const camel = [r.method.toLowerCase(), ...words].join('-').replace(/[^a-zA-Z0-9]+(.)/g, (_, c: string) => c.toUpperCase());
   return camel;

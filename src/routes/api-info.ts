@@ -5,7 +5,7 @@ import { apiInformation } from '../services/api-info.js';
 export const apiInfoRoutes = [
   route({
     method: 'GET',
-    path: '/v1/',
+    path: '/v1',
     handler: async () => ok(apiInformation()),
   }),
 ];
