@@ -42,7 +42,10 @@ export interface ReviewRow {
   comment_id: string | null;
   created_at: Date;
   updated_at: Date;
-  /** Given on an older revision than the change request's current one, or superseded by the reviewer's later review. */
+  /**
+   * Given on an older revision than the change request's current one, or superseded by the
+   * reviewer's later review or by a later request that they review (the description's meaning).
+   */
   outdated: boolean;
   reviewer: UserCols;
   requester: UserCols | null;
@@ -55,7 +58,10 @@ const REVIEW_SELECT = `SELECT r.*,
   (r.revision <> cr.revision OR EXISTS (
      SELECT 1 FROM change_request_reviews l
      WHERE l.change_request_id = r.change_request_id AND l.reviewer_id = r.reviewer_id
-       AND (l.created_at, l.id) > (r.created_at, r.id))) AS outdated,
+       AND (l.created_at, l.id) > (r.created_at, r.id))
+   OR EXISTS (
+     SELECT 1 FROM change_request_reviewers q
+     WHERE q.change_request_id = r.change_request_id AND q.user_id = r.reviewer_id AND q.created_at > r.created_at)) AS outdated,
   ${userJson('ru')} AS reviewer,
   ${userJson('qu')} AS requester
   FROM change_request_reviews r

@@ -168,7 +168,15 @@ describe('change request reviews', () => {
     const refused = await t.api('POST', `/v1/spaces/${space}/change-requests/${cr.id}/merge`, { token: org.adminToken });
     expect(refused.status).toBe(409);
     expect(refused.body.error.message).toContain('requests changes');
+    // Asking Olga again supersedes her approval (a newer review request outdates it).
+    await admin.spaces.requestReviewersForChangeRequest(space, cr.id, { users: [other.userId] });
+    const olgas = await admin.spaces.getReviewsByChangeRequestId(space, cr.id);
+    expect(olgas.data.items.find((r: any) => r.reviewer.id === other.userId).outdated).toBe(true);
     await client(reviewer.token).spaces.submitChangeRequestReview(space, cr.id, { status: 'approved' });
+    const missing = await t.api('POST', `/v1/spaces/${space}/change-requests/${cr.id}/merge`, { token: org.adminToken });
+    expect(missing.status).toBe(409);
+    expect(missing.body.error.message).toContain(other.userId);
+    await client(other.token).spaces.submitChangeRequestReview(space, cr.id, { status: 'approved' });
     expect((await t.api('POST', `/v1/spaces/${space}/change-requests/${cr.id}/merge`, { token: org.adminToken })).status).toBe(200);
 
     // allow_bypass: the listed user merges without any review.
