@@ -135,6 +135,19 @@ export interface Config {
     /** The provider URL may be a private or loopback address (a self-hosted LibreTranslate). */
     allowPrivate: boolean;
   };
+  /** Answers to readers' questions (src/answer/): built-in extractive, or an OpenAI-compatible chat endpoint. */
+  ask: {
+    provider: 'extractive' | 'openai';
+    url?: string;
+    model?: string;
+    /** Sent as a bearer to the endpoint; never logged or returned. */
+    apiKey?: string;
+    timeoutMs: number;
+    /** Largest prompt (characters of quoted passages) sent to the model. */
+    maxPromptChars: number;
+    /** The endpoint may be a private or loopback address (a self-hosted model server). */
+    allowPrivate: boolean;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -282,7 +295,22 @@ export function loadConfig(env: Env = process.env, stdoutIsTTY: boolean = proces
       backoffMs: int(env, 'TRANSLATION_BACKOFF_MS', 1000),
       allowPrivate: bool(env, 'TRANSLATION_ALLOW_PRIVATE', false),
     },
+    ask: {
+      provider: str(env, 'ASK_PROVIDER', 'extractive') as Config['ask']['provider'],
+      url: env.ASK_OPENAI_URL || undefined,
+      model: env.ASK_OPENAI_MODEL || undefined,
+      apiKey: env.ASK_OPENAI_KEY || undefined,
+      timeoutMs: int(env, 'ASK_TIMEOUT_MS', 30_000, 100),
+      maxPromptChars: int(env, 'ASK_MAX_PROMPT_CHARS', 12_000, 500),
+      allowPrivate: bool(env, 'ASK_ALLOW_PRIVATE', false),
+    },
   };
+  if (!['extractive', 'openai'].includes(config.ask.provider)) {
+    throw new ConfigError(`ASK_PROVIDER must be extractive or openai, got "${config.ask.provider}"`);
+  }
+  if (config.ask.provider === 'openai' && !config.ask.url) {
+    throw new ConfigError('ASK_OPENAI_URL is required when ASK_PROVIDER is openai');
+  }
   if (!['pseudo', 'libretranslate', 'deepl', 'openai'].includes(config.translation.provider)) {
     throw new ConfigError(`TRANSLATION_PROVIDER must be pseudo, libretranslate, deepl or openai, got "${config.translation.provider}"`);
   }

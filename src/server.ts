@@ -213,8 +213,10 @@ export function createApiServer(app: AppContext): ApiServer {
       const hosted = await hostedSite(app, req.headers.host, path);
       if (hosted) {
         routeLabel = 'site-host';
-        if (method !== 'GET' && method !== 'HEAD')
-          throw new HttpError(405, `Method ${method} is not allowed on ${path}`, { allow: 'GET, HEAD' });
+        // The site's MCP endpoint (src/reader/mcp.ts) takes POST; everything else on a site is read.
+        const mcp = hosted.rest === '~gitbook/mcp';
+        if (method !== 'GET' && method !== 'HEAD' && !(mcp && method === 'POST'))
+          throw new HttpError(405, `Method ${method} is not allowed on ${path}`, { allow: mcp ? 'GET, HEAD, POST' : 'GET, HEAD' });
         await limit(res, `ip:${clientAddress(req)}`);
         send(res, await serveHosted(app, req, hosted), head);
         return;

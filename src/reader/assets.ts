@@ -41,6 +41,9 @@ nav.pagination a{box-shadow:var(--shadow,none)}
 .logo-dark{display:none}:root[data-theme=dark] .logo-dark{display:inline}:root[data-theme=dark] .logo-light{display:none}
 @media (prefers-color-scheme:dark){:root[data-theme=system] .logo-dark{display:inline}:root[data-theme=system] .logo-light{display:none}}
 .corners-straight{--radius:0}.corners-circular{--radius:16px}
+.ask{display:flex;gap:.25rem}.ask input{padding:.35rem .6rem;border:1px solid var(--line);border-radius:var(--radius);background:var(--bg);color:var(--fg);width:12rem}
+.ask-panel{max-width:60rem;margin:1rem auto;padding:1rem 1.5rem;border:1px solid var(--line);border-radius:var(--radius);background:var(--soft)}.ask-panel h2{margin:0 0 .5rem;font-size:1.1rem}
+.ask-answer blockquote,.ask-panel blockquote{border-left:3px solid var(--primary);margin:.5rem 0;padding-left:1rem}.ask-panel[hidden]{display:none}
 `;
 
 // Live search under the header's search box (a combobox over a listbox, WAI-ARIA 1.2): results of
@@ -80,13 +83,32 @@ list.addEventListener('mousedown',function(e){e.preventDefault()});
 })})();
 `;
 
+// The Ask box: the question goes to "~site/ask"; the answer (HTML the server escaped, links to
+// the pages it cites) shows in a panel under the header. A page opened with "?ask=<question>"
+// (GitBook's links) opens the panel with that question. Without JavaScript the form opens the Ask page.
+const ASK_JS = `(function(){document.addEventListener('DOMContentLoaded',function(){
+var form=document.querySelector('header.site form.ask'),input=form&&form.querySelector('input[name=q]');if(!form||!input||!window.fetch)return;
+var endpoint=form.getAttribute('action').replace(/\\/ask$/,'/~site/ask');var panel=null,seq=0;
+function ask(q){q=q.trim();if(!q)return;var n=++seq;
+if(!panel){panel=document.createElement('section');panel.className='ask-panel';panel.setAttribute('aria-live','polite');panel.setAttribute('aria-label','Answer');var h=document.querySelector('header.site');h.parentNode.insertBefore(panel,h.nextSibling)}
+panel.hidden=false;panel.textContent='';var t=document.createElement('h2');t.textContent=q;panel.appendChild(t);var b=document.createElement('div');b.className='answer';b.setAttribute('role','status');b.textContent='Looking for an answer\\u2026';panel.appendChild(b);
+fetch(endpoint+'?q='+encodeURIComponent(q),{headers:{accept:'application/json'},credentials:'same-origin'})
+.then(function(r){return r.ok?r.json():Promise.reject(r.status)}).then(function(a){if(n!==seq)return;b.innerHTML=a.html||'';b.dataset.done='1'})
+.catch(function(){if(n===seq){b.textContent='The question could not be answered.';b.dataset.done='1'}})}
+form.addEventListener('submit',function(e){e.preventDefault();ask(input.value)});
+var given=new URLSearchParams(location.search).get('ask');if(given){input.value=given.slice(0,512);ask(input.value)}
+})})();
+`;
+
 const JS =
   `(function(){var r=document.documentElement,k='dp-theme:'+(r.dataset.site||'');try{var s=localStorage.getItem(k);if(s&&r.dataset.toggle==='1')r.dataset.theme=s}catch(e){}
 document.addEventListener('click',function(e){var b=e.target.closest&&e.target.closest('[data-theme-toggle]');if(!b)return;e.preventDefault();var dark=r.dataset.theme==='dark'||(r.dataset.theme==='system'&&matchMedia('(prefers-color-scheme: dark)').matches);var n=dark?'light':'dark';r.dataset.theme=n;try{localStorage.setItem(k,n)}catch(e){}});
 document.addEventListener('DOMContentLoaded',function(){var b=document.querySelector('[data-theme-toggle]');if(b)b.hidden=false});
 document.addEventListener('change',function(e){var t=e.target;if(t&&t.matches&&t.matches('select[data-navigate]')&&t.value)location.href=t.value});})();
 
-` + SEARCH_JS;
+` +
+  SEARCH_JS +
+  ASK_JS;
 
 // GitBook's blocks (BLOCK_CSS, shared with the PDF renderer) are drawn in fixed light colors; on
 // the site they take the theme's colors instead, so they read in dark mode and follow the tint and

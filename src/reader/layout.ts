@@ -5,6 +5,8 @@ import { escapeHtml as esc } from '../render/html.js';
 import type { NavLink, ReaderPage, TreeItem } from '../services/sites/reader.js';
 import type { ReaderSearchHit } from '../services/sites/reader-lists.js';
 import { script, stylesheet } from './assets.js';
+import { answerHtml } from './answer-html.js';
+import type { ReaderAnswer } from '../services/ask.js';
 import { footerHtml, socialList, socialMeta } from './layout-footer.js';
 
 export interface Chrome {
@@ -71,6 +73,11 @@ ${c.description ? `<meta property="og:description" content="${esc(c.description)
 </head>`;
 }
 
+/** The Ask box: a question answered from this site's pages (src/services/ask.ts); without JavaScript, the answer page. */
+function askForm(c: Chrome, question = ''): string {
+  return `<form class="ask" action="${esc(c.base)}/ask" method="get"><label class="skip" for="site-ask">Ask a question</label><input id="site-ask" type="text" name="q" value="${esc(question)}" placeholder="Ask a question…" maxlength="512" autocomplete="off"><button type="submit">Ask</button></form>`;
+}
+
 function header(c: Chrome, query = ''): string {
   const s = c.settings;
   const logos = s.header?.logo ?? {};
@@ -99,7 +106,7 @@ function header(c: Chrome, query = ''): string {
     s.themes?.toggeable !== false ? '<button type="button" data-theme-toggle hidden aria-label="Toggle dark mode">◐</button>' : '';
   return `<a class="skip" href="#site-main">Skip to content</a>${announcement}
 <header class="site"><a class="brand" href="${esc(c.base)}/">${logo}<span>${esc(c.title)}</span></a>${links}
-<form role="search" action="${esc(c.base)}/search" method="get"><label class="skip" for="site-q">Search</label><input id="site-q" type="search" name="q" value="${esc(query)}" placeholder="Search…" maxlength="200"><button type="submit">Search</button></form>${socialList(c, 'header')}${toggle}${c.signOut ? `<a href="${esc(c.signOut)}">Sign out</a>` : ''}</header>
+<form role="search" action="${esc(c.base)}/search" method="get"><label class="skip" for="site-q">Search</label><input id="site-q" type="search" name="q" value="${esc(query)}" placeholder="Search…" maxlength="200"><button type="submit">Search</button></form>${askForm(c)}${socialList(c, 'header')}${toggle}${c.signOut ? `<a href="${esc(c.signOut)}">Sign out</a>` : ''}</header>
 ${sectionTabs(c)}`;
 }
 
@@ -228,4 +235,12 @@ export function searchHtml(c: Chrome, query: string, hits: ReaderSearchHit[]): s
       : `<p>No results for “${esc(query)}”.</p>`
     : '<p>Type a query in the search box.</p>';
   return `${head({ ...c, noindex: true }, `Search | ${c.title}`)}<body>${header(c, query)}<div class="layout"><span></span><main id="site-main"><h1>Search</h1>${list}</main></div>${footer(c)}</body></html>`;
+}
+
+/** The Ask page (the Ask box without JavaScript): the answer, then the pages it cites. */
+export function askHtml(c: Chrome, question: string, answer: ReaderAnswer | null): string {
+  const body = answer
+    ? `<section class="ask-answer" aria-live="polite"><div class="answer">${answerHtml(answer.markdown)}</div></section>`
+    : '<p>Type a question in the Ask box.</p>';
+  return `${head({ ...c, noindex: true }, `Ask | ${c.title}`)}<body>${header(c)}<div class="layout"><span></span><main id="site-main"><h1>${question ? esc(question) : 'Ask'}</h1>${body}</main></div>${footer(c)}</body></html>`;
 }

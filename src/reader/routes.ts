@@ -24,6 +24,10 @@ import {
   type ServedSite,
 } from '../services/sites/reader.js';
 import { readerPages, searchReaderSite } from '../services/sites/reader-lists.js';
+import { llmsFullStream } from '../services/sites/agents.js';
+import { askReaderSite } from '../services/ask.js';
+import { serveMcp } from './mcp.js';
+import { answerHtml } from './answer-html.js';
 import { siteAtHost, siteHostName, type HostedSite } from '../services/sites/hosts.js';
 import { siteBaseUrl, sitePathBaseUrl } from '../presenters/sites.js';
 import { decodeOrKeep } from '../util/uri.js';
@@ -43,7 +47,7 @@ import {
   type Reader,
 } from './access.js';
 import { assetByName, assetsVersion } from './assets.js';
-import { notFoundHtml, pageHtml, searchHtml, themeStylesheet, type Chrome } from './layout.js';
+import { askHtml, notFoundHtml, pageHtml, searchHtml, themeStylesheet, type Chrome } from './layout.js';
 
 /** Rendered pages by render key; entries expire before the signed file URLs inside them do. */
 // Kept as the bytes sent: a cached page is written as it is, not measured and encoded again per request.
@@ -98,13 +102,9 @@ async function machineFile(app: AppContext, r: Reader, name: string): Promise<Re
     return text(`${lines.join('\n')}\n`, 'text/plain; charset=utf-8');
   }
   if (name === 'llms-full.txt') {
-    const pages = await readerPages(app, r.site, r.ctx, 500);
-    const parts: string[] = [];
-    for (const p of pages) {
-      const loc = await locatePage(app, r.site, segmentsOf(p.url.slice(base.length)), r.ctx);
-      parts.push(await readerMarkdown(app, loc));
-    }
-    return text(`${parts.join('\n\n---\n\n')}\n`, 'text/plain; charset=utf-8');
+    // Streamed page by page (src/services/sites/agents.ts): a 10,000-page site is never held whole.
+    const reply = text('', 'text/plain; charset=utf-8');
+    return { ...reply, body: undefined, stream: await llmsFullStream(app, r.site, r.ctx) };
   }
   return null;
 }
@@ -224,7 +224,21 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
       };
     }
     if (rest === '~site/auth/logout') return logout(app, site);
+    if (rest === '~gitbook/mcp') return await serveMcp(app, req, site, chrome(app, site).title);
     reader = await admit(app, req, site);
+    if (rest === 'ask' || rest === '~site/ask') {
+      // The Ask box: JSON for its script, a page without JavaScript.
+      const q = (requestUrl(req).searchParams.get('q') ?? '').slice(0, 512);
+      const answer = q.trim() ? await askReaderSite(app, site, reader.ctx, q) : null;
+      const headers = { ...commonHeaders(reader), 'cache-control': 'private, no-store', 'x-robots-tag': 'noindex' };
+      if (rest === '~site/ask')
+        return {
+          status: 200,
+          body: { question: q, markdown: '', sources: [], ...answer, html: answerHtml(answer?.markdown ?? '') },
+          headers,
+        };
+      return html(200, askHtml(chrome(app, site), q, answer), headers);
+    }
     if (rest === 'search' || rest === '~site/search') {
       const q = (requestUrl(req).searchParams.get('q') ?? '').slice(0, 200);
       const hits = await searchReaderSite(app, site, reader.ctx, q);
@@ -280,6 +294,16 @@ export const readerSiteRoutes = [
     // find-my-way decoded the wildcard; segments are matched decoded.
     handler: async ({ app, req, params }) =>
       serve(app, req, { siteId: params.siteId, base: sitePathBaseUrl(app, params.siteId) }, params['*'].replace(/^\/+|\/+$/g, '')),
+  }),
+  route({
+    method: 'POST',
+    path: '/site/:siteId/~gitbook/mcp',
+    summary: "The site's MCP server (Streamable HTTP)",
+    auth: false,
+    rawBody: true,
+    params: { siteId: entityId },
+    handler: async ({ app, req, params }) =>
+      serve(app, req, { siteId: params.siteId, base: sitePathBaseUrl(app, params.siteId) }, '~gitbook/mcp'),
   }),
 ];
 

@@ -7,6 +7,7 @@ import { spaceRoutes } from './spaces.js';
 import { contentRoutes } from './content.js';
 import { collectionRoutes } from './collections.js';
 import { searchRoutes } from './search.js';
+import { askRoutes } from './ask.js';
 import { linkRoutes } from './links.js';
 import { templateRoutes } from './templates.js';
 import { changeRequestRoutes } from './change-requests.js';
@@ -50,6 +51,7 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Content', contentRoutes),
   ...tagged('Collections', collectionRoutes),
   ...tagged('Search', searchRoutes),
+  ...tagged('Ask', askRoutes),
   ...tagged('Links', linkRoutes),
   ...tagged('Templates', templateRoutes),
   ...tagged('Change requests', changeRequestRoutes),
