@@ -13,7 +13,8 @@ const spaceParams = { spaceId: entityId };
 /** Largest webhook body taken (GitHub caps its payloads at 25 MB, but a push's is far smaller; refs and ids are all we read). */
 const MAX_HOOK_BYTES = 1024 * 1024;
 
-const syncBody = z
+/** The PUT body of a Git Sync (space and site alike: git-sync-sites.ts). */
+export const syncBody = z
   .object({
     url: z.string().min(1).max(2048),
     ref: z.string().min(1).max(255),

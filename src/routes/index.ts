@@ -18,6 +18,7 @@ import { apiInfoRoutes } from './api-info.js';
 import { pdfRoutes } from './pdf.js';
 import { gitRoutes } from './git.js';
 import { gitSyncRoutes } from './git-sync.js';
+import { gitSyncSiteRoutes } from './git-sync-sites.js';
 import { importRoutes } from './imports.js';
 import { publishedRoutes } from './sites/published.js';
 import { translationRoutes } from './translations.js';
@@ -28,6 +29,9 @@ import { ssoRoutes } from './sso.js';
 import { siteRoutes } from './sites/sites.js';
 import { siteStructureRoutes } from './sites/structure.js';
 import { siteAccessRoutes } from './sites/access.js';
+import { siteRedirectRoutes } from './sites/redirects.js';
+import { siteExternalLinkRoutes } from './sites/external-links.js';
+import { fontRoutes } from './sites/fonts.js';
 import { readerSiteRoutes } from '../reader/routes.js';
 import { inviteRoutes } from './invites.js';
 import { userRoutes } from './users.js';
@@ -62,6 +66,7 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('PDF export', pdfRoutes),
   ...tagged('Git sync', gitRoutes),
   ...tagged('Git sync', gitSyncRoutes),
+  ...tagged('Git sync', gitSyncSiteRoutes),
   ...tagged('Imports', importRoutes),
   ...tagged('Published content', publishedRoutes),
   ...tagged('Translations', translationRoutes),
@@ -72,5 +77,8 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Sites', siteRoutes),
   ...tagged('Site structure', siteStructureRoutes),
   ...tagged('Site access', siteAccessRoutes),
+  ...tagged('Site redirects', siteRedirectRoutes),
+  ...tagged('Site structure', siteExternalLinkRoutes),
+  ...tagged('Custom fonts', fontRoutes),
   ...tagged('Published sites (readers)', readerSiteRoutes),
 ];

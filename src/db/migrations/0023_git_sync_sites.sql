@@ -7,7 +7,7 @@ ALTER TABLE git_syncs
   ADD COLUMN site_sync_id text REFERENCES git_syncs (id) ON DELETE CASCADE,
   -- Site rows: the site version and the docs.yaml (sha-256 of the text the site's structure gives)
   -- both sides agreed on at the last run; a structure that gives another text is written back.
-  ADD COLUMN synced_site_version integer,
+  ADD COLUMN synced_site_version bigint,
   ADD COLUMN synced_config_hash text;
 CREATE INDEX git_syncs_site_sync_idx ON git_syncs (site_sync_id) WHERE site_sync_id IS NOT NULL;
 CREATE INDEX git_syncs_remote_idx ON git_syncs (organization_id, url, ref, project_directory) WHERE kind = 'space';

@@ -256,6 +256,23 @@ export async function markSiteExportsDue(db: Queryable, debounceMs: number): Pro
   return rowCount ?? 0;
 }
 
+/** The translations of a space shown as language variants of sites synced from docs.yaml, with who set each sync up. */
+export async function siteVariantTranslations(
+  db: Queryable,
+  sourceSpaceId: string,
+): Promise<{ translation_id: string; created_by: string | null }[]> {
+  const { rows } = await db.query<{ translation_id: string; created_by: string | null }>(
+    `SELECT DISTINCT ON (t.id) t.id AS translation_id, g.created_by
+       FROM translations t
+       JOIN site_spaces ss ON ss.space_id = t.result_space_id
+       JOIN git_syncs g ON g.site_id = ss.site_id AND g.kind = 'site'
+      WHERE t.source_space_id = $1
+      ORDER BY t.id, g.created_at`,
+    [sourceSpaceId],
+  );
+  return rows;
+}
+
 /** Record the run queued for the sync (coalescing: a push while it is queued only records its head). */
 export async function setQueuedRun(db: Queryable, id: string, operationId: string | null, wantedHead: string | null): Promise<void> {
   await db.query(

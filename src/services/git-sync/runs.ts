@@ -36,6 +36,8 @@ import { afterImport } from '../content-hooks.js';
 import type { OperationRun } from '../operation-run.js';
 import { exportSteps, mergeStep, type ExportStep } from './exports.js';
 import { branchOf, openConflict } from './conflicts.js';
+import { runSiteSync, type SiteRunResult } from './site-runs.js';
+import { refreshVariantsOfSource } from './site-variants.js';
 
 // Asking for a run lives apart (request-run.ts) so that the site runs can ask for their spaces' runs.
 export { requestRun } from './request-run.js';
@@ -59,12 +61,14 @@ interface RunResult {
 }
 
 /** The body of a `git.sync` job. */
-export async function runGitSync(app: AppContext, payload: { syncId: string }, run: OperationRun): Promise<RunResult> {
+export async function runGitSync(app: AppContext, payload: { syncId: string }, run: OperationRun): Promise<RunResult | SiteRunResult> {
   const first = await getGitSync(app.db, payload.syncId);
   if (!first) throw new JobSkipped('Git Sync was removed');
   // From now on a push queues a run of its own (this one may already have read the head).
   await clearQueuedRun(app.db, first.id, run.operation.id);
-  if (first.kind !== 'space' || !first.space_id) throw new JobSkipped('Only space syncs run here');
+  // A whole site from docs.yaml (site-runs.ts); its spaces have space syncs of their own.
+  if (first.kind === 'site') return runSiteSync(app, first, run);
+  if (!first.space_id) throw new JobSkipped('Only space syncs run here');
   const spaceId = first.space_id;
   if (!(await getSpace(app.db, spaceId))) throw new JobSkipped('The space was deleted');
   return withGitSyncLock(app.db, spaceId, async () => {
@@ -231,6 +235,8 @@ async function importHead(app: AppContext, s: GitSyncRow, run: OperationRun, exp
     revisionId: result.revision,
     imported: result.unchanged ? null : result.commit,
   });
+  // Language variants translating this space on a site synced from docs.yaml follow it.
+  if (!result.unchanged) await refreshVariantsOfSource(app, spaceId);
   return {
     action: 'import',
     head,

@@ -17,11 +17,12 @@ import {
   updateGitSyncSettings,
   type GitSyncDirection,
   type GitSyncRow,
+  type GitSyncSettings,
 } from '../../db/repos/git-syncs.js';
 import { requireSpace } from '../../policies/spaces.js';
 import { toGitSync } from '../../presenters/git-sync.js';
 import { checkProjectDirectory } from '../git.js';
-import { requestRun } from './runs.js';
+import { requestRun } from './request-run.js';
 
 export interface GitSyncRequest {
   url: string;
@@ -51,7 +52,7 @@ export function normalizeRef(ref: string): string {
 }
 
 /** The URL without credentials (checked against the server-side fetch rules) and the sealed credentials. */
-function remoteOf(app: AppContext, body: GitSyncRequest): { url: string; credentials: string | null } {
+export function remoteOf(app: AppContext, body: GitSyncRequest): { url: string; credentials: string | null } {
   let split;
   try {
     split = splitCredentials(body.url);
@@ -68,11 +69,10 @@ function remoteOf(app: AppContext, body: GitSyncRequest): { url: string; credent
   return { url: split.url, credentials: creds ? sealCredentials(creds, app.secret) : null };
 }
 
-/** Create or update the space's sync (admins), then start a run at once. */
-export async function putSpaceGitSync(app: AppContext, p: Principal, spaceId: string, body: GitSyncRequest) {
-  const { space } = await requireSpace(app.db, p, spaceId, 'admin');
+/** A PUT body checked and normalized into stored settings (space and site syncs alike). */
+export function settingsOf(app: AppContext, body: GitSyncRequest): GitSyncSettings {
   const remote = remoteOf(app, body);
-  const settings = {
+  return {
     url: remote.url,
     credentials: remote.credentials,
     ref: normalizeRef(body.ref),
@@ -80,6 +80,20 @@ export async function putSpaceGitSync(app: AppContext, p: Principal, spaceId: st
     direction: body.direction ?? 'bidirectional',
     pollIntervalSeconds: body.pollIntervalSeconds ?? 60,
   };
+}
+
+/** New hook id and sealed webhook secret of a new sync. */
+export function newWebhook(app: AppContext): { hookId: string; webhookSecret: string } {
+  return {
+    hookId: randomBytes(18).toString('base64url'),
+    webhookSecret: sealText(randomBytes(32).toString('hex'), app.secret, SECRET_PURPOSE),
+  };
+}
+
+/** Create or update the space's sync (admins), then start a run at once. */
+export async function putSpaceGitSync(app: AppContext, p: Principal, spaceId: string, body: GitSyncRequest) {
+  const { space } = await requireSpace(app.db, p, spaceId, 'admin');
+  const settings = settingsOf(app, body);
   const row = await withTx(app.db, async (c) => {
     const existing = await getGitSyncOfSpace(c, spaceId, true);
     if (!existing) {
@@ -88,8 +102,8 @@ export async function putSpaceGitSync(app: AppContext, p: Principal, spaceId: st
         id: newId(),
         organizationId: space.organization_id,
         spaceId,
-        hookId: randomBytes(18).toString('base64url'),
-        webhookSecret: sealText(randomBytes(32).toString('hex'), app.secret, SECRET_PURPOSE),
+        createdBy: p.userId,
+        ...newWebhook(app),
       });
     }
     const moved =

@@ -15,6 +15,7 @@ import { EMPTY_DOCUMENT, instructionsHash, queueRun } from '../translations.js';
 import { createResultSpace } from '../translation-run.js';
 import { enqueue } from '../operations.js';
 import type { OperationRow } from '../../db/repos/operations.js';
+import { siteVariantTranslations } from '../../db/repos/git-syncs.js';
 import type { AppliedSiteSpace, AppliedVariant, ApplySiteConfigInput } from './site-config-types.js';
 
 // ---- spaces and language variants (before the structure's transaction) -----------------------------
@@ -183,10 +184,18 @@ async function makeTranslation(
  * source spaces were synced. Returns the operations started.
  */
 export async function refreshLanguageVariants(app: AppContext, variants: AppliedVariant[], createdBy: string | null): Promise<string[]> {
+  return refreshTranslations(
+    app,
+    variants.map((v) => v.translationId).filter((id): id is string => !!id),
+    createdBy,
+  );
+}
+
+/** Starts a run of each translation given (see refreshLanguageVariants); returns the operations started. */
+export async function refreshTranslations(app: AppContext, translationIds: string[], createdBy: string | null): Promise<string[]> {
   const started: string[] = [];
-  for (const v of variants) {
-    if (!v.translationId) continue;
-    const t = await translations.getTranslation(app.db, v.translationId);
+  for (const id of translationIds) {
+    const t = await translations.getTranslation(app.db, id);
     if (!t) continue;
     const { op, fresh } = await withTx(app.db, async (c) => {
       await translations.getTranslation(c, t.id, true);
@@ -196,4 +205,18 @@ export async function refreshLanguageVariants(app: AppContext, variants: Applied
     started.push(op.id);
   }
   return started;
+}
+
+/**
+ * After a space synced into a site from docs.yaml imported new content: the language variants that
+ * translate it (on sites synced from docs.yaml) run again. A failure is logged: the next site run
+ * starts them too.
+ */
+export async function refreshVariantsOfSource(app: AppContext, sourceSpaceId: string): Promise<void> {
+  try {
+    const rows = await siteVariantTranslations(app.db, sourceSpaceId);
+    for (const r of rows) await refreshTranslations(app, [r.translation_id], r.created_by);
+  } catch (err) {
+    app.log.error({ err, sourceSpaceId }, 'could not refresh the language variants of a synced space');
+  }
 }
