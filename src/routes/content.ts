@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { route, ok, okJson, type Reply } from '../http/route.js';
 import { entityId, qBool, listQuery } from '../http/validate.js';
 import * as content from '../services/content.js';
+import * as history from '../services/history.js';
 import { openSignedFile } from '../services/files.js';
 import { proxiedImage } from '../services/image-proxy.js';
 
@@ -40,7 +41,7 @@ export const contentRoutes = [
     params: spaceParams,
     query: readFlags,
     handler: async ({ app, principal, params, query }) =>
-      okJsonParts(await content.readRevisionJson(app, await content.mainTarget(app, principal, params.spaceId), query)),
+      okJsonParts(await history.readCurrentRevisionJson(app, principal, params.spaceId, query)),
   }),
   route({
     method: 'GET',

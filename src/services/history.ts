@@ -31,26 +31,32 @@ export async function revisionTarget(app: AppContext, p: Principal, spaceId: str
 }
 
 /**
- * getRevisionById: the revision as the space's content reads (its JSON in parts); a merge
- * revision also names the change request it merged (`mergedFrom`, required by the description).
+ * A revision as JSON (in parts) as the content reads give it; a merge revision also names the
+ * change request it merged (`mergedFrom`, which the description requires of a merge revision).
+ * `mainRevision`: the space's current revision (for the change request's `outdated`).
  */
-export async function readRevisionJson(
-  app: AppContext,
-  p: Principal,
-  spaceId: string,
-  revisionId: string,
-  o: ReadOptions,
-): Promise<Buffer[]> {
-  const t = await revisionTarget(app, p, spaceId, revisionId);
+export async function revisionJson(app: AppContext, t: ContentTarget, o: ReadOptions, mainRevision: string): Promise<Buffer[]> {
   const parts = await readRevisionParts(app, t, o);
-  const revision = (await getRevision(app.db, spaceId, revisionId))!;
-  if (revision.type !== 'merge' || !revision.change_request_id) return parts;
-  const cr = await getChangeRequest(app.db, spaceId, revision.change_request_id);
+  const revision = await getRevision(app.db, t.spaceId, t.revisionId);
+  if (revision?.type !== 'merge' || !revision.change_request_id) return parts;
+  const cr = await getChangeRequest(app.db, t.spaceId, revision.change_request_id);
   if (!cr) return parts;
-  const { space } = await requireSpace(app.db, p, spaceId, 'read');
   // The parts are one JSON object: `{"mergedFrom":...,` takes the place of its opening brace.
-  const head = Buffer.from(`{"mergedFrom":${JSON.stringify(toChangeRequest(app, cr, space.revision_id))},`);
+  const head = Buffer.from(`{"mergedFrom":${JSON.stringify(toChangeRequest(app, cr, mainRevision))},`);
   return [head, parts[0].subarray(1), ...parts.slice(1)];
+}
+
+/** getRevisionById. */
+export async function readRevisionJson(app: AppContext, p: Principal, spaceId: string, revisionId: string, o: ReadOptions) {
+  const { space } = await requireSpace(app.db, p, spaceId, 'read');
+  if (!(await getRevision(app.db, spaceId, revisionId))) throw notFound(`Revision "${revisionId}" not found`);
+  return revisionJson(app, { spaceId, revisionId, organizationId: space.organization_id }, o, space.revision_id);
+}
+
+/** getCurrentRevision: the space's current revision. */
+export async function readCurrentRevisionJson(app: AppContext, p: Principal, spaceId: string, o: ReadOptions) {
+  const { space } = await requireSpace(app.db, p, spaceId, 'read');
+  return revisionJson(app, { spaceId, revisionId: space.revision_id, organizationId: space.organization_id }, o, space.revision_id);
 }
 
 async function snapshotOf(app: AppContext, t: ContentTarget): Promise<{ revision: RevisionRow; snapshot: Snapshot }> {

@@ -177,6 +177,9 @@ describe('history of an imported GitBook space', () => {
     expect(renamed.changes[0].attributes.title).toEqual({ before: a.title, after: 'Renamed page' });
     expect(kinds(await changes(revs[7]))).toEqual([['variables_edited', 'product']]);
     expect(kinds(await changes(revs[8]))).toEqual([['page_edited', a.id]]);
+    const mergeRev = (await api.spaces.getRevisionById(spaceId, revs[9])).data;
+    assertMatchesSpec('GET', '/spaces/{spaceId}/revisions/{revisionId}', 200, { ...mergeRev, pages: [] });
+    expect(mergeRev).toMatchObject({ type: 'merge', mergedFrom: { id: cr.id, status: 'merged' } });
     const merge = await changes(revs[9]);
     expect(merge.mergedFrom.id).toBe(cr.id);
     expect(kinds(merge).map((k: any) => k[0])).toEqual(['page_created']);
