@@ -230,13 +230,14 @@ async function importHead(app: AppContext, s: GitSyncRow, run: OperationRun, exp
     },
     afterContentChange: (id) => afterImport(app, id),
   });
+  // Language variants translating this space on a site synced from docs.yaml follow it (the import
+  // is committed; the sync's record comes last, as the run's outcome).
+  if (!result.unchanged) await refreshVariantsOfSource(app, spaceId);
   await recordSyncSuccess(app.db, s, {
     commit: result.commit,
     revisionId: result.revision,
     imported: result.unchanged ? null : result.commit,
   });
-  // Language variants translating this space on a site synced from docs.yaml follow it.
-  if (!result.unchanged) await refreshVariantsOfSource(app, spaceId);
   return {
     action: 'import',
     head,

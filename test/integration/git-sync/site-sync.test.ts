@@ -329,6 +329,13 @@ describe('a whole site synced from docs.yaml', () => {
     expect(read.body.webhook.secret).toBeNull();
   });
 
+  it('is listed in /openapi.json beside the space-level calls', async () => {
+    const doc = (await t.api('GET', '/openapi.json')).body;
+    const paths = doc.paths['/v1/orgs/{organizationId}/sites/{siteId}/git/sync'];
+    expect(Object.keys(paths).sort()).toEqual(['delete', 'get', 'put']);
+    expect(paths.put.requestBody).toBeDefined();
+  });
+
   it('stops on DELETE: 204, no more runs, the spaces and the site stay', async () => {
     const runsBefore = (await syncRuns(t, siteId)).length;
     const del = await api('DELETE', `${base}/git/sync`);
