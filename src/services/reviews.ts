@@ -20,6 +20,7 @@ import { toChangeRequest } from '../presenters/change-requests.js';
 import { toContributor, toRequestedReviewer, toReview } from '../presenters/reviews.js';
 import type { OutputFormat } from '../presenters/comments.js';
 import { getComment, postComment } from './comments.js';
+import { sendReviewRequest } from './mail.js';
 
 /** At most this many users per review request. */
 export const MAX_REQUESTED_USERS = 50;
@@ -244,7 +245,19 @@ export async function requestReviewers(
   }
   if (input.subject !== undefined) await updateChangeRequest(app.db, cr.id, { subject: input.subject });
   const rows = await repo.requestReviewers(app.db, cr.id, users, p.userId, cr.revision);
-  app.log.info({ changeRequest: cr.id, reviewers: users.length }, 'review requested');
+  // Each reviewer is told by e-mail (in the background; logged when no SMTP server is configured).
+  const url = toChangeRequest(app, cr, space.revision_id).urls.app;
+  const subject = input.subject ?? cr.subject;
+  for (const r of rows) {
+    if (!r.user.email) continue;
+    sendReviewRequest(app, {
+      to: r.user.email,
+      requestedBy: r.requester?.display_name || 'A member',
+      space: space.title,
+      changeRequest: `#${cr.number}${subject ? ` ${subject}` : ''}`,
+      url,
+    });
+  }
   return { users: rows.map((r) => toRequestedReviewer(app, r)) };
 }
 
