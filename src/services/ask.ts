@@ -13,6 +13,7 @@ import { requireOrg } from '../policies/organizations.js';
 import { visibleSpaces } from '../policies/spaces.js';
 import { spacesByIds } from '../db/repos/site-structure.js';
 import { markdownToDocument } from '../content/markdown/to-document.js';
+import { terms } from '../answer/extractive.js';
 import { answerBackend, MAX_PASSAGES, MAX_PASSAGE_CHARS, MAX_QUESTION_CHARS, type AnswerBackend, type Passage } from '../answer/index.js';
 import { searchSpaceSet } from './search.js';
 import { searchSite, type SiteSearchBody } from './sites/search.js';
@@ -47,6 +48,15 @@ function question(q: string): string {
   if (!text) throw invalid('Invalid request: the question is empty');
   if (text.length > MAX_QUESTION_CHARS) throw invalid(`Invalid request: the question is longer than ${MAX_QUESTION_CHARS} characters`);
   return text;
+}
+
+/**
+ * The search text of a question: its words (stop words dropped) joined by `or` (websearch syntax),
+ * so a question in a sentence still finds the pages that share most of its words, ranked first.
+ */
+export function retrievalQuery(q: string): string {
+  const words = [...new Set(terms(q))].slice(0, 12);
+  return words.length ? words.join(' or ') : q;
 }
 
 const clip = (s: string) => (s.length > MAX_PASSAGE_CHARS ? `${s.slice(0, MAX_PASSAGE_CHARS - 1)}…` : s);
@@ -159,7 +169,7 @@ async function orgPassages(app: AppContext, p: Principal, orgId: string, q: stri
   const found = await searchSpaceSet(
     app,
     visible.map((v) => v.space.id),
-    { query: q, limit: MAX_PASSAGES },
+    { query: retrievalQuery(q), limit: MAX_PASSAGES },
     `ask:${orgId}`,
   );
   return passagesOf(app, found.items as { id: string; pages: FoundPage[] }[]);
@@ -202,7 +212,14 @@ export async function streamAskInSite(
   signal?: AbortSignal,
 ) {
   const q = question(body.question);
-  const found = await searchSite(app, p, orgId, siteId, { query: q, scope: body.scope ?? { mode: 'default' } }, { limit: MAX_PASSAGES });
+  const found = await searchSite(
+    app,
+    p,
+    orgId,
+    siteId,
+    { query: retrievalQuery(q), scope: body.scope ?? { mode: 'default' } },
+    { limit: MAX_PASSAGES },
+  );
   const passages = await passagesOf(app, found.items as { id: string; pages: FoundPage[] }[]);
   return streamed(app, q, passages, format, signal);
 }
@@ -210,7 +227,7 @@ export async function streamAskInSite(
 /** The reader site's Ask box: passages from what this reader may see, links into the site. */
 export async function askReaderSite(app: AppContext, site: ServedSite, ctx: ConditionContext, query: string): Promise<ReaderAnswer> {
   const q = question(query);
-  const hits = await searchReadable(app, site, ctx, q, MAX_PASSAGES);
+  const hits = await searchReadable(app, site, ctx, retrievalQuery(q), MAX_PASSAGES);
   const passages: Passage[] = hits.map((h) => ({
     title: h.title,
     url: h.url,
