@@ -79,7 +79,7 @@ function without(req: IncomingMessage, param: string): string {
 export function csp(site: ServedSite | null): string {
   const img = new Set(["'self'", 'data:']);
   if (site?.fileOrigin) img.add(site.fileOrigin);
-  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${[...img].join(' ')}; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${[...img].join(' ')}; font-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 }
 
 /**

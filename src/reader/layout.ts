@@ -8,6 +8,7 @@ import { script, stylesheet } from './assets.js';
 import { answerHtml } from './answer-html.js';
 import type { ReaderAnswer } from '../services/ask.js';
 import { footerHtml, socialList, socialMeta } from './layout-footer.js';
+import { externalLinksHtml, mobileMenuHtml, type LinkItem } from './layout-links.js';
 
 export interface Chrome {
   base: string;
@@ -21,6 +22,8 @@ export interface Chrome {
   lang?: string;
   sections?: ReaderPage['sections'];
   headerLinks?: ReaderPage['headerLinks'];
+  /** The site's external links (header and mobile menu). */
+  externalLinks?: LinkItem[];
   /** Visitor-auth sites: where readers sign out. */
   signOut?: string;
   /** og:image when the customization has no social preview (the page's cover). */
@@ -105,7 +108,7 @@ function header(c: Chrome, query = ''): string {
   const toggle =
     s.themes?.toggeable !== false ? '<button type="button" data-theme-toggle hidden aria-label="Toggle dark mode">◐</button>' : '';
   return `<a class="skip" href="#site-main">Skip to content</a>${announcement}
-<header class="site"><a class="brand" href="${esc(c.base)}/">${logo}<span>${esc(c.title)}</span></a>${links}
+<header class="site"><a class="brand" href="${esc(c.base)}/">${logo}<span>${esc(c.title)}</span></a>${links}${externalLinksHtml(c.externalLinks)}${mobileMenuHtml(c)}
 <form role="search" action="${esc(c.base)}/search" method="get"><label class="skip" for="site-q">Search</label><input id="site-q" type="search" name="q" value="${esc(query)}" placeholder="Search…" maxlength="200"><button type="submit">Search</button></form>${askForm(c)}${socialList(c, 'header')}${toggle}${c.signOut ? `<a href="${esc(c.signOut)}">Sign out</a>` : ''}</header>
 ${sectionTabs(c)}`;
 }

@@ -4,6 +4,7 @@
 // the hashed assets. Rendered pages are cached by their immutable key (site version, revision,
 // page, audience) and answer 304 to a matching If-None-Match.
 import type { IncomingMessage } from 'node:http';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.js';
@@ -47,6 +48,8 @@ import {
   type Reader,
 } from './access.js';
 import { assetByName, assetsVersion } from './assets.js';
+import { siteFont, siteRedirect, spaceRedirect, themeExtras } from './site-extras.js';
+import { readerExternalLinks } from '../services/sites/external-links.js';
 import { askHtml, notFoundHtml, pageHtml, searchHtml, themeStylesheet, type Chrome } from './layout.js';
 
 /** Rendered pages by render key; entries expire before the signed file URLs inside them do. */
@@ -143,7 +146,8 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
       },
     };
   }
-  const etag = `"${loc.key}.${assetsVersion}"`;
+  const externalLinks = await readerExternalLinks(app, r.site, r.ctx);
+  const etag = `"${loc.key}.${assetsVersion}.${createHash('sha256').update(JSON.stringify(externalLinks)).digest('base64url').slice(0, 12)}"`;
   headers.etag = etag;
   headers['content-security-policy'] = csp(r.site);
   headers.vary = headers.vary ? `${headers.vary}, Accept` : 'Accept';
@@ -163,6 +167,7 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
         noindex: !page.indexable,
         sections: page.sections,
         headerLinks: page.headerLinks,
+        externalLinks,
         themeCss: `${page.base}/~site/theme/${r.site.version}-${loc.siteSpace.id}.css`,
         ogImage: page.cover?.light,
       }),
@@ -213,9 +218,10 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
     if (rest === '~site/auth/login') return login(app, req, site);
     const theme = /^~site\/theme\/\d+(?:-([\w-]{1,128}))?\.css$/.exec(rest);
     if (theme) {
+      const settings = await readerSettings(app, site, theme[1]);
       return {
         status: 200,
-        body: themeStylesheet(await readerSettings(app, site, theme[1])),
+        body: themeStylesheet(settings) + (await themeExtras(app, site, settings)),
         headers: {
           'content-type': 'text/css; charset=utf-8',
           'cache-control': 'public, max-age=31536000, immutable',
@@ -224,6 +230,8 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
       };
     }
     if (rest === '~site/auth/logout') return logout(app, site);
+    const font = await siteFont(app, site, rest);
+    if (font) return font;
     if (rest === '~gitbook/mcp') return await serveMcp(app, req, site, chrome(app, site).title);
     reader = await admit(app, req, site);
     if (rest === 'ask' || rest === '~site/ask') {
@@ -258,7 +266,17 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
       : undefined;
     if (file) return file;
     if (file === null) throw notFound();
-    return await servePage(app, req, reader, rest);
+    const moved = rest.startsWith('~') ? null : await siteRedirect(app, req, site, rest);
+    if (moved) return moved;
+    try {
+      return await servePage(app, req, reader, rest);
+    } catch (err) {
+      const old = isDomainError(err, 'not-found')
+        ? await spaceRedirect(app, req, site, reader.ctx, segmentsOf(rest.replace(/\.md$/, '')))
+        : null;
+      if (old) return old;
+      throw err;
+    }
   } catch (err) {
     // Browsers get pages; API clients (no text/html in Accept) keep the API's JSON error body.
     if (err instanceof Redirect && err.reply.status === 401 && !wantsHtml(req))

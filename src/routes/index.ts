@@ -29,6 +29,9 @@ import { ssoRoutes } from './sso.js';
 import { siteRoutes } from './sites/sites.js';
 import { siteStructureRoutes } from './sites/structure.js';
 import { siteAccessRoutes } from './sites/access.js';
+import { siteRedirectRoutes } from './sites/redirects.js';
+import { siteExternalLinkRoutes } from './sites/external-links.js';
+import { fontRoutes } from './sites/fonts.js';
 import { readerSiteRoutes } from '../reader/routes.js';
 import { inviteRoutes } from './invites.js';
 import { userRoutes } from './users.js';
@@ -74,5 +77,8 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Sites', siteRoutes),
   ...tagged('Site structure', siteStructureRoutes),
   ...tagged('Site access', siteAccessRoutes),
+  ...tagged('Site redirects', siteRedirectRoutes),
+  ...tagged('Site structure', siteExternalLinkRoutes),
+  ...tagged('Custom fonts', fontRoutes),
   ...tagged('Published sites (readers)', readerSiteRoutes),
 ];
