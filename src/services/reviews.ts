@@ -7,7 +7,7 @@ import type { Queryable } from '../db/pool.js';
 import type { Role } from '../core/roles.js';
 import { atLeast } from '../core/roles.js';
 import { buildPage, decodeCursor, DEFAULT_LIMIT } from '../core/pagination.js';
-import { conflict, forbidden, invalid, notFound } from '../core/errors.js';
+import { conflict, forbidden, invalid, limitExceeded, notFound } from '../core/errors.js';
 import { newId } from '../util/ids.js';
 import * as repo from '../db/repos/reviews.js';
 import type { ChangeRequestRow, ChangeRequestStatus } from '../db/repos/change-requests.js';
@@ -24,6 +24,9 @@ import { sendReviewRequest } from './mail.js';
 
 /** At most this many users per review request. */
 export const MAX_REQUESTED_USERS = 50;
+/** At most this many reviews of one change request, and users asked to review it. */
+export const MAX_REVIEWS = 1000;
+export const MAX_REVIEWERS = 100;
 /** At most this many contributors listed for one change request. */
 export const MAX_CONTRIBUTORS = 1000;
 
@@ -178,6 +181,9 @@ export async function submitReview(
 ) {
   const { cr } = await requireReviewer(app, p, spaceId, ref);
   requireEditable(cr);
+  if ((await repo.countReviews(app.db, cr.id)) >= MAX_REVIEWS) {
+    throw limitExceeded(`Change request #${cr.number} has ${MAX_REVIEWS} reviews, the most one can have`);
+  }
   let commentId: string | null = null;
   if (input.comment) {
     const c = (await postComment(app, p, { spaceId, changeRequestId: cr.id }, { body: input.comment })) as { id: string };
@@ -242,6 +248,9 @@ export async function requestReviewers(
     if (!atLeast(theirs as Role | null, 'review')) {
       throw invalid(`Invalid request: body.users[${i}]: user "${u}" cannot review change requests of this space (needs the review role)`);
     }
+  }
+  if ((await repo.reviewerCountAfter(app.db, cr.id, users)) > MAX_REVIEWERS) {
+    throw limitExceeded(`A change request can have at most ${MAX_REVIEWERS} requested reviewers`);
   }
   if (input.subject !== undefined) await updateChangeRequest(app.db, cr.id, { subject: input.subject });
   const rows = await repo.requestReviewers(app.db, cr.id, users, p.userId, cr.revision);

@@ -88,6 +88,13 @@ export async function insertReview(
   );
 }
 
+export async function countReviews(db: Queryable, changeRequestId: string): Promise<number> {
+  const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM change_request_reviews WHERE change_request_id = $1', [
+    changeRequestId,
+  ]);
+  return Number(rows[0].n);
+}
+
 export async function getReview(db: Queryable, changeRequestId: string, id: string): Promise<ReviewRow | null> {
   const { rows } = await db.query<ReviewRow>(`${REVIEW_SELECT} WHERE r.change_request_id = $1 AND r.id = $2`, [changeRequestId, id]);
   return rows[0] ?? null;
@@ -199,6 +206,17 @@ export async function listRequestedReviewers(
     changeRequestId,
   ]);
   return { rows, count: Number(c.rows[0].n) };
+}
+
+/** How many of `userIds` are not yet asked, plus those already asked: the count after asking them. */
+export async function reviewerCountAfter(db: Queryable, changeRequestId: string, userIds: string[]): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(
+    `SELECT count(DISTINCT u) AS n FROM (
+       SELECT user_id AS u FROM change_request_reviewers WHERE change_request_id = $1
+       UNION ALL SELECT unnest($2::text[])) x`,
+    [changeRequestId, userIds],
+  );
+  return Number(rows[0].n);
 }
 
 /** True when a request was removed. */
