@@ -138,6 +138,12 @@ describe('change request reviews', () => {
       ].sort(),
     );
 
+    const byContributor = await admin.orgs.listChangeRequestsForOrganization(org.orgId, { contributor: reviewer.userId });
+    expect(byContributor.data.items.map((x: any) => x.id)).toEqual([cr.id]);
+    expect((await admin.orgs.listChangeRequestsForOrganization(org.orgId, { creator: reviewer.userId })).data.items).toEqual([]);
+    const byCreator = await admin.orgs.listChangeRequestsForOrganization(org.orgId, { creator: org.adminId, orderBy: 'createdAt' });
+    expect(byCreator.data.items.map((x: any) => x.id)).toEqual([cr.id]);
+
     const merged = await admin.spaces.mergeChangeRequest(space, cr.id);
     expect(merged.status).toBe(200);
     expect((await admin.spaces.getChangeRequestById(space, cr.id)).data.status).toBe('merged');
