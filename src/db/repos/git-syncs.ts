@@ -199,6 +199,19 @@ export async function deleteGitSyncOfSite(db: Queryable, siteId: string): Promis
   return rows[0] ?? null;
 }
 
+/** The space syncs a site sync made take its new credentials and direction (same repository and branch). */
+export async function updateLinkedSpaceSyncs(
+  db: Queryable,
+  siteSyncId: string,
+  s: { credentials: string | null; direction: GitSyncDirection },
+): Promise<void> {
+  await db.query(
+    `UPDATE git_syncs SET credentials = $2, direction = $3, failures = 0, updated_at = clock_timestamp()
+     WHERE site_sync_id = $1 AND (credentials IS DISTINCT FROM $2 OR direction <> $3)`,
+    [siteSyncId, s.credentials, s.direction],
+  );
+}
+
 /** The space syncs a site sync made for its directories. */
 export async function listSpaceSyncsOfSiteSync(db: Queryable, siteSyncId: string): Promise<GitSyncRow[]> {
   const { rows } = await db.query<GitSyncRow>('SELECT * FROM git_syncs WHERE site_sync_id = $1 ORDER BY created_at', [siteSyncId]);

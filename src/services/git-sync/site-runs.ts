@@ -24,7 +24,9 @@ import {
   recordSiteSyncSuccess,
   recordSyncFailure,
   setGitSyncStatus,
+  updateGitSyncSettings,
   type GitSyncRow,
+  type GitSyncSettings,
 } from '../../db/repos/git-syncs.js';
 import { listAllSiteSpaces } from '../../db/repos/site-structure.js';
 import { getSite } from '../../db/repos/sites.js';
@@ -37,7 +39,7 @@ import { findDocsYaml, parseDocsYaml, resolveDirectory, writeDocsYaml, type Docs
 import type { GitJobPayload } from '../../queue/registry.js';
 import type { OperationRun } from '../operation-run.js';
 import { createSpace } from '../spaces.js';
-import { applySiteConfig, siteConfigOf } from './site-config.js';
+import { applySiteConfig, siteConfigOf, type AppliedSiteSpace } from './site-config.js';
 import { refreshLanguageVariants } from './site-variants.js';
 import { requestRun } from './request-run.js';
 import { newWebhook } from './settings.js';
@@ -136,6 +138,7 @@ async function siteSyncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): 
         createdBy: s.created_by,
         spaceForDirectory: (directory, entry) => spaceForDirectory(app, s, directory, entry),
       });
+      await followDirectories(app, s, applied.spaces);
       await run.progress(0.8);
       const configHash = hashOf(writeDocsYaml(await siteConfigOf(app, siteId)));
       const version = (await getSite(app.db, siteId))!.version;
@@ -229,20 +232,57 @@ async function spaceForDirectory(app: AppContext, s: GitSyncRow, directory: stri
     ...(entry.content.language ? { language: entry.content.language } : {}),
   });
   await insertSpaceGitSync(app.db, {
+    ...linkedSettings(s, projectDirectory),
     id: newId(),
     organizationId: s.organization_id,
     spaceId: space.id,
+    createdBy: s.created_by,
+    siteSyncId: s.id,
+    ...newWebhook(app),
+  });
+  return space.id;
+}
+
+/**
+ * Each directory's space synced from that directory: a space sync this site sync made follows its
+ * entry's directory when the file moved it, and the site sync's repository, branch, credentials and
+ * direction when a PUT changed them (moved: what it synced is forgotten, the next run imports anew); a space the site showed before its first sync (adopted) and that syncs from nowhere gets a
+ * space sync linked to this one (a space with content of its own then gets the folder's content in a
+ * change request, as any first sync). A space synced from elsewhere is left as it is.
+ */
+async function followDirectories(app: AppContext, s: GitSyncRow, spaces: AppliedSiteSpace[]): Promise<void> {
+  for (const entry of spaces) {
+    const projectDirectory = resolveDirectory(s.project_directory, entry.directory);
+    const sync = await getGitSyncOfSpace(app.db, entry.spaceId);
+    if (!sync) {
+      await insertSpaceGitSync(app.db, {
+        ...linkedSettings(s, projectDirectory),
+        id: newId(),
+        organizationId: s.organization_id,
+        spaceId: entry.spaceId,
+        createdBy: s.created_by,
+        siteSyncId: s.id,
+        ...newWebhook(app),
+      });
+    } else if (sync.site_sync_id === s.id) {
+      // The site sync's settings (a PUT changed them) and the entry's directory, kept in step.
+      const moved = sync.url !== s.url || sync.ref !== s.ref || sync.project_directory !== projectDirectory;
+      if (moved || sync.credentials !== s.credentials || sync.direction !== s.direction)
+        await updateGitSyncSettings(app.db, sync.id, linkedSettings(s, projectDirectory), moved);
+    }
+  }
+}
+
+/** The settings of a space sync a site sync makes for one of its directories (webhooks only: the site run asks for its runs). */
+function linkedSettings(s: GitSyncRow, projectDirectory: string): GitSyncSettings {
+  return {
     url: s.url,
     credentials: s.credentials,
     ref: s.ref,
     projectDirectory,
     direction: s.direction,
     pollIntervalSeconds: 0,
-    createdBy: s.created_by,
-    siteSyncId: s.id,
-    ...newWebhook(app),
-  });
-  return space.id;
+  };
 }
 
 /** Ask for a run of every space of the site synced from the site sync's repository and branch. */

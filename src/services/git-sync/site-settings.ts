@@ -7,7 +7,13 @@ import { withTx } from '../../db/pool.js';
 import { notFound } from '../../core/errors.js';
 import { atLeast } from '../../core/roles.js';
 import { newId } from '../../util/ids.js';
-import { deleteGitSyncOfSite, getGitSyncOfSite, insertSiteGitSync, updateGitSyncSettings } from '../../db/repos/git-syncs.js';
+import {
+  deleteGitSyncOfSite,
+  getGitSyncOfSite,
+  insertSiteGitSync,
+  updateGitSyncSettings,
+  updateLinkedSpaceSyncs,
+} from '../../db/repos/git-syncs.js';
 import { requireSite } from '../../policies/sites.js';
 import { toGitSync } from '../../presenters/git-sync.js';
 import { newWebhook, settingsOf, webhookSecret, type GitSyncRequest } from './settings.js';
@@ -26,7 +32,10 @@ export async function putSiteGitSync(app: AppContext, p: Principal, orgId: strin
       existing.url !== settings.url || existing.ref !== settings.ref || existing.project_directory !== settings.projectDirectory;
     // Credentials are never shown, so a client cannot send them back: kept for the same repository.
     const credentials = settings.credentials ?? (existing.url === settings.url ? existing.credentials : null);
-    return updateGitSyncSettings(c, existing.id, { ...settings, credentials }, moved);
+    const row = await updateGitSyncSettings(c, existing.id, { ...settings, credentials }, moved);
+    // The space syncs it made follow (another repository, branch or folder: at the next run, which applies its docs.yaml).
+    if (!moved) await updateLinkedSpaceSyncs(c, existing.id, { credentials, direction: settings.direction });
+    return row;
   });
   await requestRun(app, row.id);
   return toGitSync(app, row, webhookSecret(app, row));

@@ -319,6 +319,36 @@ describe('a whole site synced from docs.yaml', () => {
     expect(await siteView(siteId)).toEqual(before);
   }, 120_000);
 
+  it('recovers with a good docs.yaml; a directory that moves takes its space with it', async () => {
+    await work.pull();
+    const good = await gitCli(['show', 'HEAD~1:docs.yaml'], work.dir);
+    expect(good).toContain('directory: ./guides\n');
+    const head = await work.commit(
+      {
+        'docs.yaml': good.replace('directory: ./guides\n', 'directory: ./guides-v2\n'),
+        'guides-v2/.gitbook.yaml': 'root: ./\n\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n',
+        'guides-v2/SUMMARY.md': '# Table of contents\n\n* [Guides v2 home](README.md)\n',
+        'guides-v2/README.md': '# Guides v2 home\n\nThe second edition.\n',
+      },
+      'Guides move to guides-v2',
+    );
+    await push(head);
+    const sync = await siteSyncUntil((s) => s.lastImportedCommit === head && s.status === 'idle', 'the good docs.yaml');
+    expect(sync.lastError).toBeNull();
+    const guides = await api('GET', `/v1/spaces/${spaceOf.guides}/git/sync`);
+    expect(guides.body.projectDirectory).toBe('guides-v2');
+    await waitFor(
+      async () => {
+        const pages = (await api('GET', `/v1/spaces/${spaceOf.guides}/content/pages`)).body.pages as any[];
+        return pages.length === 1 && pages[0].title === 'Guides v2 home';
+      },
+      { what: 'the guides space imported from guides-v2', timeoutMs: 90_000 },
+    );
+    const v = await siteView(siteId);
+    expect(v.siteSpaces.find((ss) => ss.path === 'northwind-guides').space.id).toBe(spaceOf.guides);
+    await allSettled('the runs of the recovery');
+  }, 120_000);
+
   it('lets only site admins set up or stop the sync; others read it without the secret', async () => {
     const editor = await t.seedUser(org.orgId, 'edit');
     const url = (await api('GET', `${base}/git/sync`)).body.url;
