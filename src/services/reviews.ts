@@ -49,6 +49,9 @@ export const SUPPORTED_RULES = [
   'require_author_to_merge',
 ] as const;
 
+/** Rules that name users. */
+const USER_RULES = ['require_specific_reviewers', 'require_one_of_specific_reviewers', 'allow_bypass'];
+
 export async function spaceMergeRules(db: Queryable, spaceId: string): Promise<MergeRules> {
   return ((await repo.getMergeRules(db, spaceId)) as MergeRules | null) ?? { type: 'inherit' };
 }
@@ -61,6 +64,9 @@ export async function setSpaceMergeRules(db: Queryable, spaceId: string, rules: 
         throw invalid(
           `Invalid request: body.mergeRules.rules[${i}].rule: "${r.rule}" is not supported here (supported: ${SUPPORTED_RULES.join(', ')})`,
         );
+      }
+      if (USER_RULES.includes(r.rule) && !r.users?.length) {
+        throw invalid(`Invalid request: body.mergeRules.rules[${i}].users: "${r.rule}" needs at least one user`);
       }
     }
   }

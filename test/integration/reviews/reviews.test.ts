@@ -48,6 +48,11 @@ describe('change request reviews', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('require_agent_review');
+    const noUsers = await t.api('PATCH', `/v1/spaces/${space}`, {
+      ...asAdmin,
+      body: { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [] }] } },
+    });
+    expect(noUsers.status).toBe(400);
     // Only admins set merge rules.
     expect((await t.api('PATCH', `/v1/spaces/${space}`, { token: reviewer.token, body: { mergeRules: { type: 'none' } } })).status).toBe(
       403,
