@@ -45,7 +45,7 @@
 //  9. limits (bench/limits.ts)          /healthz p99 while clients read the most hostile page the
 //                                       content limits allow, vs /healthz p99 idle.
 //
-// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git, gitsync, limits, links, site), in the
+// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git, gitsync, limits, links, site, mcp), in the
 // order above; content and merge share their spaces when both run.
 //
 // Knobs (environment): BENCH_CONNECTIONS (10), BENCH_DURATION seconds per measured run (3),
@@ -70,6 +70,7 @@ import { benchLimits } from './limits.js';
 import { benchSite } from './site.js';
 import { benchLarge } from './large.js';
 import { benchLinks } from './links.js';
+import { benchMcp } from './mcp.js';
 import { tmpdir } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -316,6 +317,14 @@ const SECTIONS: Section[] = [
     notes: [
       'Site (bench/site.ts): a cached reader-site page under load vs a bare node:http server sending the same bytes from memory;',
       'and the first render of pages of a 1,000-page site vs their cached read, one request at a time.',
+    ],
+  },
+  {
+    name: 'mcp',
+    run: benchMcp,
+    notes: [
+      "MCP (bench/mcp.ts): searchDocumentation through a site's MCP endpoint (a stateless server per request) vs the site's own",
+      'search request, on a BENCH_MCP_PAGES (10,000) page site, one request at a time; and llms-full.txt first vs last byte.',
     ],
   },
   {
