@@ -6,7 +6,9 @@
 // what the asking reader may see.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
+import { LRUCache } from 'lru-cache';
 
 export const MAX_QUERY_CHARS = 200;
 export const MAX_URL_CHARS = 2000;
@@ -28,13 +30,26 @@ export interface DocsSource {
   page(url: string): Promise<{ title: string; url: string; markdown: string } | null>;
 }
 
+/** One JSON Schema validator for every server (building one costs milliseconds; the SDK makes one per server otherwise). */
+let validator: AjvJsonSchemaValidator | undefined;
+
 const result = z.object({ title: z.string(), url: z.string(), section: z.string().nullable(), snippet: z.string() });
 
+/** The source a pooled server answers for: set for each request it serves. */
+interface SourceRef {
+  source: DocsSource;
+}
+
 export function docsServer(source: DocsSource, version: string): McpServer {
+  return buildServer({ source }, source.title, version);
+}
+
+function buildServer(ref: SourceRef, title: string, version: string): McpServer {
   const server = new McpServer(
-    { name: source.title.slice(0, 200) || 'Documentation', version },
+    { name: title.slice(0, 200) || 'Documentation', version },
     {
-      instructions: `Search and read the documentation "${source.title.slice(0, 200)}": searchDocumentation, then getPage on a result's URL.`,
+      instructions: `Search and read the documentation "${title.slice(0, 200)}": searchDocumentation, then getPage on a result's URL.`,
+      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
     },
   );
   server.registerTool(
@@ -47,7 +62,7 @@ export function docsServer(source: DocsSource, version: string): McpServer {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ query }) => {
-      const results = (await source.search(query)).slice(0, MAX_RESULTS).map((r) => ({
+      const results = (await ref.source.search(query)).slice(0, MAX_RESULTS).map((r) => ({
         title: r.title,
         url: r.url,
         section: r.section,
@@ -74,7 +89,7 @@ export function docsServer(source: DocsSource, version: string): McpServer {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ url }) => {
-      const page = await source.page(url);
+      const page = await ref.source.page(url);
       if (!page) return { isError: true, content: [{ type: 'text', text: `No page of this site at "${url.slice(0, 200)}".` }] };
       const truncated = page.markdown.length > MAX_PAGE_CHARS;
       const markdown = truncated ? `${page.markdown.slice(0, MAX_PAGE_CHARS)}\n\n[… cut at ${MAX_PAGE_CHARS} characters]` : page.markdown;
@@ -88,19 +103,40 @@ export function docsServer(source: DocsSource, version: string): McpServer {
 }
 
 /**
- * Answer one HTTP request of the Streamable HTTP transport (stateless, JSON responses) with a new
- * server for `source`; `body` is the parsed JSON-RPC message (read and bounded by the caller).
+ * Idle servers by site title: building one (tools, schemas) costs milliseconds, so a server that
+ * answered a request is kept for the next one of the same site. A server serves one request at a
+ * time (its transport is made for that request and closed after it); nothing of a request stays
+ * (the source is replaced before the server goes back).
+ */
+const idle = new LRUCache<string, { server: McpServer; ref: SourceRef }[]>({ max: 200 });
+const IDLE_PER_SITE = 8;
+const NO_SOURCE: DocsSource = { title: '', search: async () => [], page: async () => null };
+
+/**
+ * Answer one HTTP request of the Streamable HTTP transport (stateless, JSON responses) with a server
+ * for `source`; `body` is the parsed JSON-RPC message (read and bounded by the caller).
  */
 export async function handleMcpRequest(source: DocsSource, version: string, request: Request, body: unknown): Promise<Response> {
-  const server = docsServer(source, version);
+  const key = `${version}\n${source.title}`;
+  const pooled = idle.get(key)?.pop() ?? { ref: { source }, server: undefined as unknown as McpServer };
+  pooled.ref.source = source;
+  pooled.server ??= buildServer(pooled.ref, source.title, version);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  let reusable = false;
   try {
-    await server.connect(transport);
+    await pooled.server.connect(transport);
     const res = await transport.handleRequest(request, { parsedBody: body });
-    // The JSON body is complete once handleRequest resolved: read it before closing the server.
+    // The JSON body is complete once handleRequest resolved: read it before closing the transport.
     const text = res.body ? await res.text() : '';
+    reusable = true;
     return new Response(text || null, { status: res.status, headers: res.headers });
   } finally {
-    await server.close().catch(() => {});
+    await pooled.server.close().catch(() => (reusable = false));
+    pooled.ref.source = NO_SOURCE;
+    if (reusable) {
+      const list = idle.get(key) ?? [];
+      if (list.length < IDLE_PER_SITE) list.push(pooled);
+      idle.set(key, list);
+    }
   }
 }
