@@ -6,6 +6,7 @@ import { route, created, noContent, ok } from '../../http/route.js';
 import type { RouteDef } from '../../http/route.js';
 import { entityId } from '../../http/validate.js';
 import { limitExceeded } from '../../core/errors.js';
+import { HttpError } from '../../http/errors.js';
 import * as fonts from '../../services/sites/fonts.js';
 
 const ORG = '/v1/orgs/:organizationId';
@@ -14,6 +15,16 @@ const fontParams = { organizationId: entityId, fontId: entityId };
 const family = z.string().min(1).max(50);
 const weight = z.number().int().min(1).max(1000);
 const storageKey = z.string().min(1).max(512);
+
+/** The description answers a font without its regular weight with 412. */
+async function precondition<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    if (err instanceof fonts.MissingFontWeight) throw new HttpError(412, err.message);
+    throw err;
+  }
+}
 
 async function readBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
@@ -77,7 +88,8 @@ export const fontRoutes: RouteDef[] = [
         fontFaces: z.array(z.object({ weight, storageKey }).strict()).min(1).max(fonts.MAX_FACES),
       })
       .strict(),
-    handler: async ({ app, principal, params, body }) => created(await fonts.createFont(app, principal, params.organizationId, body)),
+    handler: async ({ app, principal, params, body }) =>
+      created(await precondition(fonts.createFont(app, principal, params.organizationId, body))),
   }),
   route({
     method: 'GET',
@@ -97,7 +109,7 @@ export const fontRoutes: RouteDef[] = [
       .partial()
       .strict(),
     handler: async ({ app, principal, params, body }) =>
-      created(await fonts.updateFont(app, principal, params.organizationId, params.fontId, body)),
+      created(await precondition(fonts.updateFont(app, principal, params.organizationId, params.fontId, body))),
   }),
   route({
     method: 'DELETE',

@@ -15,7 +15,7 @@ import type { AppContext } from '../../context.js';
 import type { Principal } from '../../auth/principal.js';
 import * as repo from '../../db/repos/custom-fonts.js';
 import { requireOrg } from '../../policies/organizations.js';
-import { forbidden, gone, invalid, notFound, conflict } from '../../core/errors.js';
+import { DomainError, forbidden, gone, invalid, notFound, conflict } from '../../core/errors.js';
 import { newId } from '../../util/ids.js';
 import { toCustomFont } from '../../presenters/site-settings.js';
 
@@ -158,8 +158,18 @@ function checkFaces(faces: { weight: number }[]) {
   if (new Set(weights).size !== weights.length) throw invalid('Invalid request: body.fontFaces: one face per weight');
 }
 
+/**
+ * A font without the weight the description requires (400): an invalid request to a job, a 412 at
+ * the HTTP edge (src/routes/sites/fonts.ts), as the description answers it.
+ */
+export class MissingFontWeight extends DomainError {
+  constructor() {
+    super('invalid', 'Invalid request: body.fontFaces: a font needs a face of weight 400 (regular)');
+  }
+}
+
 function requireRegular(faces: { weight: number }[]) {
-  if (!faces.some((f) => f.weight === 400)) throw invalid('Invalid request: body.fontFaces: a font needs a face of weight 400 (regular)');
+  if (!faces.some((f) => f.weight === 400)) throw new MissingFontWeight();
 }
 
 async function orgFont(app: AppContext, orgId: string, fontId: string) {

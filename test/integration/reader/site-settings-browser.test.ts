@@ -111,7 +111,9 @@ describe('a custom font', () => {
         kind: 'customization_font',
       })
     ).data;
-    expect((await fetch(signed.url, { method: 'PUT', body: bytes, headers: { 'content-type': 'font/ttf' } })).status).toBe(200);
+    expect((await fetch(signed.url, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': 'font/ttf' } })).status).toBe(
+      200,
+    );
     const font = (
       await api.orgs.createCustomFont(d.o.orgId, { fontFamily: 'Brand Sans', fontFaces: [{ weight: 400, storageKey: signed.key }] })
     ).data;

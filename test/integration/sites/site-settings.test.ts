@@ -7,6 +7,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
 import { docsSite, type DocsSite } from '../reader/helpers.js';
+import { assertMatchesSpec } from '../../helpers/spec.js';
 import { checked, failure, officialClient, SITE } from './helpers.js';
 
 const { t } = useTestApp();
@@ -280,7 +281,7 @@ describe('custom fonts', () => {
       }),
       201,
     );
-    const put = await fetch(signed.url, { method: 'PUT', body: bytes, headers: { 'content-type': putType } });
+    const put = await fetch(signed.url, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': putType } });
     return { signed, put };
   }
 
@@ -291,12 +292,17 @@ describe('custom fonts', () => {
     expect(signed.object).toBe('storage-signed-url');
     expect(put.status).toBe(200);
     // The URL takes its bytes once.
-    expect((await fetch(signed.url, { method: 'PUT', body: bytes, headers: { 'content-type': 'font/ttf' } })).status).toBe(409);
+    expect((await fetch(signed.url, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': 'font/ttf' } })).status).toBe(
+      409,
+    );
 
-    expect(
-      (await failure(api.orgs.createCustomFont(org, { fontFamily: 'Brand Sans', fontFaces: [{ weight: 700, storageKey: signed.key }] })))
-        .code,
-    ).toBe(400);
+    // Without its regular weight: 412, as the description answers it.
+    const noRegular = await t.api('PUT', `/v1/orgs/${org}/fonts`, {
+      token: d.o.adminToken,
+      body: { fontFamily: 'Brand Sans', fontFaces: [{ weight: 700, storageKey: signed.key }] },
+    });
+    expect(noRegular.status).toBe(412);
+    assertMatchesSpec('PUT', '/orgs/{organizationId}/fonts', 412, noRegular.body);
     expect(
       (await failure(api.orgs.createCustomFont(org, { fontFamily: 'Brand Sans', fontFaces: [{ weight: 400, storageKey: 'fonts/x' }] })))
         .code,
@@ -323,6 +329,7 @@ describe('custom fonts', () => {
       201,
     );
     expect(renamed.fontFamily).toBe('Brand Sans 2');
+    expect((await failure(api.orgs.updateCustomFont(org, font.id, { fontFaces: [{ weight: 400, storageKey: null }] }))).code).toBe(412);
     const got = await checked('GET', '/orgs/{organizationId}/fonts/{fontId}', api.orgs.getCustomFont(org, font.id), 200);
     expect(got.fontFamily).toBe('Brand Sans 2');
 
@@ -361,7 +368,7 @@ describe('custom fonts', () => {
       201,
     );
     const forged = ok.url.replace(/sig=[^&]+/, 'sig=AAAA');
-    expect((await fetch(forged, { method: 'PUT', body: bytes, headers: { 'content-type': 'font/ttf' } })).status).toBe(403);
+    expect((await fetch(forged, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': 'font/ttf' } })).status).toBe(403);
     expect(
       (
         await failure(
