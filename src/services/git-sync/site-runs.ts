@@ -113,7 +113,9 @@ async function siteSyncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): 
   const firstSync = !s.synced_commit;
   const headMoved = head !== s.synced_commit;
 
-  return withSiteRepository(app, s, async (repo) => {
+  // What the branch holds, read under the repository's cache lock; the site is changed after it
+  // (the space runs of the same repository do not wait for the site's).
+  const seen = await withSiteRepository(app, s, async (repo) => {
     if (!(await repo.hasObject(head))) await repo.fetch(s.ref);
     const now = await docsYamlAt(repo, head, s.project_directory);
     let docsMoved = firstSync;
@@ -121,67 +123,72 @@ async function siteSyncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): 
       const before = (await repo.hasObject(s.synced_commit!)) ? await docsYamlAt(repo, s.synced_commit!, s.project_directory) : null;
       docsMoved = !before || before.entry?.oid !== now.entry?.oid;
     }
-    await run.progress(0.2);
-
-    if (docsMoved && s.direction !== 'export') {
-      if (!now.path || !now.entry)
-        throw new GitSyncError(
-          `No docs.yaml (or gitbook-docs.yaml) in ${s.project_directory ? `"${s.project_directory}"` : 'the repository root'}`,
-        );
-      const text = (await repo.readBlob(now.entry.oid)).toString('utf8');
-      // A bad file fails here, before anything is applied.
-      const parsed = parseDocsYaml(text, now.path);
-      await setGitSyncStatus(app.db, s, 'importing');
-      const applied = await applySiteConfig(app, {
-        siteId,
-        config: parsed.config,
-        createdBy: s.created_by,
-        spaceForDirectory: (directory, entry) => spaceForDirectory(app, s, directory, entry),
-      });
-      await followDirectories(app, s, applied.spaces);
-      await run.progress(0.8);
-      const configHash = hashOf(writeDocsYaml(await siteConfigOf(app, siteId)));
-      const version = (await getSite(app.db, siteId))!.version;
-      await recordSiteSyncSuccess(app.db, s, { commit: head, siteVersion: version, configHash, imported: head });
-      const spaceRuns = await requestSpaceRuns(app, s);
-      // Variants whose source was imported already run again now; the others when their source's
-      // import lands (runs.ts asks for them).
-      await refreshLanguageVariants(app, applied.variants, s.created_by).catch((err: unknown) =>
-        app.log.error({ err, siteId }, 'could not refresh the language variants'),
-      );
-      return {
-        action: 'import',
-        head,
-        commit: head,
-        changed: applied.changed,
-        spaceRuns,
-        ...(parsed.warnings.length || applied.warnings.length ? { warnings: [...parsed.warnings, ...applied.warnings] } : {}),
-      };
-    }
-
-    let configHash = s.synced_config_hash;
-    let version = site.version;
-    if (s.direction !== 'import' && (site.version !== s.synced_site_version || !configHash)) {
-      const text = writeDocsYaml(await siteConfigOf(app, siteId));
-      version = (await getSite(app.db, siteId))!.version;
-      if (hashOf(text) !== configHash || (firstSync && s.direction === 'export')) {
-        await setGitSyncStatus(app.db, s, 'exporting');
-        const commit = await writeBack(repo, s, head, now, text);
-        await recordSiteSyncSuccess(app.db, s, {
-          commit: commit ?? head,
-          siteVersion: version,
-          configHash: hashOf(text),
-          exported: commit,
-        });
-        const spaceRuns = headMoved ? await requestSpaceRuns(app, s) : [];
-        return { action: 'export', head, ...(commit ? { commit } : { unchanged: true }), spaceRuns };
-      }
-      configHash = hashOf(text);
-    }
-    await recordSiteSyncSuccess(app.db, s, { commit: head, siteVersion: version, configHash: configHash ?? '' });
-    const spaceRuns = headMoved ? await requestSpaceRuns(app, s) : [];
-    return { action: 'none', head, spaceRuns };
+    const importing = docsMoved && s.direction !== 'export';
+    return {
+      importing,
+      path: now.path,
+      text: importing && now.entry ? (await repo.readBlob(now.entry.oid)).toString('utf8') : null,
+    };
   });
+  await run.progress(0.2);
+
+  if (seen.importing) {
+    if (!seen.path || seen.text === null)
+      throw new GitSyncError(
+        `No docs.yaml (or gitbook-docs.yaml) in ${s.project_directory ? `"${s.project_directory}"` : 'the repository root'}`,
+      );
+    // A bad file fails here, before anything is applied.
+    const parsed = parseDocsYaml(seen.text, seen.path);
+    await setGitSyncStatus(app.db, s, 'importing');
+    const applied = await applySiteConfig(app, {
+      siteId,
+      config: parsed.config,
+      createdBy: s.created_by,
+      spaceForDirectory: (directory, entry) => spaceForDirectory(app, s, directory, entry),
+    });
+    await followDirectories(app, s, applied.spaces);
+    await run.progress(0.8);
+    const configHash = hashOf(writeDocsYaml(await siteConfigOf(app, siteId)));
+    const version = (await getSite(app.db, siteId))!.version;
+    await recordSiteSyncSuccess(app.db, s, { commit: head, siteVersion: version, configHash, imported: head });
+    const spaceRuns = await requestSpaceRuns(app, s);
+    // Variants whose source was imported already run again now; the others when their source's
+    // import lands (runs.ts asks for them).
+    await refreshLanguageVariants(app, applied.variants, s.created_by).catch((err: unknown) =>
+      app.log.error({ err, siteId }, 'could not refresh the language variants'),
+    );
+    return {
+      action: 'import',
+      head,
+      commit: head,
+      changed: applied.changed,
+      spaceRuns,
+      ...(parsed.warnings.length || applied.warnings.length ? { warnings: [...parsed.warnings, ...applied.warnings] } : {}),
+    };
+  }
+
+  let configHash = s.synced_config_hash;
+  let version = site.version;
+  if (s.direction !== 'import' && (site.version !== s.synced_site_version || !configHash)) {
+    const text = writeDocsYaml(await siteConfigOf(app, siteId));
+    version = (await getSite(app.db, siteId))!.version;
+    if (hashOf(text) !== configHash || (firstSync && s.direction === 'export')) {
+      await setGitSyncStatus(app.db, s, 'exporting');
+      const commit = await withSiteRepository(app, s, (repo) => writeBack(repo, s, head, text));
+      await recordSiteSyncSuccess(app.db, s, {
+        commit: commit ?? head,
+        siteVersion: version,
+        configHash: hashOf(text),
+        exported: commit,
+      });
+      const spaceRuns = headMoved ? await requestSpaceRuns(app, s) : [];
+      return { action: 'export', head, ...(commit ? { commit } : { unchanged: true }), spaceRuns };
+    }
+    configHash = hashOf(text);
+  }
+  await recordSiteSyncSuccess(app.db, s, { commit: head, siteVersion: version, configHash: configHash ?? '' });
+  const spaceRuns = headMoved ? await requestSpaceRuns(app, s) : [];
+  return { action: 'none', head, spaceRuns };
 }
 
 /**
@@ -189,13 +196,8 @@ async function siteSyncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): 
  * pushed without force (a branch that moved meanwhile refuses it: the run fails and the next one
  * imports). Returns the new commit, or null when the head already holds that text.
  */
-async function writeBack(
-  repo: Repository,
-  s: GitSyncRow,
-  head: string,
-  now: Awaited<ReturnType<typeof docsYamlAt>>,
-  text: string,
-): Promise<string | null> {
+async function writeBack(repo: Repository, s: GitSyncRow, head: string, text: string): Promise<string | null> {
+  const now = await docsYamlAt(repo, head, s.project_directory);
   const bytes = Buffer.from(text, 'utf8');
   if (now.entry && (await repo.readBlob(now.entry.oid)).equals(bytes)) return null;
   const base = s.project_directory ? `${s.project_directory}/` : '';
