@@ -39,7 +39,11 @@ export interface ReaderAnswer {
 const backends = new WeakMap<AppContext, AnswerBackend>();
 function backendOf(app: AppContext): AnswerBackend {
   let b = backends.get(app);
-  if (!b) backends.set(app, (b = answerBackend(app.config.ask)));
+  if (!b)
+    backends.set(
+      app,
+      (b = answerBackend({ ...app.config.ask, allowPrivate: app.config.ask.allowPrivate || app.config.fetch.allowPrivate })),
+    );
   return b;
 }
 
