@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
 import { gitCli, startGitServer, type GitServer } from '../../helpers/git-server.js';
 import { waitFor } from '../../helpers/http.js';
-import { deliver, pageMarkdown, pushDelivery, remoteHead, syncRuns, workingCopy } from './helpers.js';
+import { deliver, pageMarkdown, pushDelivery, remoteHead, syncRuns, workingCopy, type Forge } from './helpers.js';
 
 const DOCS_YAML = `site:
   title: Northwind Documentation
@@ -170,8 +170,8 @@ describe('a whole site synced from docs.yaml', () => {
       },
       { what, timeoutMs: 90_000 },
     );
-  const push = async (after: string) => {
-    const d = await deliver(hook, pushDelivery('github', { ref: 'refs/heads/main', after, secret }));
+  const push = async (after: string, forge: Forge = 'github') => {
+    const d = await deliver(hook, pushDelivery(forge, { ref: 'refs/heads/main', after, secret }));
     expect(d.status, JSON.stringify(d.body)).toBe(202);
     expect(d.body.accepted).toBe(true);
   };
@@ -271,6 +271,9 @@ describe('a whole site synced from docs.yaml', () => {
     expect(v.siteSpaces.some((ss) => ss.space.id === spaceOf.policies)).toBe(false);
     expect((await api('GET', `/v1/spaces/${spaceOf.policies}`)).status).toBe(200);
     await allSettled('the runs of the push');
+    // The imports moved the site's version, not its structure: nothing was written back.
+    expect(await remoteHead(g, 'northwind')).toBe(head);
+    expect((await syncRuns(t, siteId)).filter((r) => r.result?.action === 'export')).toEqual([]);
   }, 120_000);
 
   it('writes docs.yaml back as one commit when a section is renamed through the API, with no import loop', async () => {
@@ -310,7 +313,7 @@ describe('a whole site synced from docs.yaml', () => {
     const at = lines.findIndex((l) => l.includes('key: section-3'));
     lines[at] = lines[at].replace('key: section-3', 'key: [section-3');
     const head = await work.commit({ 'docs.yaml': lines.join('\n') }, 'Break docs.yaml');
-    await push(head);
+    await push(head, 'gitlab');
     const sync = await siteSyncUntil((s) => s.status === 'error', 'the bad docs.yaml refused');
     expect(sync.lastError).toMatch(/^docs\.yaml:\d+: /);
     const line = Number(/^docs\.yaml:(\d+)/.exec(sync.lastError)![1]);
@@ -332,7 +335,7 @@ describe('a whole site synced from docs.yaml', () => {
       },
       'Guides move to guides-v2',
     );
-    await push(head);
+    await push(head, 'gitea');
     const sync = await siteSyncUntil((s) => s.lastImportedCommit === head && s.status === 'idle', 'the good docs.yaml');
     expect(sync.lastError).toBeNull();
     const guides = await api('GET', `/v1/spaces/${spaceOf.guides}/git/sync`);
