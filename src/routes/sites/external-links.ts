@@ -8,17 +8,23 @@ import { duplicateSiteSpace } from '../../services/sites/duplicate.js';
 import { minimalOr, siteParams } from './sites.js';
 
 const SITE = '/v1/orgs/:organizationId/sites/:siteId';
-const title = z.string().min(2).max(128);
+/** Text stored as it is: PostgreSQL text holds no NUL character. */
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[^\0]*$/, { message: 'must not contain NUL characters' });
+const title = text(128).min(2);
 const localized = (max: number) =>
-  z.record(z.string().max(16), z.string().max(max)).refine((r) => Object.keys(r).length <= 50, 'at most 50 languages');
+  z.record(z.string().max(16), text(max)).refine((r) => Object.keys(r).length <= 50, 'at most 50 languages');
 const fields = {
   localizedTitle: localized(128),
-  description: z.string().max(256).nullable(),
+  description: text(256).nullable(),
   localizedDescription: localized(256).nullable(),
-  icon: z.string().max(50).nullable(),
-  url: z.string().max(2048),
+  icon: text(50).nullable(),
+  url: text(2048).regex(/^[^\x01-\x1f\x7f]*$/, { message: 'must not contain control characters' }),
   draft: z.boolean(),
-  condition: z.string().max(1024).nullable(),
+  condition: text(1024).nullable(),
 };
 const linkParams = { ...siteParams, siteExternalLinkId: entityId };
 

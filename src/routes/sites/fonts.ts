@@ -12,7 +12,11 @@ import * as fonts from '../../services/sites/fonts.js';
 const ORG = '/v1/orgs/:organizationId';
 const orgParams = { organizationId: entityId };
 const fontParams = { organizationId: entityId, fontId: entityId };
-const family = z.string().min(1).max(50);
+const family = z
+  .string()
+  .min(1)
+  .max(50)
+  .regex(/^[^\0]*$/, { message: 'must not contain NUL characters' });
 const weight = z.number().int().min(1).max(1000);
 const storageKey = z.string().min(1).max(512);
 
@@ -52,7 +56,17 @@ export const fontRoutes: RouteDef[] = [
     params: orgParams,
     body: z
       .object({
-        file: z.object({ name: z.string().min(1).max(256), type: z.string().min(1).max(128), size: z.number() }).strict(),
+        file: z
+          .object({
+            name: z
+              .string()
+              .min(1)
+              .max(256)
+              .regex(/^[^\0]*$/),
+            type: z.string().min(1).max(128),
+            size: z.number(),
+          })
+          .strict(),
         kind: z.enum(['customization_font', 'import_file', 'organization_file']),
       })
       .strict(),

@@ -13,7 +13,10 @@ const source = z
   .min(1)
   .max(MAX_SOURCE_LENGTH)
   .regex(SOURCE_PATTERN, { message: 'must be an absolute path, optionally ending in * or /*' });
-const url = z.string().max(2048);
+const url = z
+  .string()
+  .max(2048)
+  .regex(/^[^\0-\x1f\x7f]*$/, { message: 'must not contain control characters' });
 const destination = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('site-section'), siteSectionId: entityId }).strict(),
   z.object({ kind: z.literal('site-space'), siteSpaceId: entityId }).strict(),
@@ -22,7 +25,16 @@ const destination = z.discriminatedUnion('kind', [
 ]);
 const inputDestination = z.union([
   destination,
-  z.object({ kind: z.literal('path'), spaceId: entityId, path: z.string().max(1024) }).strict(),
+  z
+    .object({
+      kind: z.literal('path'),
+      spaceId: entityId,
+      path: z
+        .string()
+        .max(1024)
+        .regex(/^[^\0]*$/),
+    })
+    .strict(),
 ]);
 const redirectParams = { ...siteParams, siteRedirectId: entityId };
 

@@ -267,6 +267,11 @@ describe('external links and duplicated site spaces', () => {
     const pages = await t.api('GET', `/v1/spaces/${copy.space.id}/content`, { token: d.o.adminToken });
     expect(pages.body.pages.map((p: any) => p.title)).toEqual(['Getting started', 'Only in v2']);
     expect((await failure(api.orgs.duplicateSiteSpace(org, d.siteId, 'missing', {}))).code).toBe(404);
+    // Text a database could not store is refused up front.
+    const nul = { kind: 'external', url: 'https://example.test/\u0000x' };
+    expect((await failure(api.orgs.createSiteRedirect(org, d.siteId, { source: '/nul', destination: nul }))).code).toBe(400);
+    const link = { title: 'Nul\u0000', url: 'https://example.test/' };
+    expect((await failure(api.orgs.addExternalLinkToSite(org, d.siteId, link))).code).toBe(400);
   });
 });
 
