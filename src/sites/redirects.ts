@@ -81,8 +81,9 @@ export function withQuery(target: string, search: string): string {
 
 /**
  * The first redirect found on a loop, or null. `targetOf` gives the site path a redirect leads to
- * (normalized), or null when it leaves the site. A chain is followed from each redirect at most
- * as many steps as there are redirects.
+ * (normalized), or null when it leaves the site. A chain loops when it comes back to a path it
+ * passed through, or uses one redirect twice (a wildcard catching its own destination: each turn
+ * makes the path longer, forever).
  */
 export function findLoop<T extends Matchable>(items: T[], targetOf: (item: T, rest: string) => string | null): T | null {
   const c = compile(items);
@@ -90,8 +91,11 @@ export function findLoop<T extends Matchable>(items: T[], targetOf: (item: T, re
     // A wildcard source is checked through a path it matches (the prefix itself).
     const from = start.source.replace(/\/?\*$/, '') || '/';
     const seen = new Set<string>([normalPath(from)]);
+    const used = new Set<T>();
     let m = match(c, from);
-    for (let step = 0; m && step <= items.length; step++) {
+    while (m) {
+      if (used.has(m.item)) return start;
+      used.add(m.item);
       const next = targetOf(m.item, m.rest);
       if (next === null) break;
       const n = normalPath(next);
