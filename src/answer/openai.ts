@@ -45,6 +45,17 @@ export function buildPrompt(question: string, passages: Passage[], max: number):
   return { text, offered };
 }
 
+/**
+ * The model's own Markdown links kept only when they point at a passage's page: a link to anywhere
+ * else (an instruction hidden in a page, a made-up URL) becomes its text.
+ */
+export function keepOwnLinks(markdown: string, passages: Passage[]): string {
+  const allowed = new Set(passages.map((p) => p.url));
+  return markdown.replace(/(!?)\[((?:\\.|[^\]\\])*)\]\(([^)\s]*)(?:\s+"[^"]*")?\)/g, (m, bang: string, text: string, url: string) =>
+    !bang && allowed.has(url.replace(/#.*$/, '')) ? m : text,
+  );
+}
+
 export function openAiBackend(s: OpenAiSettings): AnswerBackend {
   return {
     name: 'openai',
@@ -84,7 +95,7 @@ export function openAiBackend(s: OpenAiSettings): AnswerBackend {
       if (typeof content !== 'string') throw upstream('The answering model answered no text');
       // [n] citations of passages offered become links; others are dropped.
       const used = new Set<number>();
-      let markdown = content.slice(0, 20_000).replace(/\[(\d{1,2})\](?!\()/g, (_m, n: string) => {
+      let markdown = keepOwnLinks(content.slice(0, 20_000), passages).replace(/\[(\d{1,2})\](?!\()/g, (_m, n: string) => {
         const i = Number(n) - 1;
         if (i < 0 || i >= offered) return '';
         used.add(i);
