@@ -252,7 +252,8 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
       const hits = await searchReaderSite(app, site, reader.ctx, q);
       if (rest === '~site/search')
         return { status: 200, body: { query: q, items: hits }, headers: { ...commonHeaders(reader), 'x-robots-tag': 'noindex' } };
-      return html(200, searchHtml(chrome(app, site), q, hits), { ...commonHeaders(reader), 'x-robots-tag': 'noindex' });
+      const externalLinks = await readerExternalLinks(app, site, reader.ctx);
+      return html(200, searchHtml(chrome(app, site, { externalLinks }), q, hits), { ...commonHeaders(reader), 'x-robots-tag': 'noindex' });
     }
     if (rest === '~site/pdf') {
       // The `pdf` page action: gated by the customization, then a shared render of the page.
@@ -289,7 +290,8 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
         'cache-control': 'no-store',
         'content-security-policy': csp(null),
       };
-      return html(404, notFoundHtml(reader && site ? chrome(app, site) : null), headers);
+      const known = reader && site ? chrome(app, site, { externalLinks: await readerExternalLinks(app, site, reader.ctx) }) : null;
+      return html(404, notFoundHtml(known), headers);
     }
     throw err;
   }

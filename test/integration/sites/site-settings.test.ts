@@ -231,6 +231,9 @@ describe('external links and duplicated site spaces', () => {
     let html = await (await reader('/')).text();
     expect(html).toMatch(/<nav class="external-links"[^>]*><ul><li><a href="https:\/\/status\.example\.test\/"/);
     expect(html).toMatch(/<details class="mobile-menu">.*Status page/s);
+    // The 404 and search pages have the same header.
+    expect(await (await reader('/no-such-page')).text()).toMatch(/<nav class="external-links".*Status page/s);
+    expect(await (await reader('/search?q=install')).text()).toMatch(/<nav class="external-links".*Status page/s);
 
     const renamed = await checked(
       'PATCH',
