@@ -34,5 +34,17 @@ export async function serveMcp(app: AppContext, req: IncomingMessage, site: Serv
   const out: Record<string, string> = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex', 'x-content-type-options': 'nosniff' };
   res.headers.forEach((v, k) => (out[k] = v));
   const text = await res.text();
+  if (res.status >= 400) {
+    // A refusal of the transport (not JSON-RPC, wrong Accept, ...): the API's error body, as every
+    // HTTP error of this server (MCP clients read the status; tool errors stay JSON-RPC results).
+    let message = `MCP request refused (HTTP ${res.status})`;
+    try {
+      const m = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+      if (typeof m === 'string' && m) message = m.slice(0, 500);
+    } catch {
+      /* the default message */
+    }
+    throw new HttpError(res.status, message, res.headers.get('allow') ? { allow: res.headers.get('allow')! } : undefined);
+  }
   return { status: res.status, body: text || undefined, headers: out };
 }

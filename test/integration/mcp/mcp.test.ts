@@ -157,3 +157,30 @@ describe('the MCP server of a private site', () => {
     await beta.close();
   });
 });
+
+describe('MCP transport refusals', () => {
+  it("answer with the API's error body and status", async () => {
+    const d = await docsSite(t, await t.seedOrg());
+    const endpoint = `${t.baseUrl}${d.base}/~gitbook/mcp`;
+    const notRpc = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ hello: 'world' }),
+    });
+    expect(notRpc.status).toBe(400);
+    expect(((await notRpc.json()) as any).error.code).toBe(400);
+    const noAccept = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/plain' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(noAccept.status).toBe(406);
+    expect(await noAccept.json()).toEqual({ error: { code: 406, message: expect.any(String) } });
+    const tooBig = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(100_000) } }),
+    });
+    expect(tooBig.status).toBe(413);
+  });
+});
