@@ -2,8 +2,8 @@
 // redirect followed with the query string kept, an external link in the header and, at a phone's
 // width, in the mobile menu, and a custom font uploaded through the signed URL and used by the
 // page. Each run asserts nothing off-origin, no console error and no CSP violation.
+import { fileURLToPath } from 'node:url';
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
 import { expectClean, h1, here, STATUS_401_404, useBrowser, watchedTab } from '../../helpers/browser.js';
@@ -13,7 +13,7 @@ import { docsSite, type DocsSite } from './helpers.js';
 
 const { t } = useTestApp();
 const browser = useBrowser();
-const FONT = path.resolve('../shared/fixtures/fonts/LiberationSans-Regular.ttf');
+const FONT = fileURLToPath(new URL('../../fixtures/fonts/LiberationSans-Regular.ttf', import.meta.url));
 let d: DocsSite;
 let api: any;
 beforeAll(async () => {

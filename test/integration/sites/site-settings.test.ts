@@ -2,8 +2,8 @@
 // description: site redirects (with loops refused and what the reader site answers), external
 // links, duplicateSiteSpace, and custom fonts uploaded through generateStorageUploadURL's signed
 // URL and used by a site's customization. Non-admins are refused as for the rest of the site API.
+import { fileURLToPath } from 'node:url';
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
 import { docsSite, type DocsSite } from '../reader/helpers.js';
@@ -11,7 +11,7 @@ import { assertMatchesSpec } from '../../helpers/spec.js';
 import { checked, failure, officialClient, SITE } from './helpers.js';
 
 const { t } = useTestApp();
-const FONT = path.resolve('../shared/fixtures/fonts/LiberationSans-Regular.ttf');
+const FONT = fileURLToPath(new URL('../../fixtures/fonts/LiberationSans-Regular.ttf', import.meta.url));
 let d: DocsSite;
 let api: any;
 beforeAll(async () => {
