@@ -74,6 +74,8 @@ export interface OneRequest {
   body?: string | Buffer;
   maxBytes: number;
   allowPrivate: boolean;
+  /** Each chunk of the response body as it arrives (a streamed answer), besides the whole at the end. */
+  onData?: (chunk: Buffer, res: http.IncomingMessage) => void;
 }
 
 export function requestOnce(url: URL, o: OneRequest, signal: AbortSignal): Promise<SafeFetchResult> {
@@ -92,6 +94,7 @@ export function requestOnce(url: URL, o: OneRequest, signal: AbortSignal): Promi
             return;
           }
           chunks.push(c);
+          o.onData?.(c, res);
         });
         res.on('end', () =>
           resolve({ url: url.toString(), status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),

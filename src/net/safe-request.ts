@@ -1,7 +1,7 @@
 // A POST (or any method) with a body under the same policy as safeFetch: private-address check at
 // connect time, a total time limit, a response size limit. Unlike safeFetch it returns every status
 // (the caller decides what a 429 or a 503 means) and follows no redirect.
-import { checkFetchUrl, requestOnce, FetchFailedError, FetchTimeoutError, type SafeFetchResult } from './safe-fetch.js';
+import { checkFetchUrl, requestOnce, FetchFailedError, FetchTimeoutError, type OneRequest, type SafeFetchResult } from './safe-fetch.js';
 
 export interface SafeRequestOptions {
   method?: string;
@@ -11,6 +11,8 @@ export interface SafeRequestOptions {
   maxBytes: number;
   allowPrivate: boolean;
   signal?: AbortSignal;
+  /** Each chunk of the response body as it arrives (see requestOnce). */
+  onData?: OneRequest['onData'];
 }
 
 export async function safeRequest(raw: string, o: SafeRequestOptions): Promise<SafeFetchResult> {
@@ -28,6 +30,7 @@ export async function safeRequest(raw: string, o: SafeRequestOptions): Promise<S
         body: o.body,
         maxBytes: o.maxBytes,
         allowPrivate: o.allowPrivate,
+        onData: o.onData,
       },
       controller.signal,
     );

@@ -45,7 +45,8 @@ export interface FakeChat {
 
 /**
  * A loopback OpenAI-compatible chat server (`POST /v1/chat/completions`): checks the key, records
- * each request, and answers with the first line of the first passage offered, cited as [1].
+ * each request, and answers with the first line of the first passage offered, cited as [1] (streamed
+ * as server-sent chunks when the request asks for `stream`).
  */
 export async function startFakeChat(key: string): Promise<FakeChat> {
   const requests: FakeChat['requests'] = [];
@@ -63,11 +64,20 @@ export async function startFakeChat(key: string): Promise<FakeChat> {
       if (req.headers.authorization !== `Bearer ${key}`) return send(401, { error: 'Invalid API key' });
       const prompt: string = body.messages.at(-1).content;
       const first = /\n\[1\] [^\n]*\n([^\n]*)/.exec(prompt)?.[1];
-      send(200, {
-        id: 'chatcmpl-1',
-        object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: first ? `Model says: ${first} [1]` : 'The passages do not say.' } }],
-      });
+      const content = first ? `Model says: ${first} [1]` : 'The passages do not say.';
+      if (!body.stream)
+        return send(200, { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] });
+      // Streamed as OpenAI does: one chunk per few characters, then [DONE].
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let i = 0; i < content.length; i += 8) {
+        const chunk = {
+          id: 'chatcmpl-1',
+          object: 'chat.completion.chunk',
+          choices: [{ index: 0, delta: { content: content.slice(i, i + 8) } }],
+        };
+        res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      }
+      res.end('data: [DONE]\n\n');
     });
   });
   return { url: `${srv.url}/v1`, requests, close: srv.close };

@@ -78,6 +78,28 @@ describe('ask through an OpenAI-compatible endpoint', () => {
     expect(t.logs.join('\n')).not.toContain(KEY);
   });
 
+  it("streamAskInSite: the model streams, and the answer grows event by event in the description's shape", async () => {
+    const { officialClient } = await import('../sites/helpers.js');
+    const { assertMatchesSchema } = await import('../../helpers/spec.js');
+    const before = chat.requests.length;
+    const events: any[] = [];
+    for await (const ev of officialClient(t, d.o.adminToken).orgs.streamAskInSite(
+      d.o.orgId,
+      d.siteId,
+      { question: 'quota per minute', scope: { mode: 'all' } },
+      { format: 'markdown' },
+    ))
+      events.push(ev);
+    expect(chat.requests.slice(before).map((r) => r.body.stream)).toEqual([true]);
+    expect(events.length).toBeGreaterThan(2);
+    for (const ev of events) assertMatchesSchema('SearchAIAnswerStream', ev);
+    const texts = events.map((e) => e.answer.answer.markdown as string);
+    for (let i = 1; i < texts.length; i++) expect(texts[i].length).toBeGreaterThanOrEqual(texts[i - 1].length);
+    expect(texts[0].startsWith('Model says:')).toBe(true);
+    expect(texts.at(-1)).toMatch(/\[\[1\]\]\(http[^)]+\)/);
+    expect(events.at(-1).answer.sources).toHaveLength(1);
+  });
+
   it('bounds the prompt: passages past ASK_MAX_PROMPT_CHARS are not sent', async () => {
     const { buildPrompt } = await import('../../../src/answer/openai.js');
     const passages = Array.from({ length: 8 }, (_, i) => ({
