@@ -4,6 +4,7 @@
 // leaves this function: filter before retrieval), one page as Markdown by its URL or path, and
 // llms-full.txt as a stream of the pages in reading order (never the whole file in memory).
 import { Readable } from 'node:stream';
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.js';
 import type { ConditionContext } from '../../sites/conditions.js';
 import { isDomainError } from '../../core/errors.js';
@@ -14,6 +15,24 @@ import { locatePage, readerMarkdown, readerStructure, type ServedSite } from './
 /** Pages listed per site for agents (search and llms-full.txt): a 10,000-page site fits. */
 export const MAX_AGENT_PAGES = 20_000;
 export const MAX_AGENT_QUERY = 200;
+
+/**
+ * A reader's page list per site state (the live-spaces map, replaced whenever the site or one of its
+ * spaces changes, as locatePage's memo) and audience: agents search many times between changes,
+ * and listing a 10,000-page site walks every page.
+ */
+const pageLists = new WeakMap<object, LRUCache<string, ListedPage[]>>();
+
+async function listedPages(app: AppContext, site: ServedSite, ctx: ConditionContext): Promise<ListedPage[]> {
+  const state = site.liveSpaces;
+  if (!state) return readerPages(app, site, ctx, MAX_AGENT_PAGES);
+  let memo = pageLists.get(state);
+  if (!memo) pageLists.set(state, (memo = new LRUCache<string, ListedPage[]>({ max: 8 })));
+  const key = JSON.stringify([site.base, site.version, ctx]);
+  let pages = memo.get(key);
+  if (!pages) memo.set(key, (pages = await readerPages(app, site, ctx, MAX_AGENT_PAGES)));
+  return pages;
+}
 
 export interface AgentHit {
   title: string;
@@ -41,7 +60,7 @@ export async function searchReadable(
 ): Promise<AgentHit[]> {
   const q = query.slice(0, MAX_AGENT_QUERY);
   if (!q.trim()) return [];
-  const [pages, { spaces }] = await Promise.all([readerPages(app, site, ctx, MAX_AGENT_PAGES), readerStructure(app, site, ctx)]);
+  const [pages, { spaces }] = await Promise.all([listedPages(app, site, ctx), readerStructure(app, site, ctx)]);
   const byPage = new Map<string, ListedPage>();
   for (const p of pages) if (!byPage.has(`${p.spaceId}:${p.page.node.id}`)) byPage.set(`${p.spaceId}:${p.page.node.id}`, p);
   const spaceIds = [...new Set(pages.map((p) => p.spaceId))];
@@ -131,7 +150,7 @@ export async function readablePage(
  * file built at once).
  */
 export async function llmsFullStream(app: AppContext, site: ServedSite, ctx: ConditionContext): Promise<Readable> {
-  const pages = await readerPages(app, site, ctx, MAX_AGENT_PAGES);
+  const pages = await listedPages(app, site, ctx);
   const base = site.base;
   async function* parts() {
     for (const [i, p] of pages.entries()) {

@@ -81,6 +81,16 @@ describe('the MCP server of a public site', () => {
     await client.close();
   });
 
+  it('sees a change to the site on the next search (page lists are kept per site state)', async () => {
+    const client = await connect(endpoint);
+    expect((await search(client, 'Wombat')).structuredContent.results).toEqual([]);
+    await editContent(t, d.spaces.api, (draft) => {
+      draft.insertPage(null, { title: 'Wombat mode', markdown: 'Wombat mode batches requests.' });
+    });
+    expect((await search(client, 'Wombat')).structuredContent.results.map((r) => r.title)).toEqual(['Wombat mode']);
+    await client.close();
+  });
+
   it('fetches a page as Markdown by URL or by path, as the site serves it', async () => {
     const client = await connect(endpoint);
     const byUrl = (await client.callTool({ name: 'getPage', arguments: { url: `${t.baseUrl}${d.base}/api/quokka-limits` } })) as any;
