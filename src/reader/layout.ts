@@ -76,9 +76,21 @@ ${c.description ? `<meta property="og:description" content="${esc(c.description)
 </head>`;
 }
 
+/**
+ * Whether readers may ask questions: the customization's `ai.mode` (`search` or `assistant`; the
+ * default `none`, as on GitBook, shows no Ask box). The MCP endpoint is served either way.
+ */
+export function askEnabled(settings: Chrome['settings']): boolean {
+  const mode = (settings as { ai?: { mode?: unknown } }).ai?.mode;
+  return mode === 'search' || mode === 'assistant';
+}
+
 /** The Ask box: a question answered from this site's pages (src/services/ask.ts); without JavaScript, the answer page. */
 function askForm(c: Chrome, question = ''): string {
-  return `<form class="ask" action="${esc(c.base)}/ask" method="get"><label class="skip" for="site-ask">Ask a question</label><input id="site-ask" type="text" name="q" value="${esc(question)}" placeholder="Ask a question…" maxlength="512" autocomplete="off"><button type="submit">Ask</button></form>`;
+  if (!askEnabled(c.settings)) return '';
+  const greeting = (c.settings as { ai?: { greeting?: unknown } }).ai?.greeting;
+  const placeholder = typeof greeting === 'string' && greeting.trim() ? greeting.trim() : 'Ask a question…';
+  return `<form class="ask" action="${esc(c.base)}/ask" method="get"><label class="skip" for="site-ask">Ask a question</label><input id="site-ask" type="text" name="q" value="${esc(question)}" placeholder="${esc(placeholder)}" maxlength="512" autocomplete="off"><button type="submit">Ask</button></form>`;
 }
 
 function header(c: Chrome, query = ''): string {

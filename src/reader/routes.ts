@@ -50,7 +50,7 @@ import {
 import { assetByName, assetsVersion } from './assets.js';
 import { siteFont, siteRedirect, spaceRedirect, themeExtras } from './site-extras.js';
 import { readerExternalLinks } from '../services/sites/external-links.js';
-import { askHtml, notFoundHtml, pageHtml, searchHtml, themeStylesheet, type Chrome } from './layout.js';
+import { askEnabled, askHtml, notFoundHtml, pageHtml, searchHtml, themeStylesheet, type Chrome } from './layout.js';
 
 /** Rendered pages by render key; entries expire before the signed file URLs inside them do. */
 // Kept as the bytes sent: a cached page is written as it is, not measured and encoded again per request.
@@ -235,6 +235,7 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
     if (rest === '~gitbook/mcp') return await serveMcp(app, req, site, chrome(app, site).title);
     reader = await admit(app, req, site);
     if (rest === 'ask' || rest === '~site/ask') {
+      if (!askEnabled(chrome(app, site).settings)) throw notFound();
       // The Ask box: JSON for its script, a page without JavaScript.
       const q = (requestUrl(req).searchParams.get('q') ?? '').slice(0, 512);
       const answer = q.trim() ? await askReaderSite(app, site, reader.ctx, q) : null;

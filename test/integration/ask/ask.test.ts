@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
 import { assertMatchesSchema, assertMatchesSpec } from '../../helpers/spec.js';
 import { officialClient } from '../sites/helpers.js';
-import type { DocsSite } from '../reader/helpers.js';
+import { docsSite, type DocsSite } from '../reader/helpers.js';
 import { CONDITIONAL_WORD, HIDDEN_WORD, quotaSite } from './helpers.js';
 
 const { t } = useTestApp();
@@ -80,6 +80,16 @@ describe('ask in extractive mode', () => {
       headers: { authorization: `Bearer ${outsider.token}` },
     });
     expect(refused.status).toBe(403);
+  });
+
+  it("follows the customization: no Ask box and no ask endpoints while `ai.mode` is 'none' (the default)", async () => {
+    const plain = await docsSite(t, await t.seedOrg());
+    const page = await t.api('GET', `${plain.base}/`, { headers: { accept: 'text/html' } });
+    expect(page.text).not.toContain('class="ask"');
+    expect((await t.api('GET', `${plain.base}/~site/ask?q=quota`)).status).toBe(404);
+    expect((await t.api('GET', `${plain.base}/ask?q=quota`)).status).toBe(404);
+    const on = await t.api('GET', `${d.base}/`, { headers: { accept: 'text/html' } });
+    expect(on.text).toContain('placeholder="Ask the Acme docs"');
   });
 
   it("the reader site's Ask: answers from the pages that reader may see, with links into the site", async () => {

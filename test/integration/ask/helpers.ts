@@ -11,7 +11,8 @@ export const CONDITIONAL_WORD = 'Kilimanjarobeta';
 
 /**
  * The reader helpers' docs site with pages about quotas: a visible one (API section), a hidden one
- * and one in a section shown only to beta readers (adaptive content), all matching "quota".
+ * and one in a section shown only to beta readers (adaptive content), all matching "quota"; the
+ * customization's `ai.mode` is `search`, so the Ask box shows.
  */
 export async function quotaSite(t: TestApp, visibility = 'public'): Promise<DocsSite> {
   const d = await docsSite(t, await t.seedOrg(), visibility);
@@ -25,6 +26,8 @@ export async function quotaSite(t: TestApp, visibility = 'public'): Promise<Docs
   await editContent(t, d.spaces.sdk, (draft) => {
     draft.insertPage(null, { title: 'SDK quota', markdown: `The SDK quota for beta readers is ${CONDITIONAL_WORD}.` });
   });
+  // Readers' questions are on (GitBook's `ai.mode`; the default `none` shows no Ask box).
+  await call(t, d, 'PUT', `/sites/${d.siteId}/customization`, { ai: { mode: 'search', greeting: 'Ask the Acme docs' } });
   await call(t, d, 'PATCH', `/sites/${d.siteId}`, { adaptiveContent: { enabled: true } });
   const sdkSection = (await call(t, d, 'GET', `/sites/${d.siteId}/sections`)).items.find((s: any) => s.title === 'SDKs');
   await call(t, d, 'PATCH', `/sites/${d.siteId}/sections/${sdkSection.id}`, { condition: 'visitor.claims.beta == true' });
