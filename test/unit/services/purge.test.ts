@@ -51,6 +51,11 @@ vi.mock('../../../src/db/repos/purge.js', () => ({
   },
 }));
 
+// The same run keeps the audit log to its retention (test/integration/audit/audit.test.ts covers it).
+vi.mock('../../../src/db/repos/audit.js', () => ({
+  purgeAuditEvents: async () => 0,
+}));
+
 // No backup holds the deletion lock here (test/integration/ops/backup-lock.test.ts covers one that does).
 vi.mock('../../../src/db/repos/backup.js', () => ({
   tryHoldBlobDeletion: async () => true,

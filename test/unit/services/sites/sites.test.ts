@@ -27,6 +27,8 @@ vi.mock('../../../../src/db/repos/siblings.js', () => import('../../../helpers/f
 vi.mock('../../../../src/db/repos/revisions.js', () => import('../../../helpers/fakes/repos/revisions.js'));
 vi.mock('../../../../src/db/repos/content-objects.js', () => import('../../../helpers/fakes/repos/content-objects.js'));
 vi.mock('../../../../src/services/content-hooks.js', () => import('../../../helpers/fakes/content-hooks.js'));
+// A new space has no merge rules (src/services/reviews.ts reads them when presenting it).
+vi.mock('../../../../src/db/repos/reviews.js', () => ({ getMergeRules: async () => null }));
 
 let app: FakeApp;
 let org: string;
