@@ -382,15 +382,16 @@ export async function recordSyncFailure(db: Queryable, target: SyncTarget, messa
  * After a change of the space's main content: an export run is wanted after `debounceMs` (the
  * first change of a burst sets the time; later ones join it). Only syncs that export.
  */
-export async function markExportDue(db: Queryable, spaceId: string, debounceMs: number): Promise<boolean> {
-  const { rowCount } = await db.query(
+export async function markExportDue(db: Queryable, spaceId: string, debounceMs: number): Promise<string | null> {
+  const { rows } = await db.query<{ id: string }>(
     `UPDATE git_syncs SET export_pending = true,
        run_due_at = coalesce(run_due_at, clock_timestamp() + make_interval(secs => $2::double precision / 1000)),
        updated_at = clock_timestamp()
-     WHERE space_id = $1 AND direction IN ('bidirectional', 'export')`,
+     WHERE space_id = $1 AND direction IN ('bidirectional', 'export')
+     RETURNING id`,
     [spaceId, debounceMs],
   );
-  return (rowCount ?? 0) > 0;
+  return rows[0]?.id ?? null;
 }
 
 /**

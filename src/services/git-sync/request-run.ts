@@ -7,10 +7,14 @@ import { createOperation, enqueue } from '../operations.js';
 
 /**
  * Ask for a run of the sync. At most one run is queued per sync: when one is, only the wanted head
- * is recorded. Returns the id of the run that will take this request (new or already queued); null
+ * is recorded. `delayMs`: the new run waits that long in the queue (an export's debounce). Returns the id of the run that will take this request (new or already queued); null
  * when the sync is gone.
  */
-export async function requestRun(app: AppContext, syncId: string, o: { wantedHead?: string } = {}): Promise<string | null> {
+export async function requestRun(
+  app: AppContext,
+  syncId: string,
+  o: { wantedHead?: string; delayMs?: number } = {},
+): Promise<string | null> {
   const op = await withTx(app.db, async (c) => {
     const s = await getGitSync(c, syncId, true);
     if (!s) return null;
@@ -36,6 +40,7 @@ export async function requestRun(app: AppContext, syncId: string, o: { wantedHea
   // in the queue, so the pushes meanwhile join it (ten pushes in quick succession: at most three
   // imports). A push to a quiet sync runs at once.
   const busy = await ops.earlierRunning(app.db, 'git.sync', op.created.target_id!, op.created.id);
-  await enqueue(app, op.created, busy ? { delayMs: app.config.gitSync.debounceMs } : {});
+  const delayMs = Math.max(o.delayMs ?? 0, busy ? app.config.gitSync.debounceMs : 0);
+  await enqueue(app, op.created, delayMs ? { delayMs } : {});
   return op.created.id;
 }
