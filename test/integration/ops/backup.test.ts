@@ -123,13 +123,17 @@ async function answers(call: (m: string, p: string, o?: { token?: string }) => P
   return out;
 }
 
-/** The body with the server's address and the per-request signatures of download links taken out. */
+/**
+ * The body with the server's address and the per-request signatures of download links taken out;
+ * also a site's preview token, which names its 10-minute validity window (a backup and its restore
+ * may fall on either side of a window's end).
+ */
 function normalize(body: unknown, baseUrl: string): unknown {
   return JSON.parse(
     JSON.stringify(body)
       .split(baseUrl)
       .join('<server>')
-      .replace(/([?&])(exp|sig|expires|signature)=[^&"]*/g, '$1$2=<signed>'),
+      .replace(/([?&])(exp|sig|expires|signature|token)=[^&"]*/g, '$1$2=<signed>'),
   );
 }
 
