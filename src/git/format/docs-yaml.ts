@@ -34,104 +34,33 @@
 // reads and writes back byte for byte. Engine only: no database, no services.
 import { Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
 import { RepoFormatError } from './errors.js';
+import {
+  DOCS_YAML_FILES,
+  DOCS_YAML_LIMITS,
+  type Localized,
+  type Extra,
+  type DocsYamlSpace,
+  type DocsYamlSection,
+  type DocsYamlExternalLink,
+  type DocsYamlGroup,
+  type DocsYamlNode,
+  type DocsYamlConfig,
+  type ParsedDocsYaml,
+} from './docs-yaml-types.js';
 
-export const DOCS_YAML_FILES = ['docs.yaml', 'gitbook-docs.yaml'] as const;
-
-export const DOCS_YAML_LIMITS = Object.freeze({
-  /** Longest file, in characters (a real 13-space site is about 5 KB). */
-  chars: 1_000_000,
-  /** Most sections, section groups, site spaces and external links (the site's own bounds). */
-  sections: 100,
-  groups: 50,
-  spaces: 500,
-  links: 100,
-  /**
-   * Section groups: the description nests them one level (a group may hold groups that hold none);
-   * a site made through the API may nest them 5 deep, so a file written back from one is read, with
-   * a warning past the first level, up to this depth.
-   */
-  groupDepth: 5,
-  /** Longest key; most localized entries of one title or description. */
-  keyChars: 100,
-  localized: 64,
-  /** Aliases the YAML may expand (bounds alias bombs). */
-  aliases: 100,
-});
-
-export type Localized = Record<string, string>;
-/** Keys the description does not know, in file order (kept for write-back). */
-export type Extra = Record<string, unknown>;
-
-export interface DocsYamlSpace {
-  type: 'space';
-  key: string;
-  title: string;
-  localizedTitle?: Localized;
-  path: string;
-  default?: boolean;
-  hidden?: boolean;
-  draft?: boolean;
-  condition?: string;
-  /** `directory`: relative to the site's project directory (`./guides`), `/x` from the repository root; null: not from the repository. */
-  content: { directory: string | null; language?: string; extra?: Extra };
-  extra?: Extra;
-}
-
-export interface DocsYamlSection {
-  type: 'section';
-  key: string;
-  title: string;
-  localizedTitle?: Localized;
-  path: string;
-  description?: string;
-  localizedDescription?: Localized;
-  icon?: string;
-  default?: boolean;
-  draft?: boolean;
-  condition?: string;
-  children: DocsYamlSpace[];
-  extra?: Extra;
-}
-
-export interface DocsYamlExternalLink {
-  type: 'external-link';
-  key: string;
-  title: string;
-  localizedTitle?: Localized;
-  url: string;
-  description?: string;
-  localizedDescription?: Localized;
-  icon?: string;
-  draft?: boolean;
-  condition?: string;
-  extra?: Extra;
-}
-
-export interface DocsYamlGroup {
-  type: 'section-group';
-  key: string;
-  title: string;
-  localizedTitle?: Localized;
-  icon?: string;
-  draft?: boolean;
-  children: (DocsYamlGroup | DocsYamlSection | DocsYamlExternalLink)[];
-  extra?: Extra;
-}
-
-export type DocsYamlNode = DocsYamlGroup | DocsYamlSection | DocsYamlSpace | DocsYamlExternalLink;
-
-export interface DocsYamlConfig {
-  $schema?: string;
-  version?: number;
-  site: { title: string; structure: DocsYamlNode[]; extra?: Extra };
-  extra?: Extra;
-}
-
-export interface ParsedDocsYaml {
-  config: DocsYamlConfig;
-  /** Each naming the file and line: unknown keys kept, defaults chosen for the file. */
-  warnings: string[];
-}
+export { DOCS_YAML_FILES, DOCS_YAML_LIMITS } from './docs-yaml-types.js';
+export type {
+  Localized,
+  Extra,
+  DocsYamlSpace,
+  DocsYamlSection,
+  DocsYamlExternalLink,
+  DocsYamlGroup,
+  DocsYamlNode,
+  DocsYamlConfig,
+  ParsedDocsYaml,
+} from './docs-yaml-types.js';
+export { writeDocsYaml } from './docs-yaml-write.js';
 
 /** Language codes as the description spells them (`en`, `pt-br`, `zh-tw`). */
 const LANGUAGE = /^[a-z]{2,3}(-[a-z]{2,4})?$/;
@@ -570,113 +499,4 @@ export function findDocsYaml(paths: Iterable<string>, projectDirectory: string |
     if (all.has(p)) return p;
   }
   return null;
-}
-
-// ---- writing ---------------------------------------------------------------------------------------
-
-type Plain = Record<string, unknown>;
-
-function withExtra(o: Plain, extra: Extra | undefined): Plain {
-  return extra ? { ...o, ...Object.fromEntries(Object.entries(extra).filter(([k]) => !(k in o))) } : o;
-}
-
-function spaceOut(s: DocsYamlSpace): Plain {
-  return withExtra(
-    {
-      type: 'space',
-      key: s.key,
-      title: s.title,
-      localizedTitle: s.localizedTitle,
-      path: s.path,
-      default: s.default,
-      hidden: s.hidden,
-      draft: s.draft,
-      condition: s.condition,
-      content: withExtra({ directory: s.content.directory, language: s.content.language }, s.content.extra),
-    },
-    s.extra,
-  );
-}
-
-function nodeOut(n: DocsYamlNode): Plain {
-  switch (n.type) {
-    case 'space':
-      return spaceOut(n);
-    case 'section':
-      return withExtra(
-        {
-          type: 'section',
-          key: n.key,
-          title: n.title,
-          localizedTitle: n.localizedTitle,
-          path: n.path,
-          description: n.description,
-          localizedDescription: n.localizedDescription,
-          icon: n.icon,
-          default: n.default,
-          draft: n.draft,
-          condition: n.condition,
-          children: n.children.map(spaceOut),
-        },
-        n.extra,
-      );
-    case 'section-group':
-      return withExtra(
-        {
-          type: 'section-group',
-          key: n.key,
-          title: n.title,
-          localizedTitle: n.localizedTitle,
-          icon: n.icon,
-          draft: n.draft,
-          children: n.children.map(nodeOut),
-        },
-        n.extra,
-      );
-    case 'external-link':
-      return withExtra(
-        {
-          type: 'external-link',
-          key: n.key,
-          title: n.title,
-          localizedTitle: n.localizedTitle,
-          url: n.url,
-          description: n.description,
-          localizedDescription: n.localizedDescription,
-          icon: n.icon,
-          draft: n.draft,
-          condition: n.condition,
-        },
-        n.extra,
-      );
-  }
-}
-
-/** Removes undefined fields deeply (the YAML writer would print them as null). */
-function clean(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(clean);
-  if (v && typeof v === 'object') {
-    const out: Plain = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = clean(x);
-    return out;
-  }
-  return v;
-}
-
-/**
- * docs.yaml text for a config: GitBook's key order, 2-space indent with sequences indented under
- * their key, no line folding, single quotes only where a plain scalar would read as something else
- * (under YAML 1.2 or 1.1: `'yes'`, `'123'`). Written, it reads back as the same config.
- */
-export function writeDocsYaml(config: DocsYamlConfig): string {
-  const top = withExtra(
-    {
-      $schema: config.$schema,
-      version: config.version,
-      site: withExtra({ title: config.site.title, structure: config.site.structure.map(nodeOut) }, config.site.extra),
-    },
-    config.extra,
-  );
-  const doc = new Document(clean(top), { schema: 'yaml-1.1' });
-  return doc.toString({ lineWidth: 0, singleQuote: true, indentSeq: true });
 }
