@@ -71,6 +71,11 @@ export async function catchUpSettled(app: AppContext, spaceId: string): Promise<
 
 export async function reindexSpace(app: AppContext, spaceId: string): Promise<void> {
   await repo.ensureStateRow(app.db, spaceId);
+  // The text configurations are looked up once per process, on connections of the pool: before the
+  // transaction holds one. Inside it, as many reindexes at once as the pool has connections (the
+  // first spaces made after a start) each held one while the look-up waited for another: a
+  // deadlock of the pool (seen in test/integration/db/upgrade.test.ts with PG_POOL_MAX=4).
+  await spaceTextConfig(app, null);
   await withTx(app.db, async (c) => {
     await repo.lockSpaceIndex(c, spaceId);
     const state = await repo.indexState(c, spaceId);
