@@ -3,14 +3,14 @@ import { invalid, limitExceeded } from '../core/errors.js';
 import { HttpError } from './errors.js';
 
 /**
- * Read a JSON request body, refusing more than `limit` bytes (413) before buffering it all.
- * An empty body reads as `undefined`; anything but JSON is a 400 (or 415 for another media type).
+ * Read a request body's bytes, refusing more than `limit` bytes (413: `what` names it) before
+ * buffering it all (a declared length over it is refused before reading).
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export async function readRawBody(req: IncomingMessage, limit: number, what = 'Request body'): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     req.resume();
-    throw limitExceeded(`Request body exceeds the limit of ${limit} bytes`);
+    throw limitExceeded(`${what} exceeds the limit of ${limit} bytes`);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -18,17 +18,26 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     size += (chunk as Buffer).length;
     if (size > limit) {
       req.resume();
-      throw limitExceeded(`Request body exceeds the limit of ${limit} bytes`);
+      throw limitExceeded(`${what} exceeds the limit of ${limit} bytes`);
     }
     chunks.push(chunk as Buffer);
   }
-  if (size === 0) return undefined;
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Read a JSON request body, refusing more than `limit` bytes (413) before buffering it all.
+ * An empty body reads as `undefined`; anything but JSON is a 400 (or 415 for another media type).
+ */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const body = await readRawBody(req, limit);
+  if (body.length === 0) return undefined;
   const type = String(req.headers['content-type'] ?? 'application/json').toLowerCase();
   if (!/^application\/([\w.+-]*\+)?json\b/.test(type)) {
     throw new HttpError(415, `Unsupported Content-Type "${type}": send application/json`);
   }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(body.toString('utf8'));
   } catch (err) {
     throw invalid(`Request body is not valid JSON: ${(err as Error).message}`);
   }
@@ -44,15 +53,5 @@ export async function readFormBody(req: IncomingMessage, limit: number): Promise
     req.resume();
     throw new HttpError(415, `Unsupported Content-Type "${type}": send application/x-www-form-urlencoded`);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw limitExceeded(`Request body exceeds the limit of ${limit} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  return new URLSearchParams((await readRawBody(req, limit)).toString('utf8'));
 }

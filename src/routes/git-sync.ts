@@ -1,10 +1,9 @@
 // Git Sync (issue 27's contract): a space kept in sync with a repository branch, and the webhook
 // forges deliver pushes to.
-import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
+import { readRawBody } from '../http/body.js';
 import { route, ok, noContent } from '../http/route.js';
 import { entityId } from '../http/validate.js';
-import { limitExceeded } from '../core/errors.js';
 import { putSpaceGitSync, getSpaceGitSync, deleteSpaceGitSync } from '../services/git-sync/settings.js';
 import { receiveHook } from '../services/git-sync/webhooks.js';
 
@@ -33,25 +32,6 @@ export const syncBody = z
       .optional(),
   })
   .strict();
-
-async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) {
-    req.resume();
-    throw limitExceeded(`Webhook body exceeds the limit of ${limit} bytes`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw limitExceeded(`Webhook body exceeds the limit of ${limit} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
 
 export const gitSyncRoutes = [
   route({
@@ -95,7 +75,7 @@ export const gitSyncRoutes = [
         .regex(/^[\w-]+$/),
     },
     handler: async ({ app, req, params }) => {
-      const raw = await readRaw(req, MAX_HOOK_BYTES);
+      const raw = await readRawBody(req, MAX_HOOK_BYTES, 'Webhook body');
       const reply = await receiveHook(app, params.hookId, req.headers, raw);
       return { status: reply.status, body: reply.body, ...(reply.location ? { headers: { location: reply.location } } : {}) };
     },

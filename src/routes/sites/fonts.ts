@@ -1,11 +1,10 @@
 // Custom fonts (issue 29 item 2), generateStorageUploadURL, the signed upload URL it returns, and
 // the font files served to anyone.
-import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
+import { readRawBody } from '../../http/body.js';
 import { route, created, noContent, ok } from '../../http/route.js';
 import type { RouteDef } from '../../http/route.js';
 import { entityId } from '../../http/validate.js';
-import { limitExceeded } from '../../core/errors.js';
 import { HttpError } from '../../http/errors.js';
 import * as fonts from '../../services/sites/fonts.js';
 
@@ -28,25 +27,6 @@ async function precondition<T>(call: Promise<T>): Promise<T> {
     if (err instanceof fonts.MissingFontWeight) throw new HttpError(412, err.message);
     throw err;
   }
-}
-
-async function readBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) {
-    req.resume();
-    throw limitExceeded(`Request body exceeds the limit of ${limit} bytes`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw limitExceeded(`Request body exceeds the limit of ${limit} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 export const fontRoutes: RouteDef[] = [
@@ -81,7 +61,7 @@ export const fontRoutes: RouteDef[] = [
     params: { uploadId: entityId },
     query: { exp: z.coerce.number().int(), sig: z.string().max(128) },
     handler: async ({ app, req, params, query }) => {
-      const bytes = await readBytes(req, fonts.FONT_MAX_BYTES);
+      const bytes = await readRawBody(req, fonts.FONT_MAX_BYTES);
       await fonts.receiveUpload(app, params.uploadId, query, String(req.headers['content-type'] ?? ''), bytes);
       return { status: 200, body: {} };
     },
