@@ -300,7 +300,14 @@ export async function setWantedHead(db: Queryable, id: string, wantedHead: strin
 
 /** The run `operationId` started: pushes from now on queue a run of their own. */
 export async function clearQueuedRun(db: Queryable, id: string, operationId: string): Promise<void> {
-  await db.query('UPDATE git_syncs SET queued_operation_id = NULL WHERE id = $1 AND queued_operation_id = $2', [id, operationId]);
+  // A run starting now sees every change made before it: a run that was due (an export's debounce)
+  // is this one, so the poll tick does not start another after it.
+  await db.query(
+    `UPDATE git_syncs SET run_due_at = NULL,
+       queued_operation_id = CASE WHEN queued_operation_id = $2 THEN NULL ELSE queued_operation_id END
+     WHERE id = $1`,
+    [id, operationId],
+  );
 }
 
 export async function setGitSyncStatus(db: Queryable, target: SyncTarget, status: GitSyncStatus): Promise<void> {
