@@ -18,23 +18,25 @@ import { startGitServer, gitCli } from '../test/helpers/git-server.js';
 import { GITBOOK_FIXTURES, requireFixtures } from '../test/helpers/fixtures.js';
 import { spawnTs } from '../test/helpers/processes.js';
 import { pingWorkers, waitForOperation } from '../src/services/workers.js';
-import { Cleanup, createBenchEnv, envInt, log, median, pollUntil, printTable, seedOrg, startApi, type BenchEnv, type Row } from './lib.js';
+import {
+  apiCall,
+  Cleanup,
+  createBenchEnv,
+  envInt,
+  log,
+  median,
+  pollUntil,
+  printTable,
+  seedOrg,
+  startApi,
+  type BenchEnv,
+  type Row,
+} from './lib.js';
 
 const PAGES = envInt('BENCH_GIT_PAGES', 2000);
 const IMAGES = envInt('BENCH_GIT_IMAGES', 200);
 // Five rounds: `git clone` writing 2,200 files swings from 0.15 s to 1.5 s on a shared disk.
 const ROUNDS = envInt('BENCH_GIT_ROUNDS', 5);
-
-async function call(base: string, token: string, method: string, p: string, body?: unknown) {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
-  return { json: text ? JSON.parse(text) : null, headers: res.headers };
-}
 
 /** A docs repository: SUMMARY.md with 40 sections of 50 pages, 200 images referenced from pages. */
 async function generateRepo(dir: string) {
@@ -98,11 +100,11 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
   const url = await remote.createRepo('bench', { dir: src, message: 'Generated docs' });
 
   const runOp = async (kind: 'import' | 'export', spaceId: string, body: Record<string, unknown>) => {
-    const r = await call(apiBase, adminToken, 'POST', `/v1/spaces/${spaceId}/git/${kind}`, body);
+    const r = await apiCall(apiBase, adminToken, 'POST', `/v1/spaces/${spaceId}/git/${kind}`, body);
     const location = new URL(r.headers.get('location')!).pathname;
     const op = await pollUntil(
       async () => {
-        const o = (await call(apiBase, adminToken, 'GET', location)).json;
+        const o = (await apiCall(apiBase, adminToken, 'GET', location)).json;
         return ['succeeded', 'failed', 'skipped'].includes(o.status) ? o : undefined;
       },
       10, // the job's end seen within 10 ms (a coarser poll would add up to its interval to every figure)
@@ -113,7 +115,7 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
     return op;
   };
   const newSpace = async () =>
-    (await call(apiBase, adminToken, 'POST', `/v1/orgs/${orgId}/spaces`, { title: 'Bench git', empty: true })).json.id as string;
+    (await apiCall(apiBase, adminToken, 'POST', `/v1/orgs/${orgId}/spaces`, { title: 'Bench git', empty: true })).json.id as string;
 
   /** Seconds from the import's success until the space's search index follows its revision. */
   const searchCatchUp = async (spaceId: string) => {
@@ -162,7 +164,7 @@ export async function benchGit(env: BenchEnv, cleanup: Cleanup): Promise<Row[]> 
     );
   }
   const fixtureRows = await benchFixture(remote, work, runOp, newSpace, searchCatchUp);
-  const pages = (await call(apiBase, adminToken, 'GET', `/v1/spaces/${lastSpace}/content`)).json;
+  const pages = (await apiCall(apiBase, adminToken, 'GET', `/v1/spaces/${lastSpace}/content`)).json;
   const count = (list: any[]): number => list.reduce((n, p) => n + 1 + count(p.pages ?? []), 0);
   log(`imported ${count(pages.pages)} pages and ${pages.files.length} files`);
   // The large repository goes to a worker process of its own, as production runs them: its peak

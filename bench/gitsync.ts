@@ -14,21 +14,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startWorkers } from '../workers/start.js';
 import { startGitServer, gitCli } from '../test/helpers/git-server.js';
-import { Cleanup, envInt, log, median, pollUntil, seedOrg, startApi, type BenchEnv, type Row } from './lib.js';
+import { apiCall, Cleanup, envInt, log, median, pollUntil, seedOrg, startApi, type BenchEnv, type Row } from './lib.js';
 
 const PAGES = envInt('BENCH_GITSYNC_PAGES', 100);
 const ROUNDS = envInt('BENCH_GITSYNC_ROUNDS', 5);
-
-async function call(base: string, token: string, method: string, p: string, body?: unknown) {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
-}
 
 const seconds = (started: number) => (performance.now() - started) / 1000;
 
@@ -43,7 +32,7 @@ export async function benchGitSync(env: BenchEnv, cleanup: Cleanup): Promise<Row
   const work = await mkdtemp(path.join(tmpdir(), 'bench-gitsync-'));
   cleanup.add(`remove ${work}`, () => rm(work, { recursive: true, force: true }));
   const { orgId, adminToken } = await seedOrg(env.app, 'Bench git sync org');
-  const api = (method: string, p: string, body?: unknown) => call(apiBase, adminToken, method, p, body);
+  const api = async (method: string, p: string, body?: unknown) => (await apiCall(apiBase, adminToken, method, p, body)).json;
 
   const files: Record<string, string> = { 'README.md': '# Home\n\nWelcome.\n' };
   const summary = ['# Table of contents', '', '* [Home](README.md)'];

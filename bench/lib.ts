@@ -814,3 +814,15 @@ export function printTable(rows: Row[], title: string, notes: string[] = []) {
   for (const n of notes) out.push(n);
   process.stdout.write(out.join('\n') + '\n');
 }
+
+/** A JSON call to the API with a bearer token; a status of 300 or more fails the bench with the body's start. */
+export async function apiCall(base: string, token: string, method: string, p: string, body?: unknown) {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
+  return { json: text ? JSON.parse(text) : null, headers: res.headers };
+}
