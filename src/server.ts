@@ -25,6 +25,8 @@ import { databaseErrorReply } from './http/db-errors.js';
 import { drainable } from './http/shutdown.js';
 import type { Principal } from './auth/principal.js';
 import { hostedSite, serveHosted } from './reader/routes.js';
+import { isSiteToken } from './auth/site-token.js';
+import { serveWithSiteToken } from './routes/published-content.js';
 import type { Logger } from './log.js';
 
 export interface ApiServer {
@@ -224,6 +226,14 @@ export function createApiServer(app: AppContext): ApiServer {
       if (path === adminPath || path.startsWith(`${adminPath}/`)) {
         routeLabel = adminPath;
         await serveDashboard(req, res, new URL(`http://local${path}${target.search ? `?${target.search}` : ''}`));
+        return;
+      }
+      // A site token (the renderer's apiToken) is accepted by its own reads only (src/routes/published-content.ts).
+      const token = bearer(req);
+      if (token && isSiteToken(token)) {
+        routeLabel = 'site-token';
+        await limit(res, `ip:${clientAddress(req)}`);
+        send(res, await serveWithSiteToken(app, req, method, path, target.searchParams, token), head);
         return;
       }
       const m = router.match(head ? 'GET' : method, path);

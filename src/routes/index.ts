@@ -21,6 +21,7 @@ import { gitSyncRoutes } from './git-sync.js';
 import { gitSyncSiteRoutes } from './git-sync-sites.js';
 import { importRoutes } from './imports.js';
 import { publishedRoutes } from './sites/published.js';
+import { publishedContentRoutes } from './published-content.js';
 import { translationRoutes } from './translations.js';
 import { teamRoutes } from './teams.js';
 import { permissionRoutes } from './permissions.js';
@@ -69,6 +70,7 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Git sync', gitSyncSiteRoutes),
   ...tagged('Imports', importRoutes),
   ...tagged('Published content', publishedRoutes),
+  ...tagged('Published content', publishedContentRoutes),
   ...tagged('Translations', translationRoutes),
   ...tagged('Teams', teamRoutes),
   ...tagged('Permissions', permissionRoutes),

@@ -149,6 +149,10 @@ export async function deleteSpec(app: AppContext, p: Principal, orgId: string, s
 
 async function latestVersion(app: AppContext, p: Principal, orgId: string, slug: string, versionId?: string) {
   await requireOrg(app.db, p, orgId, 'view');
+  return versionOf(app, orgId, slug, versionId);
+}
+
+async function versionOf(app: AppContext, orgId: string, slug: string, versionId?: string) {
   const s = await specs.getSpecBySlug(app.db, orgId, slug);
   if (!s) throw notFound(`OpenAPI spec "${slug}" not found`);
   const id = versionId ?? s.last_version;
@@ -174,7 +178,13 @@ export async function getSpecVersion(app: AppContext, p: Principal, orgId: strin
 
 /** The processed (bundled, validated) document of a version, read back from the BlobStore. */
 export async function getSpecVersionContent(app: AppContext, p: Principal, orgId: string, slug: string, versionId?: string) {
-  const { s, v } = await latestVersion(app, p, orgId, slug, versionId);
+  await requireOrg(app.db, p, orgId, 'view');
+  return specVersionContent(app, orgId, slug, versionId);
+}
+
+/** A version's content once the caller may read it (a member, or a site token whose pages use the spec). */
+export async function specVersionContent(app: AppContext, orgId: string, slug: string, versionId?: string) {
+  const { s, v } = await versionOf(app, orgId, slug, versionId);
   const bytes = await app.blobs.get(`${v.blob_key}`);
   if (!bytes) throw notFound('The stored content of this version is missing');
   const published = `${app.config.publicUrl}/public/openapi/${orgId}/${slug}`;

@@ -354,6 +354,12 @@ export async function bulkUpsertRedirects(app: AppContext, p: Principal, orgId: 
 /** The live redirect a source path takes (exact first, then the longest wildcard) and where it leads. */
 export async function redirectBySource(app: AppContext, p: Principal, orgId: string, siteId: string, source: string) {
   const { site } = await requireSite(app.db, p, orgId, siteId, 'read');
+  return redirectOfSite(app, site, source);
+}
+
+/** getSiteRedirectBySource once the caller may read the site (a member, or a site token: published-content-reads.ts). */
+export async function redirectOfSite(app: AppContext, site: SiteRow, source: string) {
+  const siteId = site.id;
   const rows = await repo.listRedirects(app.db, siteId, false);
   const m = match(compile(rows), source);
   if (!m) throw notFound(`No redirect from "${source}" in this site`);

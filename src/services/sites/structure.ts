@@ -59,6 +59,12 @@ export class TreePresenter {
     return new TreePresenter(app, live, spaces, opts);
   }
 
+  /** For a site token's reader (no member): the given spaces only, presented without a role. */
+  static forReader(app: AppContext, tree: SiteTree, rows: Parameters<typeof presentSpace>[1][], opts: UrlOptions = {}): TreePresenter {
+    const spaces = new Map(rows.map((r) => [r.id, presentSpace(app, r, null)]));
+    return new TreePresenter(app, { ...tree, siteSpaces: tree.siteSpaces.filter((ss) => spaces.has(ss.space_id)) }, spaces, opts);
+  }
+
   siteSpace(ss: SiteSpaceRow) {
     const section = ss.section_id ? this.tree.sections.find((s) => s.id === ss.section_id) : undefined;
     return toSiteSpace(this.app, ss, this.spaces.get(ss.space_id)!, { site: this.tree.site, section }, this.opts);

@@ -1,0 +1,172 @@
+/**
+ * What a site token (src/auth/site-token.ts) reads: the content one reader of its site may read,
+ * decided at every use, not when the token was issued. The site must still be published, with the
+ * same visibility the token was issued for (its share key still valid, a visitor token behind it
+ * on a visitor-auth site); the spaces are those of the site spaces the token's claims make
+ * visible (conditions of sections and site spaces, as the reader site evaluates them), and the
+ * revisions are their current ones: a revision stops being readable when a newer one is published.
+ * Anything else is a 403 naming what the token does not open; an unpublished site a 401.
+ */
+import type { AppContext } from '../../context.js';
+import { forbidden, isDomainError, unauthenticated } from '../../core/errors.js';
+import type { SiteGrant } from '../../auth/site-token.js';
+import type { SpaceRow } from '../../db/repos/spaces.js';
+import type { ContentTarget } from '../content.js';
+import { readerContext, variantsOf, type VisibleSite } from '../../sites/reader.js';
+import type { ConditionContext } from '../../sites/conditions.js';
+import { publishedSite, readerStructure, shareKeyOpens, snapshotOf, type ReaderSiteRow } from './reader.js';
+import { TreePresenter, type SiteTree } from './structure.js';
+import { LRUCache } from 'lru-cache';
+import { selectObjects } from '../../db/repos/content-objects.js';
+import { presentSite, presentCustomization } from './sites.js';
+import { effectiveCustomization, withOverrides } from '../../sites/customization.js';
+import { specVersionContent } from '../openapi.js';
+
+export interface SiteScope {
+  grant: SiteGrant;
+  site: ReaderSiteRow;
+  ctx: ConditionContext;
+  tree: SiteTree;
+  visible: VisibleSite;
+  /** Live spaces of the site by id (all of them; `readableSpaces` are those the claims show). */
+  spaces: Map<string, SpaceRow>;
+  readableSpaces: Set<string>;
+}
+
+/** The scope of a verified grant now; 401 when the site no longer opens to it. */
+export async function openScope(app: AppContext, grant: SiteGrant): Promise<SiteScope> {
+  const gone = () => unauthenticated('This site token no longer opens its site (unpublished, deleted or its access changed); resolve the URL again');
+  let site: ReaderSiteRow;
+  try {
+    site = await publishedSite(app, grant.site);
+  } catch (err) {
+    if (isDomainError(err) && err.kind === 'not-found') throw gone();
+    throw err;
+  }
+  if (site.organization_id !== grant.organization) throw gone();
+  if (site.visibility === 'share-link') {
+    if (!(await shareKeyOpens(app, site, grant.shareKey))) throw gone();
+  } else if (site.visibility === 'visitor-auth') {
+    if (!grant.visitor) throw gone();
+  } else if (site.visibility !== 'public' && site.visibility !== 'unlisted') throw gone();
+  const ctx = readerContext(grant.signed, grant.unsigned);
+  const { tree, spaces, visible } = await readerStructure(app, site, ctx);
+  const readableSpaces = new Set<string>();
+  for (const list of visible.variants.values()) for (const ss of list) readableSpaces.add(ss.space_id);
+  // Without sections, the root's site spaces; with sections, only those of visible sections.
+  if (visible.sections.length) {
+    readableSpaces.clear();
+    for (const s of visible.sections) for (const ss of variantsOf(visible, s)) readableSpaces.add(ss.space_id);
+  }
+  return { grant, site, ctx, tree, visible, spaces, readableSpaces };
+}
+
+export function requireScopeSite(scope: SiteScope, orgId: string, siteId: string): void {
+  if (siteId !== scope.site.id || orgId !== scope.site.organization_id)
+    throw forbidden(`This site token only reads site "${scope.site.id}"; it does not open site "${siteId}"`);
+}
+
+export function scopeSpace(scope: SiteScope, spaceId: string): SpaceRow {
+  const space = scope.readableSpaces.has(spaceId) ? scope.spaces.get(spaceId) : undefined;
+  if (!space) throw forbidden(`This site token does not open space "${spaceId}": it is not published by its site for this visitor`);
+  return space;
+}
+
+/** A revision the site publishes now (its space's current one) as a content target. */
+export function scopeRevision(scope: SiteScope, spaceId: string, revisionId: string): ContentTarget & { space: SpaceRow } {
+  const space = scopeSpace(scope, spaceId);
+  if (space.revision_id !== revisionId)
+    throw forbidden(`This site token does not open revision "${revisionId}": the site publishes revision "${space.revision_id}" of this space`);
+  return { spaceId, revisionId, organizationId: space.organization_id, space };
+}
+
+/** Site spaces the token may search: the request's scope, within what its claims show. */
+export function searchableSpaces(
+  scope: SiteScope,
+  body: { scope?: { mode: string; currentSiteSpace?: string; siteSpaceIds?: string[] }; mode?: string; siteSpaceIds?: string[]; siteSpaceId?: string },
+): string[] {
+  const visible = [...scope.visible.variants.values()].flat().filter((ss) => scope.readableSpaces.has(ss.space_id));
+  const mode = body.scope?.mode ?? body.mode ?? 'default';
+  const specific = body.scope?.siteSpaceIds ?? body.siteSpaceIds;
+  const current = body.scope?.currentSiteSpace ?? body.siteSpaceId;
+  let chosen = visible;
+  if (mode === 'specific' || (specific && mode !== 'all')) {
+    const wanted = new Set(specific ?? []);
+    chosen = visible.filter((ss) => wanted.has(ss.id));
+  } else if (mode !== 'all') {
+    const defaults = new Set<string>();
+    for (const s of scope.visible.sections.length ? scope.visible.sections : [null]) {
+      const list = variantsOf(scope.visible, s);
+      const def = list.find((x) => x.is_default && !x.hidden) ?? list.find((x) => !x.hidden) ?? list[0];
+      if (def) defaults.add(def.id);
+    }
+    chosen = visible.filter((ss) => defaults.has(ss.id) || ss.id === current);
+  }
+  return [...new Set(chosen.map((ss) => ss.space_id))];
+}
+
+// ---- getPublishedContentSite ----------------------------------------------------------------------
+
+/** The published site as the token's reader sees it: sections and site spaces its claims show. */
+export async function publishedSiteForScope(app: AppContext, scope: SiteScope, shareKey: string | undefined) {
+  const { site } = scope;
+  const visibleSpaces = new Set([...scope.visible.variants.values()].flat().map((ss) => ss.id));
+  const visibleSections = new Set(scope.visible.sections.map((s) => s.id));
+  const tree: SiteTree = {
+    ...scope.tree,
+    sections: scope.tree.sections.filter((s) => visibleSections.has(s.id)),
+    siteSpaces: scope.tree.siteSpaces.filter((ss) => visibleSpaces.has(ss.id)),
+  };
+  const rows = [...scope.readableSpaces].map((id) => scope.spaces.get(id)!).filter(Boolean);
+  const opts = shareKey && scope.grant.shareKey === shareKey ? { shareKey } : {};
+  const presenter = TreePresenter.forReader(app, tree, rows, opts);
+  const base = effectiveCustomization(site.customization);
+  const siteSpaces: Record<string, unknown> = {};
+  for (const ss of presenter.tree.siteSpaces)
+    if (ss.customization)
+      siteSpaces[ss.id] = presentCustomization(withOverrides(base, ss.customization), ss.customization_updated_at ?? site.customization_updated_at);
+  return {
+    object: 'published-content-site',
+    site: presentSite(app, site, null, opts),
+    structure: presenter.structure(),
+    customizations: { site: presentCustomization(base, site.customization_updated_at), siteSpaces },
+    scripts: [],
+  };
+}
+
+// ---- OpenAPI specs the site's pages use ----------------------------------------------------------
+
+const SPEC_ATTR = /\bspec="([^"]{1,200})"/g;
+/** Slugs of the specs one revision uses (OpenAPI blocks, computed pages), by revision: immutable. */
+const specsByRevision = new LRUCache<string, Set<string>>({ max: 500 });
+const BODY_BATCH = 500;
+
+async function specsOfRevision(app: AppContext, space: SpaceRow): Promise<Set<string>> {
+  const key = `${space.id}:${space.revision_id}`;
+  const had = specsByRevision.get(key);
+  if (had) return had;
+  const snapshot = await snapshotOf(app, space);
+  const used = new Set<string>();
+  const bodies: string[] = [];
+  for (const p of snapshot.ordered) {
+    const deps = p.node.computed?.dependencies;
+    if (deps) for (const m of JSON.stringify(deps).matchAll(/"spec":"([^"]{1,200})"/g)) used.add(m[1]);
+    if (p.node.body) bodies.push(p.node.body);
+  }
+  for (let i = 0; i < bodies.length; i += BODY_BATCH) {
+    const rows = await selectObjects<{ kind: string; markdown?: string }>(app.db, space.id, bodies.slice(i, i + BODY_BATCH));
+    for (const r of rows) if (r.data.markdown?.includes('openapi')) for (const m of r.data.markdown.matchAll(SPEC_ATTR)) used.add(m[1]);
+  }
+  specsByRevision.set(key, used);
+  return used;
+}
+
+/** The content of a spec version, when a page the token may read uses the spec. */
+export async function specContentForScope(app: AppContext, scope: SiteScope, orgId: string, slug: string, versionId?: string) {
+  if (orgId !== scope.site.organization_id) throw forbidden(`This site token does not open the OpenAPI specs of organization "${orgId}"`);
+  for (const id of scope.readableSpaces) {
+    const space = scope.spaces.get(id);
+    if (space && (await specsOfRevision(app, space)).has(slug)) return specVersionContent(app, orgId, slug, versionId);
+  }
+  throw forbidden(`This site token does not open OpenAPI spec "${slug}": no page its site publishes uses it`);
+}
