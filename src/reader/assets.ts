@@ -3,6 +3,7 @@
 // script; it only adds the theme toggle's memory (localStorage) and applies the stored theme.
 import { createHash } from 'node:crypto';
 import { BLOCK_CSS } from '../render/html.js';
+import { highlightCss } from '../render/highlight.js';
 
 const CSS = `:root{--primary:#346ddb;--bg:#fff;--fg:#1d1d1f;--muted:#6b6b70;--line:#e5e5e8;--soft:#f5f6f8;--radius:8px;--font:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;--mono:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color-scheme:light}
 :root[data-theme=dark]{--bg:#15161a;--fg:#e8e8ea;--muted:#a0a0a8;--line:#2c2d33;--soft:#1f2026;color-scheme:dark}
@@ -100,6 +101,17 @@ var given=new URLSearchParams(location.search).get('ask');if(given){input.value=
 })})();
 `;
 
+// Code blocks: a copy button on each (added here, so the page without JavaScript and the PDF have
+// none). It copies the code's text as written: line numbers are CSS counters, not text.
+const COPY_JS = `(function(){document.addEventListener('DOMContentLoaded',function(){
+document.querySelectorAll('.body .code-block').forEach(function(block){var code=block.querySelector('pre code');if(!code)return;
+var b=document.createElement('button');b.type='button';b.className='code-copy';b.textContent='Copy';b.setAttribute('aria-label','Copy code');
+b.addEventListener('click',function(){var text=code.textContent;function done(ok){b.textContent=ok?'Copied':'Copy failed';setTimeout(function(){b.textContent='Copy'},1500)}
+if(navigator.clipboard&&navigator.clipboard.writeText)navigator.clipboard.writeText(text).then(function(){done(true)},function(){done(false)});
+else{var t=document.createElement('textarea');t.value=text;t.setAttribute('readonly','');t.className='skip';document.body.appendChild(t);t.select();var ok=false;try{ok=document.execCommand('copy')}catch(e){}t.remove();done(ok)}});
+block.appendChild(b)})})})();
+`;
+
 const JS =
   `(function(){var r=document.documentElement,k='dp-theme:'+(r.dataset.site||'');try{var s=localStorage.getItem(k);if(s&&r.dataset.toggle==='1')r.dataset.theme=s}catch(e){}
 document.addEventListener('click',function(e){var b=e.target.closest&&e.target.closest('[data-theme-toggle]');if(!b)return;e.preventDefault();var dark=r.dataset.theme==='dark'||(r.dataset.theme==='system'&&matchMedia('(prefers-color-scheme: dark)').matches);var n=dark?'light':'dark';r.dataset.theme=n;try{localStorage.setItem(k,n)}catch(e){}});
@@ -108,7 +120,8 @@ document.addEventListener('change',function(e){var t=e.target;if(t&&t.matches&&t
 
 ` +
   SEARCH_JS +
-  ASK_JS;
+  ASK_JS +
+  COPY_JS;
 
 // GitBook's blocks (BLOCK_CSS, shared with the PDF renderer) are drawn in fixed light colors; on
 // the site they take the theme's colors instead, so they read in dark mode and follow the tint and
@@ -127,6 +140,15 @@ const BLOCK_THEME = `.body aside.hint{border:0;border-left:4px solid var(--hint,
 .body :not(pre)>code{background:var(--soft);border:1px solid var(--line);padding:0 .25em;border-radius:4px;font-size:.9em}
 .body th{background:var(--soft)}.body .image-placeholder{border:1px dashed var(--line);color:var(--muted);padding:0 .4em}
 .body .openapi-operation .method{color:var(--link,var(--primary))}
+.body aside.hint{display:flex;gap:.6rem}.body aside.hint .hint-icon{color:var(--hint);margin-top:.3rem}.body aside.hint .hint-body>:first-child{margin-top:0}.body aside.hint .hint-body>:last-child{margin-bottom:0}
+.body .code-block{position:relative;margin:1rem 0}.body .code-block pre.code{margin:0}.body figure.code-block figcaption.code-title{text-align:left;font-family:var(--mono);font-size:.85rem;padding:.35rem 1rem}
+.body .code-block.line-numbers .line::before{color:var(--muted)}
+.body .code-copy{position:absolute;top:.35rem;right:.35rem;padding:.1rem .5rem;font-size:.75rem;opacity:.75}.body .code-copy:hover,.body .code-copy:focus-visible{opacity:1}
+@media (min-width:64rem){.body .code-block.full-width{margin-right:-16rem}}
+nav.tree a svg.icon,main h1 svg.icon{margin-right:.4em;color:var(--muted)}main h1 svg.icon{color:var(--primary)}
+${highlightCss().dark(':root[data-theme=dark] .body ')}
+@media (prefers-color-scheme:dark){${highlightCss().dark(':root[data-theme=system] .body ')}}
+@media print{.body .code-copy{display:none}}
 `;
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);

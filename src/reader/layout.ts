@@ -2,6 +2,7 @@
 // <details> variant menu); the one external script only remembers the theme toggle, per site. No inline
 // script or style (the CSP forbids both): colors come from a per-site stylesheet.
 import { escapeHtml as esc } from '../render/html.js';
+import { iconSvg } from '../render/icons.js';
 import type { NavLink, ReaderPage, TreeItem } from '../services/sites/reader.js';
 import type { ReaderSearchHit } from '../services/sites/reader-lists.js';
 import { script, stylesheet } from './assets.js';
@@ -148,8 +149,8 @@ function treeHtml(items: TreeItem[]): string {
     .map((t) => {
       if (t.group) return `<li><span class="group-title">${esc(t.title)}</span>${treeHtml(t.children)}</li>`;
       const a = t.href
-        ? `<a href="${esc(t.href)}"${t.current ? ' aria-current="page"' : ''}>${esc(t.title)}</a>`
-        : `<span>${esc(t.title)}</span>`;
+        ? `<a href="${esc(t.href)}"${t.current ? ' aria-current="page"' : ''}>${iconSvg(t.icon)}${esc(t.title)}</a>`
+        : `<span>${iconSvg(t.icon)}${esc(t.title)}</span>`;
       if (!t.children.length) return `<li>${a}</li>`;
       return `<li><details${t.open ? ' open' : ''}><summary>${a}</summary>${treeHtml(t.children)}</details></li>`;
     })
@@ -217,7 +218,7 @@ export function pageHtml(p: ReaderPage, c: Chrome): string {
   return `${head(c, `${node.title} | ${p.title}`)}
 <body class="corners-${esc(p.settings.styling?.corners ?? 'rounded')}">${header(c)}
 <div class="layout"><nav class="tree" aria-label="Pages">${variantMenu(p.variants)}${treeHtml(p.tree)}</nav>
-<main id="site-main">${coverHtml(p)}${crumbs}<h1>${esc(node.title)}</h1>${node.description ? `<p class="description">${esc(node.description)}</p>` : ''}
+<main id="site-main">${coverHtml(p)}${crumbs}<h1>${iconSvg(node.icon, 'page-icon')}${esc(node.title)}</h1>${node.description ? `<p class="description">${esc(node.description)}</p>` : ''}
 <div class="body">${bodyLinks(p.bodyHtml, p.settings, c.base)}</div>
 <div class="meta">${updated}${actions}${p.editUrl ? `<a href="${esc(p.editUrl)}"${externalAttrs(p.editUrl, p.settings, p.base)}>Edit on Git</a>` : ''}</div>${pagination}</main>${outline}</div>
 ${footer(c)}</body></html>`;

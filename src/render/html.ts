@@ -17,6 +17,8 @@ import { toHast, defaultHandlers, type Handler, type Handlers, type State } from
 import { toHtml } from 'hast-util-to-html';
 import katex from 'katex';
 import { htmlTableHast } from './html-table.js';
+import { highlightCss, newBudget, renderCodeBlock, type CodeBlockOptions } from './highlight.js';
+import { HINT_ICONS, iconElement } from './icons.js';
 import { parseHtmlTable, tableUrls } from '../content/markdown/html-table.js';
 import {
   headingIds,
@@ -151,6 +153,9 @@ function mathElement(tex: string, display: boolean): ElementContent {
 function bodyHast(markdown: string, o: PageBodyOptions) {
   const { root, definitions } = parseExtended(markdown);
   const ids = headingIds(root);
+  // Code blocks: highlighted within one budget per body; a `{% code %}` tag's options apply to the fences it wraps.
+  const budget = newBudget();
+  let codeOptions: CodeBlockOptions = {};
   const def = (identifier: string): Definition | undefined => definitions.get(identifier);
 
   const imageElement = (url: string, alt: string | null | undefined, title: string | null | undefined): Element => {
@@ -191,8 +196,12 @@ function bodyHast(markdown: string, o: PageBodyOptions) {
       return d ? linkElement(state, node, d.url, d.title) : defaultHandlers.linkReference(state, node);
     },
     gitbookHint(state: State, node: HintNode) {
-      return el('aside', { className: ['hint', `hint-${node.style}`] }, state.all(node as unknown as Nodes));
+      const icon = iconElement(HINT_ICONS[node.style], 'hint-icon');
+      const body = el('div', { className: ['hint-body'] }, state.all(node as unknown as Nodes));
+      return el('aside', { className: ['hint', `hint-${node.style}`] }, icon ? [icon, body] : [body]);
     },
+    code: (_state: State, node: { value: string; lang?: string | null }) =>
+      renderCodeBlock(node.value, { ...codeOptions, lang: node.lang }, budget),
     gitbookFile(_state: State, node: FileNode) {
       const file = o.files.get(node.src) ?? null;
       if (!file) return el('p', { className: ['attachment', 'attachment-missing'] }, [text(`Attachment not found: ${node.src}`)]);
@@ -206,7 +215,20 @@ function bodyHast(markdown: string, o: PageBodyOptions) {
         ...state.all(node as unknown as Nodes),
       ]);
     },
-    gitbookTag: (state: State, node: TagNode) => renderTag(state, node, o, () => ++blockCount),
+    gitbookTag(state: State, node: TagNode) {
+      if (node.name !== 'code') return renderTag(state, node, o, () => ++blockCount);
+      const a = node.attrs;
+      const outer = codeOptions;
+      codeOptions = {
+        title: a.title,
+        lineNumbers: a.lineNumbers === 'true',
+        overflow: a.overflow === 'wrap' ? 'wrap' : 'scroll',
+        fullWidth: a.fullWidth === 'true',
+      };
+      const out = state.all(node as unknown as Nodes);
+      codeOptions = outer;
+      return out.length === 1 && out[0].type === 'element' ? out[0] : el('div', { className: ['gitbook-code'] }, out);
+    },
     math: (_state: State, node: { value: string }) => el('div', { className: ['math'] }, [mathElement(node.value, true)]),
     inlineMath: (_state: State, node: { value: string }) => el('span', { className: ['math'] }, [mathElement(node.value, false)]),
     html(_state: State, node: { value: string }) {
@@ -271,7 +293,7 @@ function decodeEntities(s: string): string {
 /**
  * GitBook block tags as HTML a reader expects, without scripts (the published view allows none):
  * tabs are radio buttons and labels switched by CSS (all panels shown, titled, in print), steppers
- * a numbered list, columns a flex row, updates dated sections, code blocks titled, embeds and
+ * a numbered list, columns a flex row, updates dated sections, embeds and
  * content references links, OpenAPI blocks the operation they name.
  */
 function renderTag(state: State, node: TagNode, o: PageBodyOptions, nextId: () => number): Element {
@@ -318,14 +340,6 @@ function renderTag(state: State, node: TagNode, o: PageBodyOptions, nextId: () =
           el('section', { className: ['update'] }, [el('p', { className: ['update-date'] }, [text(t.attrs.date ?? '')]), ...inner(t)]),
         ),
       );
-    case 'code': {
-      const out = children();
-      if (!a.title) return el('div', { className: ['code-block', ...(a.lineNumbers === 'true' ? ['line-numbers'] : [])] }, out);
-      return el('figure', { className: ['code-block', ...(a.lineNumbers === 'true' ? ['line-numbers'] : [])] }, [
-        el('figcaption', { className: ['code-title'] }, [text(a.title)]),
-        ...out,
-      ]);
-    }
     case 'embed':
       return el('div', { className: ['embed'] }, [el('p', {}, [text('Embedded: '), link(a.url ?? '', a.url ?? '')]), ...children()]);
     case 'content-ref':
@@ -388,6 +402,16 @@ ol.stepper > li.step::before { content: counter(step); position: absolute; left:
 .columns { display: flex; gap: 1.2em; } .column { flex: 1 1 0; min-width: 0; }
 figure { margin: 0 0 0.8em; } figcaption { font-size: 0.9em; color: #555; text-align: center; }
 figure.code-block figcaption.code-title { text-align: left; font-family: monospace; background: #eceef1; padding: 2px 8px; }
+.code-block { margin: 0 0 0.8em; } .code-block pre.code { margin: 0; white-space: pre; overflow-x: auto; }
+.code-block.wrap pre.code { white-space: pre-wrap; overflow-wrap: anywhere; }
+.code-block pre.code code { counter-reset: line; }
+.code-block.line-numbers .line::before { counter-increment: line; content: counter(line); display: inline-block; min-width: 2em;
+  margin-right: 1em; text-align: right; color: #8b949e; -webkit-user-select: none; user-select: none; }
+${highlightCss().light}
+svg.icon { width: 1em; height: 1em; vertical-align: -0.125em; flex: none; }
+aside.hint { display: flex; gap: 0.6em; align-items: flex-start; } aside.hint .hint-icon { margin-top: 0.25em; color: #3b82f6; }
+aside.hint .hint-body { flex: 1; min-width: 0; } aside.hint .hint-body > :first-child { margin-top: 0; } aside.hint .hint-body > :last-child { margin-bottom: 0; }
+aside.hint-warning .hint-icon { color: #d97706; } aside.hint-danger .hint-icon { color: #dc2626; } aside.hint-success .hint-icon { color: #16a34a; }
 details.expandable { border: 1px solid #d9dce1; border-radius: 4px; padding: 4px 10px; margin: 0 0 0.8em; }
 details.expandable > summary { cursor: pointer; font-weight: 600; }
 .update { border-left: 3px solid #c5c9cf; padding-left: 10px; } .update-date { color: #555; font-weight: bold; }
@@ -400,6 +424,7 @@ details.expandable > summary { cursor: pointer; font-weight: 600; }
 .card > img { display: block; width: calc(100% + 20px); margin: 0 -10px 6px; max-height: 12em; object-fit: cover; }
 .card-title { font-weight: 600; margin: 8px 0 4px; } .card-text { margin: 0 0 4px; color: #444; }
 @media print {
+  .code-block pre.code { white-space: pre-wrap; overflow-wrap: anywhere; }
   .tab-label { display: none; }
   .tab-panel { display: block !important; }
   .tab-title { display: block; }

@@ -374,7 +374,9 @@ export class MarkdownPool {
    * gives the result when the thread had to be stopped (time-out, or the thread died: out of memory).
    */
   private async run(task: MarkdownTask, size: number, onTimeout: () => TaskOutput, timeoutMs = this.o.timeoutMs): Promise<TaskOutput> {
-    if (this.o.threads === 0 || size <= INLINE_CHARS) return runTask(task);
+    // A tiny body with a code block still goes to a thread: a language's first highlight compiles its grammar.
+    const code = task.op === 'html' && /```|~~~/.test(task.md);
+    if (this.o.threads === 0 || (size <= INLINE_CHARS && !code)) return runTask(task);
     if (this.closed) throw new Error('The Markdown pool is closed');
     const pool = await this.threads();
     await this.acquire();

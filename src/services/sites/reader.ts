@@ -315,6 +315,8 @@ export interface TreeItem {
   current: boolean;
   open: boolean;
   group: boolean;
+  /** The page's `icon` (a Font Awesome name, drawn by the layout when it knows it). */
+  icon?: string;
   children: TreeItem[];
 }
 
@@ -435,6 +437,7 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
             current: p === page,
             open: openIds.has(p.node.id),
             group: p.node.type === 'group',
+            ...(p.node.icon ? { icon: p.node.icon } : {}),
             children: treeOf(p.children, depth + 1),
           }));
 
