@@ -34,7 +34,7 @@ export function toSpace(app: AppContext, s: SpaceRow, permissions: SpacePermissi
     updatedAt: s.updated_at.toISOString(),
     ...(s.deleted_at ? { deletedAt: s.deleted_at.toISOString() } : {}),
     editMode: s.edit_mode,
-    mergeRules: { type: 'inherit' },
+    mergeRules: s.merge_rules ?? { type: 'inherit' },
     urls: {
       location: urls.api(`/spaces/${s.id}`),
       app: urls.app(`/s/${s.id}`),

@@ -23,7 +23,7 @@ import { toSpace } from '../presenters/spaces.js';
 import { afterContentChange } from './content-hooks.js';
 import { applyTemplate } from './templates.js';
 import { placeAmongSiblings, type Position } from './positions.js';
-import { setSpaceMergeRules, spaceMergeRules, type MergeRules } from './reviews.js';
+import { setSpaceMergeRules, type MergeRules } from './reviews.js';
 
 /** The Space object as a caller with `role` on it sees it. */
 export function presentSpace(app: AppContext, s: SpaceRow, role: Role | null, opts: { shareKey?: string } = {}) {
@@ -115,7 +115,7 @@ async function computedSourcePages(app: AppContext, orgId: string, source: NonNu
 
 export async function getSpace(app: AppContext, p: Principal, spaceId: string, opts: { shareKey?: string } = {}) {
   const { space, role } = await requireSpace(app.db, p, spaceId, 'read', { counters: true });
-  return { ...presentSpace(app, space, role, opts), mergeRules: await spaceMergeRules(app.db, spaceId) };
+  return presentSpace(app, space, role, opts);
 }
 
 interface SpacePatch {

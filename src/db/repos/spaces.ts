@@ -24,6 +24,8 @@ export interface SpaceRow {
   change_requests: number;
   change_requests_open: number;
   change_requests_draft: number;
+  /** The space's own merge rules (null: inherit); read with the counters, null without them. */
+  merge_rules: Record<string, unknown> | null;
 }
 
 // Counters are computed, never stored, so they are true at all times. `comments` counts the open
@@ -32,7 +34,8 @@ export const SPACE_COLUMNS = `${columnsOf('spaces', 's')},
   (SELECT count(*) FROM comments c WHERE c.space_id = s.id AND c.change_request_id IS NULL AND c.status = 'open') AS comments,
   (SELECT count(*) FROM change_requests cr WHERE cr.space_id = s.id) AS change_requests,
   (SELECT count(*) FROM change_requests cr WHERE cr.space_id = s.id AND cr.status = 'open') AS change_requests_open,
-  (SELECT count(*) FROM change_requests cr WHERE cr.space_id = s.id AND cr.status = 'draft') AS change_requests_draft`;
+  (SELECT count(*) FROM change_requests cr WHERE cr.space_id = s.id AND cr.status = 'draft') AS change_requests_draft,
+  (SELECT m.rules FROM space_merge_rules m WHERE m.space_id = s.id) AS merge_rules`;
 
 export async function insertSpace(
   db: Queryable,
@@ -78,7 +81,7 @@ export async function insertSpace(
 export function spaceColumns(counters: boolean): string {
   return counters
     ? SPACE_COLUMNS
-    : `${columnsOf('spaces', 's')}, 0 AS comments, 0 AS change_requests, 0 AS change_requests_open, 0 AS change_requests_draft`;
+    : `${columnsOf('spaces', 's')}, 0 AS comments, 0 AS change_requests, 0 AS change_requests_open, 0 AS change_requests_draft, NULL::jsonb AS merge_rules`;
 }
 
 /**

@@ -75,6 +75,7 @@ export function seedSpace(orgId: string, s: Partial<SpaceRow> = {}): SpaceRow {
     change_requests: 0,
     change_requests_open: 0,
     change_requests_draft: 0,
+    merge_rules: null,
     ...s,
   };
   tables.spaces.set(row.id, row);

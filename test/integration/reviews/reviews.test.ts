@@ -41,6 +41,9 @@ describe('change request reviews', () => {
     assertMatchesSpec('PATCH', '/spaces/{spaceId}', 200, patched.data);
     expect(patched.data.mergeRules).toEqual({ type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }] });
     expect((await admin.spaces.getSpaceById(space)).data.mergeRules.type).toBe('rules');
+    // Lists show the same rules as the space itself.
+    const inList = (await admin.orgs.listSpacesInOrganizationById(org.orgId)).data.items.find((s: { id: string }) => s.id === space);
+    expect(inList?.mergeRules).toEqual({ type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }] });
     // A rule this platform cannot check is refused, not silently ignored.
     const bad = await t.api('PATCH', `/v1/spaces/${space}`, {
       ...asAdmin,

@@ -34,6 +34,7 @@ export const insertSpace: typeof real.insertSpace = async (_db, s) => {
     change_requests: 0,
     change_requests_open: 0,
     change_requests_draft: 0,
+    merge_rules: null,
   });
 };
 
