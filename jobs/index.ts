@@ -13,6 +13,7 @@ import { processTranslationRun } from './translation-run.js';
 import { processSearchIndex } from './search-index.js';
 import { processLinksIndex } from './links-index.js';
 import { pingWorkers } from './workers-ping.js';
+import { processInsightsAggregate } from './insights-aggregate.js';
 
 /** Exactly one processor per job name: the mapped type makes a missing one a compile error. */
 export const PROCESSORS: { [K in JobName]: Processor<K> } = {
@@ -28,6 +29,7 @@ export const PROCESSORS: { [K in JobName]: Processor<K> } = {
   'search.index': processSearchIndex,
   'links.index': processLinksIndex,
   'workers.ping': pingWorkers,
+  'insights.aggregate': processInsightsAggregate,
 };
 
 /** Start-up check (also for plain JS callers): every registered job has exactly one processor. */

@@ -122,6 +122,13 @@ export interface Config {
   };
   /** Days audit events are kept before the maintenance purge removes them (src/services/audit.ts). */
   auditRetentionDays: number;
+  /** Site insights (src/services/sites/insights.ts): the `insights.aggregate` timer, raw event retention, per-visitor limit. */
+  insights: {
+    intervalMs: number;
+    retentionDays: number;
+    /** Event requests per visitor and site per minute (beyond it: 429). */
+    perVisitorPerMinute: number;
+  };
   /** Translations (src/translate/): the back-end every translation run uses. */
   translation: {
     provider: 'pseudo' | 'libretranslate' | 'deepl' | 'openai';
@@ -284,6 +291,11 @@ export function loadConfig(env: Env = process.env, stdoutIsTTY: boolean = proces
       from: str(env, 'MAIL_FROM', 'Docs platform <no-reply@localhost>'),
     },
     auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1),
+    insights: {
+      intervalMs: int(env, 'INSIGHTS_AGGREGATE_INTERVAL_MS', 300_000, 1000),
+      retentionDays: int(env, 'INSIGHTS_RETENTION_DAYS', 90, 1),
+      perVisitorPerMinute: int(env, 'INSIGHTS_EVENTS_PER_MINUTE', 60, 1),
+    },
     translation: {
       provider: str(env, 'TRANSLATION_PROVIDER', 'pseudo') as Config['translation']['provider'],
       url: env.TRANSLATION_URL || undefined,

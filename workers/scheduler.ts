@@ -35,6 +35,7 @@ type AnySchedule = { [K in JobName]: Schedule<K> }[JobName];
 const SCHEDULES: readonly AnySchedule[] = [
   { id: 'spaces.purge', job: 'spaces.purge', every: (c) => c.purge.intervalMs, payload: {} },
   { id: 'git.sync.poll', job: 'git.sync.poll', every: (c) => c.gitSync.pollTickMs, payload: {} },
+  { id: 'insights.aggregate', job: 'insights.aggregate', every: (c) => c.insights.intervalMs, payload: {} },
 ];
 
 function isScheduledJob(job: Job<JobData | ScheduledJobData>): job is Job<ScheduledJobData> {

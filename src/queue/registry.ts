@@ -49,6 +49,11 @@ export interface JobPayloads {
    * its round trip says whether the pool named by the operation's queue takes and finishes jobs.
    */
   'workers.ping': Record<string, never>;
+  /**
+   * Fold raw site insights events into hourly rollups and delete raw events older than
+   * INSIGHTS_RETENTION_DAYS (src/services/sites/insights.ts). A timer (workers/scheduler.ts); idempotent.
+   */
+  'insights.aggregate': Record<string, never>;
 }
 
 export interface ImportWebsitePayload {
@@ -128,6 +133,10 @@ export const JOBS = {
     anyQueue: true,
     startsAtOnce: true,
     description: 'Health check of a worker pool: a job that does nothing',
+  },
+  'insights.aggregate': {
+    queue: 'maintenance',
+    description: 'Fold site insights events into hourly rollups and delete raw events past their retention',
   },
 } as const satisfies { readonly [K in JobName]: JobSpec };
 

@@ -33,6 +33,7 @@ import { siteAccessRoutes } from './sites/access.js';
 import { siteRedirectRoutes } from './sites/redirects.js';
 import { siteExternalLinkRoutes } from './sites/external-links.js';
 import { fontRoutes } from './sites/fonts.js';
+import { siteInsightsRoutes } from './sites/insights.js';
 import { readerSiteRoutes } from '../reader/routes.js';
 import { inviteRoutes } from './invites.js';
 import { userRoutes } from './users.js';
@@ -82,5 +83,6 @@ export const apiRoutes: RouteDef[] = [
   ...tagged('Site redirects', siteRedirectRoutes),
   ...tagged('Site structure', siteExternalLinkRoutes),
   ...tagged('Custom fonts', fontRoutes),
+  ...tagged('Site insights', siteInsightsRoutes),
   ...tagged('Published sites (readers)', readerSiteRoutes),
 ];

@@ -191,7 +191,8 @@ export const customizationInput = z
           .strict(),
       )
       .max(10),
-    insights: z.object({ trackingCookie: z.boolean() }).strict(),
+    // `enabled` is ours (docs/sites.md "Insights"): false turns the site's insights off.
+    insights: z.object({ trackingCookie: z.boolean().optional(), enabled: z.boolean().optional() }).strict(),
   })
   .partial()
   .strict();
