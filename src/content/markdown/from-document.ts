@@ -111,11 +111,31 @@ class Writer {
   }
 
   blocks(nodes: readonly DocumentBlock[] | undefined): RootContent[] {
-    return (nodes ?? []).flatMap((node) => this.block(node));
+    // Runs of blocks carrying the same `meta.condition` (an `if` that stood in a container, see
+    // to-document.ts) are written back inside one `{% if %}`; `if` and `prompt` blocks as their tags.
+    const out: RootContent[] = [];
+    const list = nodes ?? [];
+    for (let i = 0; i < list.length; i++) {
+      const condition = conditionOf(list[i]);
+      if (condition === undefined) {
+        out.push(...this.block(list[i]));
+        continue;
+      }
+      let j = i;
+      while (j + 1 < list.length && conditionOf(list[j + 1]) === condition) j++;
+      const inner = list.slice(i, j + 1).map((b) => withoutCondition(b));
+      const body = serializeMdast({ type: 'root', children: this.blocks(inner) });
+      out.push({ type: 'html', value: `{% if ${condition} %}\n${body}{% endif %}` });
+      i = j;
+    }
+    return out;
   }
 
   private block(node: DocumentBlock): RootContent[] {
     switch (node.type) {
+      case 'if':
+      case 'prompt':
+        return [{ type: 'html', value: conditionalOrPrompt(node, this, this.format)!.trimEnd() }];
       case 'paragraph':
         return [{ type: 'paragraph', children: this.phrasing(node.nodes ?? []) }];
       case 'heading-1':
@@ -224,6 +244,47 @@ class Writer {
   }
 }
 
+function conditionOf(block: DocumentBlock): string | undefined {
+  const c = (block as { meta?: Record<string, unknown> }).meta?.condition;
+  return typeof c === 'string' ? c : undefined;
+}
+
+function withoutCondition(block: DocumentBlock): DocumentBlock {
+  const { condition: _, ...meta } = (block as { meta?: Record<string, unknown> }).meta ?? {};
+  const copy = { ...block } as DocumentBlock & { meta?: Record<string, unknown> };
+  if (Object.keys(meta).length) copy.meta = meta;
+  else delete copy.meta;
+  return copy;
+}
+
+/**
+ * `if` blocks as `{% if <expression> %} … {% endif %}` (their content written as a document's, so
+ * hints, tabs and nested `if`s keep their tags) and `prompt` blocks as GitBook writes them:
+ * `{% prompt description="…" icon="…" openInAIProviders="true" defaultExpanded="full" %}`, the code
+ * block fenced, `{% endprompt %}`. Null for other blocks.
+ */
+function conditionalOrPrompt(block: DocumentBlock, writer: Writer, format: FormatRef): string | null {
+  const b = block as { type: string; data?: Record<string, any>; nodes?: DocumentBlock[] };
+  if (b.type === 'if') {
+    const inner = topLevel(b.nodes ?? [], writer, format);
+    const expression = String(b.data?.expression ?? '')
+      .replace(/%\}/g, '% }')
+      .replace(/\s*\n\s*/g, ' ');
+    return `{% if ${expression} %}\n${inner}${inner && !inner.endsWith('\n') ? '\n' : ''}{% endif %}\n`;
+  }
+  if (b.type === 'prompt') {
+    const d = b.data ?? {};
+    let opts = ` description="${attr(d.description)}"`;
+    if (typeof d.icon === 'string' && d.icon) opts += ` icon="${attr(d.icon)}"`;
+    if (typeof d.openInAIProviders === 'boolean') opts += ` openInAIProviders="${d.openInAIProviders}"`;
+    if (typeof d.defaultExpanded === 'string') opts += ` defaultExpanded="${attr(d.defaultExpanded)}"`;
+    const code = (b.nodes ?? []).find((n) => n?.type === 'code');
+    const fenced = code ? serializeMdast({ type: 'root', children: writer.blocks([code]) }) : '```\n```\n';
+    return `{% prompt${opts} %}\n${fenced}{% endprompt %}\n`;
+  }
+  return null;
+}
+
 function textOf(value: string): PhrasingContent[] {
   return value ? [{ type: 'text', value }] : [];
 }
@@ -303,15 +364,24 @@ function gitbookChunk(block: DocumentBlock, writer: Writer, format: FormatRef): 
 
 export function documentToMarkdown(doc: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
   const format = options.formatRef ?? defaultFormatRef;
-  const writer = new Writer(format);
+  return topLevel(doc.nodes, new Writer(format), format);
+}
+
+/** Blocks of the top level (a document's, or an `if` block's) as Markdown. */
+function topLevel(nodes: readonly DocumentBlock[], writer: Writer, format: FormatRef): string {
   const chunks: string[] = [];
-  let pending: RootContent[] = [];
+  let pending: DocumentBlock[] = [];
   const flush = () => {
-    if (pending.length) chunks.push(serializeMdast({ type: 'root', children: pending }));
+    if (pending.length) chunks.push(serializeMdast({ type: 'root', children: writer.blocks(pending) }));
     pending = [];
   };
-  for (const block of doc.nodes) {
-    if (block.type === 'hint') {
+  for (const block of nodes) {
+    if (conditionOf(block) !== undefined) {
+      pending.push(block);
+    } else if (block.type === 'if' || block.type === 'prompt') {
+      flush();
+      chunks.push(conditionalOrPrompt(block, writer, format)!);
+    } else if (block.type === 'hint') {
       flush();
       const inner = serializeMdast({ type: 'root', children: writer.blocks(block.nodes) });
       chunks.push(`{% hint style="${block.data?.style ?? 'info'}" %}\n${inner}{% endhint %}\n`);
@@ -322,7 +392,7 @@ export function documentToMarkdown(doc: JSONDocument, options: DocumentToMarkdow
       flush();
       chunks.push(gitbookChunk(block, writer, format)!);
     } else {
-      pending.push(...writer.blocks([block]));
+      pending.push(block);
     }
   }
   flush();

@@ -42,6 +42,9 @@ export function serializeMdast(root: Root): string {
 //   {% swagger src="…" path="…" method="…" %} … {% endswagger %}   {% openapi src path method %} … {% endopenapi %}
 //   {% openapi-operation spec="…" path="…" method="…" %} … {% endopenapi-operation %}
 //   {% updates format="full" %} {% update date="2024-01-31" %} … {% endupdate %} {% endupdates %}
+//   {% if visitor.claims.unsigned.plan === "pro" %} … {% endif %}    (the whole tag text after `if` is
+//   the condition; an `if` left open runs to the end of its text, so an unclosed one hides, never shows)
+//   {% prompt description="…" icon="…" openInAIProviders="true" defaultExpanded="full" %} ```lang … ``` {% endprompt %}
 //
 // and `<details><summary>Title</summary> … </details>` for expandable blocks. They are cut out of the
 // source before parsing, each body parsed on its own (nesting allowed up to MAX_TAG_DEPTH), so the
@@ -69,6 +72,8 @@ export interface TagNode {
   children: Block[];
   /** The body as written. */
   raw: string;
+  /** `{% if <expression> %}`: the expression as written (trimmed). */
+  expression?: string;
 }
 
 /** `<details>`: an expandable block. */
@@ -118,6 +123,8 @@ const CONTAINERS = new Set([
   'swagger-description',
   'swagger-parameter',
   'swagger-response',
+  'if',
+  'prompt',
 ]);
 /** Tags that may stand alone (no end tag): a caption may follow until a blank line. */
 const STANDALONE = new Set(['embed', 'file', 'include', 'openapi', 'openapi-operation', 'swagger']);
@@ -143,7 +150,7 @@ function eachNode(root: Nodes, visit: (node: Nodes) => void): void {
 }
 
 /** Lines inside fenced or indented code (0-based): tags there are text. */
-function codeLines(root: Root): Set<number> {
+export function codeLines(root: Root): Set<number> {
   const lines = new Set<number>();
   eachNode(root, (node) => {
     if (node.type === 'code' && node.position) {
@@ -235,6 +242,8 @@ function tagBlocks(md: string, parse: (text: string) => RootContent[], depth: nu
         } else level--;
       }
     }
+    // An `if` left open runs to the end of its text (src/content/conditional-blocks.ts does the same).
+    if (end < 0 && name === 'if') end = lines.length;
     if (end < 0 && !STANDALONE.has(name)) {
       buf.push(lines[i]);
       continue;
@@ -263,7 +272,8 @@ function tagBlocks(md: string, parse: (text: string) => RootContent[], depth: nu
       out.push(...parse(body));
     } else {
       const children = inner(body, from, to);
-      out.push({ type: 'gitbookTag', name, attrs, ...(arg !== undefined ? { arg } : {}), children, raw: body });
+      const expression = name === 'if' ? { expression: tag[3].trim() } : {};
+      out.push({ type: 'gitbookTag', name, attrs, ...(arg !== undefined ? { arg } : {}), ...expression, children, raw: body });
     }
   }
   flush();

@@ -461,6 +461,54 @@ class Converter {
           ),
         ];
       }
+      case 'if': {
+        // The description has `if` blocks at the top level only (and inside other `if`s). Elsewhere
+        // (a hint, a tab, an expandable block…) each block of its content carries the condition as
+        // `meta.condition` (nested ones joined with &&), which the reader's filter and the writer
+        // back to Markdown read (src/content/conditional-blocks.ts, from-document.ts).
+        const expression = node.expression ?? '';
+        if (ctx === 'top') return [block('if', { expression }, { nodes: this.blocks(node.children, 'top') })];
+        return this.blocks(node.children, ctx).map((b) => {
+          const m = b as { meta?: Record<string, unknown> };
+          const inner = typeof m.meta?.condition === 'string' ? m.meta.condition : undefined;
+          const condition = inner === undefined || inner === '' ? expression : expression === '' ? inner : `(${expression}) && (${inner})`;
+          m.meta = { ...(m.meta ?? {}), condition };
+          return b;
+        });
+      }
+      case 'prompt': {
+        // One code block: the first the body has (fenced, or in a `{% code %}` frame), else the body as text.
+        const inner = this.blocks(node.children, 'container');
+        const code: DocumentBlockCode = inner.find((b): b is DocumentBlockCode => b.type === 'code') ?? {
+          object: 'block',
+          type: 'code',
+          key: '',
+          data: {},
+          nodes: node.raw
+            .replace(/^\n+|\n+$/g, '')
+            .split('\n')
+            .map((l) => ({
+              object: 'block' as const,
+              type: 'code-line' as const,
+              key: '',
+              data: {},
+              nodes: [textNode(l ? [leaf(l, [])] : [])],
+            })),
+        };
+        const description = a.description ?? '';
+        if (ctx !== 'top' && ctx !== 'container' && ctx !== 'expandable') {
+          const value = code.nodes.map((l) => l.nodes.map((t) => t.leaves.map((x) => x.text).join('')).join('')).join('\n');
+          return [
+            ...(description ? [{ ...emptyParagraph(), nodes: [textNode([leaf(description, ['bold'])])] }] : []),
+            ...this.blocks([{ type: 'code', lang: code.data.syntax ?? null, value }], ctx),
+          ];
+        }
+        const data: Record<string, unknown> = { description };
+        if (a.icon && a.icon.length <= 50 && /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/i.test(a.icon)) data.icon = a.icon;
+        if (a.openInAIProviders !== undefined) data.openInAIProviders = a.openInAIProviders === 'true';
+        if (['hidden', 'partial', 'full'].includes(a.defaultExpanded ?? '')) data.defaultExpanded = a.defaultExpanded;
+        return [block('prompt', data, { nodes: [code] })];
+      }
       default:
         // A tab, step, column or update outside its container, or an unknown tag: its content.
         return this.blocks(node.children, ctx);

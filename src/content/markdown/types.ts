@@ -235,9 +235,13 @@ export interface DocumentBlockGitBook {
     | 'math'
     | 'reusable-content'
     | 'swagger'
-    | 'openapi-operation';
+    | 'openapi-operation'
+    | 'if'
+    | 'prompt';
   key?: string;
   data: Record<string, unknown>;
+  /** `condition`: the expression of an `if` that could not stand where this block is (to-document.ts). */
+  meta?: Record<string, unknown>;
   nodes?: DocumentBlock[];
   fragments?: DocumentFragment[];
   isVoid: boolean;
