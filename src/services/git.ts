@@ -101,7 +101,7 @@ async function gitSyncInfo(app: AppContext, spaceId: string) {
       ? {
           operation: {
             state,
-            direction: op.kind === 'git.export' ? 'export' : 'import',
+            direction: op.kind === 'git.export' || op.action === 'export' ? 'export' : 'import',
             startedAt: (op.started_at ?? op.created_at).toISOString(),
             ...(op.finished_at ? { endedAt: op.finished_at.toISOString() } : {}),
             ...(op.error ? { error: op.error } : {}),

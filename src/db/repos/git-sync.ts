@@ -64,19 +64,27 @@ export async function deleteGitSync(db: Queryable, spaceId: string): Promise<voi
 }
 
 interface GitOperationRow {
-  kind: 'git.import' | 'git.export';
+  kind: 'git.import' | 'git.export' | 'git.sync';
   status: string;
   error: string | null;
+  /** A Git Sync run's `action` (import, export, conflict), when it finished. */
+  action: string | null;
   started_at: Date | null;
   finished_at: Date | null;
   created_at: Date;
 }
 
-/** The space's latest git import or export operation, if any. */
+/**
+ * The space's latest git operation: a one-shot import or export, or a Git Sync run that did
+ * something (imported, exported, opened a conflict, failed or is running; the runs a poll finds
+ * nothing for are not operations on the content).
+ */
 export async function latestGitOperation(db: Queryable, spaceId: string): Promise<GitOperationRow | null> {
   const { rows } = await db.query<GitOperationRow>(
-    `SELECT kind, status, error, started_at, finished_at, created_at FROM operations
-      WHERE target_type = 'space' AND target_id = $1 AND kind IN ('git.import', 'git.export')
+    `SELECT kind, status, error, result->>'action' AS action, started_at, finished_at, created_at FROM operations
+      WHERE target_type = 'space' AND target_id = $1
+        AND (kind IN ('git.import', 'git.export')
+             OR (kind = 'git.sync' AND (status IN ('running', 'failed') OR result->>'action' IN ('import', 'export', 'conflict'))))
       ORDER BY created_at DESC LIMIT 1`,
     [spaceId],
   );

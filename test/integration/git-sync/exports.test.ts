@@ -6,6 +6,7 @@ import { useTestApp } from '../../helpers/app.js';
 import { startGitServer, gitCli, type GitServer } from '../../helpers/git-server.js';
 import { operationSettled } from '../../helpers/operations.js';
 import { waitFor } from '../../helpers/http.js';
+import { assertMatchesSpec } from '../../helpers/spec.js';
 import { BASE_FILES, deliver, pageMarkdown, pushDelivery, remoteHead, syncRuns, syncSettled, syncUntil, workingCopy } from './helpers.js';
 
 let g: GitServer;
@@ -101,6 +102,11 @@ describe('export', () => {
     expect((await api('GET', `/v1/spaces/${spaceId}`)).body.revision).toBe(revision);
     expect((await syncSettled(t, org.adminToken, spaceId)).lastImportedCommit).toBe(head);
     expect((await remoteLog('export-merge')).length).toBe(log.length);
+    // getSpaceGitInfo reports the sync's last run that did something: the export, not the empty run after it.
+    const info = await api('GET', `/v1/spaces/${spaceId}/git/info`);
+    expect(info.status).toBe(200);
+    assertMatchesSpec('GET', '/spaces/{spaceId}/git/info', 200, info.body);
+    expect(info.body.operation).toMatchObject({ state: 'success', direction: 'export' });
   });
 });
 
