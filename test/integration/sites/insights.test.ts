@@ -1,0 +1,267 @@
+// Site insights (issue 29 item 3) through the official client, answers checked against the 0.202.0
+// description: events tracked without a token, aggregated (counts by type and page, unique
+// visitors, searches that found nothing, feedback ratings), visitor segments, Do-Not-Track and
+// the site setting dropping events, bad input, permissions, and the insights.aggregate job
+// folding events into rollups and deleting raw events past their retention.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { GitBookAPI } from '@gitbook/api';
+import { useTestApp } from '../../helpers/app.js';
+import { docsSite, type DocsSite } from '../reader/helpers.js';
+import { checked, failure, officialClient, SITE } from './helpers.js';
+import { assertMatchesSpec } from '../../helpers/spec.js';
+import { aggregateInsights } from '../../../src/services/sites/insights.js';
+import { visitorHash } from '../../../src/sites/insights-privacy.js';
+
+const { t } = useTestApp({ env: { INSIGHTS_EVENTS_PER_MINUTE: '1000' } });
+let d: DocsSite;
+let api: any;
+let anon: any;
+beforeAll(async () => {
+  d = await docsSite(t, await t.seedOrg());
+  api = officialClient(t, d.o.adminToken);
+  anon = new GitBookAPI({ endpoint: t.baseUrl });
+}, 120_000);
+
+const UA_A = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+const UA_B = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+
+function event(type: string, extra: Record<string, unknown> = {}, opts: { ua?: string; ip?: string; page?: string | null; session?: string; claims?: any } = {}) {
+  return {
+    type,
+    session: {
+      visitorId: 'v',
+      sessionId: opts.session ?? 's1',
+      cookies: {},
+      userAgent: opts.ua ?? UA_A,
+      language: 'en-US',
+      referrer: 'https://search.example/?q=acme',
+      ...(opts.ip ? { ip: opts.ip } : {}),
+      ...(opts.claims ? { visitorAuthClaims: opts.claims } : {}),
+    },
+    location: {
+      url: `${t.baseUrl}${d.base}/${opts.page ?? 'start'}?utm_source=newsletter`,
+      siteSection: d.sections.guides.id,
+      siteSpace: null,
+      siteShareKey: null,
+      space: d.spaces.v1,
+      revision: null,
+      page: opts.page === undefined ? 'page-start' : opts.page,
+    },
+    ...extra,
+  };
+}
+
+const track = (events: unknown[], headers?: Record<string, string>) =>
+  fetch(`${t.baseUrl}/v1/orgs/${d.o.orgId}/sites/${d.siteId}/insights/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ events }),
+  });
+
+const AGG = `${SITE}/insights/events/aggregate`;
+const aggregate = (body: unknown, client = api) => checked('POST', AGG, client.orgs.aggregateSiteEvents(d.o.orgId, d.siteId, body), 200);
+const column = (r: any, name: string) => r.columns.find((c: any) => c.column === name)?.values;
+const rows = (r: any) => r.columns[0].values.map((_: unknown, i: number) => r.columns.map((c: any) => c.values[i]));
+const hours = { range: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString() } };
+
+describe('site insights', () => {
+  it('tracks events without a token and aggregates them by type, page, visitors, searches and feedback', async () => {
+    const r = await anon.orgs.trackEventsInSiteById(d.o.orgId, d.siteId, {
+      events: [
+        event('page_view', {}, { ip: '198.51.100.1' }),
+        event('page_view', {}, { ip: '198.51.100.1' }),
+        event('page_view', {}, { ip: '198.51.100.2', ua: UA_B, session: 's2' }),
+        event('page_view', {}, { ip: '198.51.100.2', ua: UA_B, session: 's2', page: 'page-second' }),
+        event('search_type_query', { query: 'install', resultsCount: 3 }, { ip: '198.51.100.1' }),
+        event('search_type_query', { query: 'kubernetes', resultsCount: 0 }, { ip: '198.51.100.1' }),
+        event('search_type_query', { query: 'kubernetes', resultsCount: 0 }, { ip: '198.51.100.2', ua: UA_B }),
+        event('page_post_feedback', { feedback: { rating: 'good' } }, { ip: '198.51.100.1' }),
+        event('page_post_feedback', { feedback: { rating: 'bad' } }, { ip: '198.51.100.2', ua: UA_B }),
+        event('page_post_feedback_comment', { feedback: { rating: 'bad', comment: 'Missing a step' } }, { ip: '198.51.100.2', ua: UA_B }),
+        event('link_click', { link: { target: { kind: 'url', url: 'https://example.test/x' }, position: 'content' } }, { ip: '198.51.100.1' }),
+        // Types the reader does not send are stored all the same.
+        event('llms_request', { llmsVariant: 'full' }, { ip: '198.51.100.3' }),
+        event('ask_rate_response', { query: 'how?', rating: -1, responseId: 'r1' }, { ip: '198.51.100.3' }),
+      ],
+    });
+    expect(r.status).toBe(204);
+
+    const byType = await aggregate({ ...hours, groupBy: [{ column: 'eventType' }], select: [{ column: 'eventType' }, { column: 'eventsCount' }] });
+    expect(Object.fromEntries(rows(byType))).toEqual({
+      page_view: 4,
+      search_type_query: 3,
+      page_post_feedback: 2,
+      page_post_feedback_comment: 1,
+      link_click: 1,
+      llms_request: 1,
+      ask_rate_response: 1,
+    });
+
+    const views = await aggregate({
+      range: 'last24Hours',
+      where: [{ column: 'eventType', values: ['page_view'] }],
+      groupBy: [{ column: 'page' }],
+      select: [{ column: 'page' }, { column: 'eventsCount' }, { column: 'visitorsCount' }, { column: 'sessionsCount' }],
+      order: { by: { column: 'eventsCount' }, direction: 'desc' },
+    });
+    expect(rows(views)).toEqual([
+      [{ page: 'page-start', space: d.spaces.v1 }, 3, 2, 2],
+      [{ page: 'page-second', space: d.spaces.v1 }, 1, 1, 1],
+    ]);
+
+    const totals = await aggregate({ range: 'last7Days', select: [{ column: 'eventsCount' }, { column: 'visitorsCount' }] });
+    expect(rows(totals)).toEqual([[13, 3]]);
+
+    // Searches that found nothing: our filter on the count the reader reports.
+    const empty = await aggregate({
+      range: 'last24Hours',
+      where: [
+        { column: 'eventType', values: ['search_type_query'] },
+        { column: 'eventSearchResultsCount', values: [0] },
+      ],
+      groupBy: [{ column: 'eventSearchQuery' }],
+      select: [{ column: 'eventSearchQuery' }, { column: 'eventsCount' }, { column: 'visitorsCount' }],
+    });
+    expect(rows(empty)).toEqual([['kubernetes', 2, 2]]);
+
+    const feedback = await aggregate({ range: 'last24Hours', groupBy: [{ column: 'page' }], select: [{ column: 'page' }, { column: 'pageFeedbackRating' }] });
+    expect(rows(feedback)).toContainEqual([{ page: 'page-start', space: d.spaces.v1 }, { ok: 0, good: 1, bad: 1 }]);
+    const comments = await aggregate({ range: 'last24Hours', select: [{ column: 'eventPageFeedbackComment' }, { column: 'eventsCount' }] });
+    expect(rows(comments)).toEqual([['Missing a step', 1]]);
+
+    const facets = await aggregate({
+      range: 'last24Hours',
+      where: [{ column: 'eventType', values: ['page_view'] }],
+      select: [{ column: 'visitorBrowser' }, { column: 'visitorDevice' }, { column: 'utmSource' }, { column: 'referrerDomain' }, { column: 'eventsCount' }],
+    });
+    expect(rows(facets)).toEqual([
+      ['chrome', 'desktop', 'newsletter', 'search.example', 2],
+      ['safari', 'mobile', 'newsletter', 'search.example', 2],
+    ]);
+
+    const daily = await aggregate({ range: 'last7Days', groupBy: [{ column: 'datetime', interval: 'day' }], select: [{ column: 'datetime', interval: 'day' }, { column: 'visitorsCount' }] });
+    expect(column(daily, 'datetime')).toEqual([`${new Date().toISOString().slice(0, 10)}T00:00:00.000Z`]);
+    expect(column(daily, 'visitorsCount')).toEqual([3]);
+  });
+
+  it('never stores addresses in clear', async () => {
+    const { rows: stored } = await t.app.db.query('SELECT visitor_hash, dims::text AS dims, claims::text AS claims FROM site_insight_events WHERE site_id = $1', [d.siteId]);
+    expect(stored.length).toBeGreaterThan(0);
+    // Neither the senders' addresses (given as session.ip) nor the socket's are kept anywhere.
+    for (const r of stored) expect(`${r.visitor_hash} ${r.dims} ${r.claims}`).not.toMatch(/198\.51\.100|"ip"|::ffff|::1\b/);
+    const expected = visitorHash(t.app.secret, d.siteId, new Date(), '198.51.100.1', UA_A);
+    expect(stored.map((r) => r.visitor_hash)).toContain(expected);
+  });
+
+  it('groups visitors into segments by their claims', async () => {
+    await track([
+      event('page_view', {}, { ip: '203.0.113.9', claims: { plan: 'enterprise' } }),
+      event('page_view', {}, { ip: '203.0.113.9', claims: { plan: 'enterprise' } }),
+    ]);
+    const r = await api.orgs.listSiteVisitorSegments(d.o.orgId, d.siteId);
+    expect(r.status).toBe(200);
+    const list = r.data;
+    // The description's PlainObject has no `type`, so any scalar matches both it and its own type in
+    // the oneOf: no claim with a string value can validate. Checked with the claims left out.
+    assertMatchesSpec('GET', `${SITE}/insights/visitor-segments`, 200, { ...list, items: list.items.map((s: any) => ({ ...s, claims: {} })) });
+    expect(list.items).toContainEqual({ title: 'plan: enterprise', claims: { plan: 'enterprise' }, events: 2, visitors: 1, sessions: 1 });
+    expect(list.items.find((s: any) => Object.keys(s.claims).length === 0)).toMatchObject({ title: 'Anonymous visitors', visitors: 3 });
+  });
+
+  it('drops events under Do-Not-Track or Global Privacy Control, and when the site turns insights off', async () => {
+    const before = await aggregate({ range: 'last24Hours', select: [{ column: 'eventsCount' }] });
+    expect((await track([event('page_view', {}, { ip: '192.0.2.1' })], { dnt: '1' })).status).toBe(204);
+    expect((await track([event('page_view', {}, { ip: '192.0.2.1' })], { 'sec-gpc': '1' })).status).toBe(204);
+    await checked('PUT', `${SITE}/customization`, api.orgs.updateSiteCustomizationById(d.o.orgId, d.siteId, { insights: { trackingCookie: false, enabled: false } }), 200);
+    expect((await track([event('page_view', {}, { ip: '192.0.2.1' })])).status).toBe(204);
+    expect(await aggregate({ range: 'last24Hours', select: [{ column: 'eventsCount' }] })).toEqual(before);
+    await checked('PUT', `${SITE}/customization`, api.orgs.updateSiteCustomizationById(d.o.orgId, d.siteId, { insights: { trackingCookie: true, enabled: true } }), 200);
+  });
+
+  it('refuses bad input with 400 (and 413, 415), an unknown site with 404, an unpublished one with 403', async () => {
+    const bad = async (events: unknown, status = 400, init: RequestInit = {}) => {
+      const r = await fetch(`${t.baseUrl}/v1/orgs/${d.o.orgId}/sites/${d.siteId}/insights/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ events }),
+        ...init,
+      });
+      expect(r.status, await r.clone().text()).toBe(status);
+      const body = await r.json();
+      expect(body.error).toMatchObject({ code: status, message: expect.any(String) });
+    };
+    await bad([{ type: 'page_view' }]);
+    await bad([event('no_such_type')]);
+    await bad([event('page_post_feedback', { feedback: { rating: 'great' } })]);
+    await bad([event('page_post_feedback_comment', { feedback: { rating: 'good', comment: 'x'.repeat(513) } })]);
+    await bad([event('page_view', { timestamp: new Date(Date.now() - 3_600_000).toISOString() })]);
+    await bad(Array.from({ length: 51 }, () => event('page_view')));
+    await bad('nope');
+    await bad(null, 400, { body: '{not json' });
+    await bad(null, 413, { body: JSON.stringify({ events: [event('search_type_query', { query: 'x'.repeat(70_000) })] }) });
+    await bad(null, 415, { headers: { 'content-type': 'application/xml' }, body: '<x/>' });
+
+    const e404 = await failure(anon.orgs.trackEventsInSiteById(d.o.orgId, 'nosuchsite', { events: [event('page_view')] }));
+    expect(e404.code).toBe(404);
+    const other = await t.seedOrg();
+    expect((await failure(anon.orgs.trackEventsInSiteById(other.orgId, d.siteId, { events: [event('page_view')] }))).code).toBe(404);
+    const draft = await t.api('POST', `/v1/orgs/${d.o.orgId}/sites`, { token: d.o.adminToken, body: { title: 'Draft' } });
+    expect((await failure(anon.orgs.trackEventsInSiteById(d.o.orgId, draft.body.id, { events: [event('page_view')] }))).code).toBe(403);
+
+    for (const q of [
+      { range: 'lastDecade' },
+      { range: 'last7Days', select: [{ column: 'noSuchColumn' }] },
+      { range: 'last7Days', groupBy: [{ column: 'eventsCount' }] },
+      { range: 'last7Days', select: [{ column: 'visitorGeoPoint' }] },
+      { range: { from: new Date().toISOString(), to: new Date(Date.now() - 1000).toISOString() } },
+      { range: 'last7Days', limit: 5000 },
+      { range: 'last7Days', where: [{ column: 'eventsCount', operator: 'greaterThan', values: [1, 2] }] },
+    ])
+      expect((await failure(api.orgs.aggregateSiteEvents(d.o.orgId, d.siteId, q))).code, JSON.stringify(q)).toBe(400);
+  });
+
+  it('lets editors read insights; org readers get 403, strangers 404, no token 401', async () => {
+    const editor = await t.seedUser(d.o.orgId, 'edit');
+    const reader = await t.seedUser(d.o.orgId, 'read');
+    const stranger = await t.seedUser();
+    await aggregate({ range: 'last24Hours', select: [{ column: 'eventsCount' }] }, officialClient(t, editor.token));
+    expect((await failure(officialClient(t, reader.token).orgs.aggregateSiteEvents(d.o.orgId, d.siteId, { range: 'last24Hours' }))).code).toBe(403);
+    expect((await failure(officialClient(t, reader.token).orgs.listSiteVisitorSegments(d.o.orgId, d.siteId))).code).toBe(403);
+    expect((await failure(officialClient(t, stranger.token).orgs.aggregateSiteEvents(d.o.orgId, d.siteId, { range: 'last24Hours' }))).code).toBe(404);
+    expect((await failure(anon.orgs.aggregateSiteEvents(d.o.orgId, d.siteId, { range: 'last24Hours' }))).code).toBe(401);
+    expect((await failure(anon.orgs.listSiteVisitorSegments(d.o.orgId, d.siteId))).code).toBe(401);
+  });
+
+  it('the insights.aggregate job folds events into rollups with the same answers, and deletes raw events past retention', async () => {
+    const query = {
+      range: 'last7Days',
+      groupBy: [{ column: 'eventType' }],
+      select: [{ column: 'eventType' }, { column: 'eventsCount' }, { column: 'visitorsCount' }, { column: 'sessionsCount' }],
+    };
+    const before = await aggregate(query);
+    const result = await aggregateInsights(t.app, { settleMs: 0 });
+    expect(result.folded).toBeGreaterThan(0);
+    const { rows: left } = await t.app.db.query(
+      'SELECT count(*)::int AS n FROM site_insight_events WHERE id > (SELECT last_event_id FROM site_insight_rollup_state)',
+    );
+    expect(left[0].n).toBe(0);
+    expect(await aggregate(query)).toEqual(before);
+
+    // New events after the fold are counted at once, beside the rollups.
+    await track([event('page_view', {}, { ip: '198.51.100.1' })]);
+    const after = await aggregate(query);
+    const views = (r: any) => rows(r).find((x: any[]) => x[0] === 'page_view');
+    expect(views(after)[1]).toBe(views(before)[1] + 1);
+    expect(views(after)[2]).toBe(views(before)[2]); // the same visitor, the same day
+    await aggregateInsights(t.app, { settleMs: 0 });
+    expect(await aggregate(query)).toEqual(after);
+
+    // Retention: folded raw events older than INSIGHTS_RETENTION_DAYS (90) go; rollups stay.
+    await t.app.db.query(`UPDATE site_insight_events SET occurred_at = now() - interval '100 days' WHERE site_id = $1`, [d.siteId]);
+    const purged = await aggregateInsights(t.app, { settleMs: 0 });
+    expect(purged.deleted).toBeGreaterThan(0);
+    const { rows: raw } = await t.app.db.query('SELECT count(*)::int AS n FROM site_insight_events WHERE site_id = $1', [d.siteId]);
+    expect(raw[0].n).toBe(0);
+    expect(await aggregate(query)).toEqual(after);
+  });
+});
