@@ -19,11 +19,12 @@ export function utcDay(at: Date): string {
 /** The key of one site and UTC day (cached: a few per process and day). */
 export function dailyKey(secret: string, siteId: string, day: string): Buffer {
   const id = `${siteId}\n${day}`;
-  let key = keys.get(id);
+  const cacheKey = `${secret}\n${id}`;
+  let key = keys.get(cacheKey);
   if (!key) {
     if (keys.size > 10_000) keys.clear();
     key = Buffer.from(hkdfSync('sha256', secret, 'site-insights/v1', `visitor-salt\n${id}`, 32));
-    keys.set(id, key);
+    keys.set(cacheKey, key);
   }
   return key;
 }
