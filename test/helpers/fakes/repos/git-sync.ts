@@ -38,7 +38,7 @@ export const latestGitOperation: typeof real.latestGitOperation = async (_db, sp
     .sort((a, b) => b.created_at.getTime() - a.created_at.getTime())[0];
   if (!op) return null;
   const { kind, status, error, started_at, finished_at, created_at } = copy(op);
-  return { kind: kind as 'git.import' | 'git.export', status, error, started_at, finished_at, created_at };
+  return { kind: kind as 'git.import' | 'git.export', status, error, action: null, started_at, finished_at, created_at };
 };
 
 export const lastGitTimestamp: typeof real.lastGitTimestamp = async (_db, spaceId) => tables.gitSync.get(spaceId)?.last_timestamp ?? null;
