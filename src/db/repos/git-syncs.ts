@@ -340,13 +340,14 @@ export async function recordSyncSuccess(
 
 /**
  * Nothing to do this run: the sync stays as it is (a conflict stays a conflict), the next poll
- * counted from now. `seenHead`: a head that moved only outside the sync's folder (a monorepo), from
+ * counted from now, and `lastSyncedAt` says both sides were seen in agreement now. `seenHead`: a head that moved only outside the sync's folder (a monorepo), from
  * which the next comparison starts.
  */
 export async function recordSyncChecked(db: Queryable, target: SyncTarget, seenHead: string | null = null): Promise<void> {
   await db.query(
     `UPDATE git_syncs SET status = CASE WHEN status = 'conflict' THEN 'conflict' ELSE 'idle' END,
        last_error = CASE WHEN status = 'conflict' THEN last_error END, failures = 0,
+       last_synced_at = CASE WHEN status = 'conflict' THEN last_synced_at ELSE clock_timestamp() END,
        synced_commit = CASE WHEN status = 'conflict' THEN synced_commit ELSE coalesce($5, synced_commit) END,
        next_poll_at = CASE WHEN poll_interval_seconds > 0 THEN clock_timestamp() + make_interval(secs => poll_interval_seconds) END,
        updated_at = clock_timestamp()

@@ -100,7 +100,10 @@ describe('export', () => {
     const op = await operationSettled(t, r.location, { token: org.adminToken, timeoutMs: 60_000 });
     expect(op.result).toMatchObject({ action: 'none' });
     expect((await api('GET', `/v1/spaces/${spaceId}`)).body.revision).toBe(revision);
-    expect((await syncSettled(t, org.adminToken, spaceId)).lastImportedCommit).toBe(head);
+    const checked = await syncSettled(t, org.adminToken, spaceId);
+    expect(checked.lastImportedCommit).toBe(head);
+    // A run that found both sides equal still says when they were last seen in sync.
+    expect(Date.parse(checked.lastSyncedAt)).toBeGreaterThan(Date.parse(s.lastSyncedAt));
     expect((await remoteLog('export-merge')).length).toBe(log.length);
     // getSpaceGitInfo reports the sync's last run that did something: the export, not the empty run after it.
     const info = await api('GET', `/v1/spaces/${spaceId}/git/info`);
