@@ -13,6 +13,7 @@ import { processTranslationRun } from './translation-run.js';
 import { processSearchIndex } from './search-index.js';
 import { processLinksIndex } from './links-index.js';
 import { pingWorkers } from './workers-ping.js';
+import { processSitesRevalidate } from './sites-revalidate.js';
 import { processInsightsAggregate } from './insights-aggregate.js';
 
 /** Exactly one processor per job name: the mapped type makes a missing one a compile error. */
@@ -29,6 +30,7 @@ export const PROCESSORS: { [K in JobName]: Processor<K> } = {
   'search.index': processSearchIndex,
   'links.index': processLinksIndex,
   'workers.ping': pingWorkers,
+  'sites.revalidate': processSitesRevalidate,
   'insights.aggregate': processInsightsAggregate,
 };
 

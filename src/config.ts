@@ -64,6 +64,12 @@ export interface Config {
     maxBytes: number;
     allowPrivate: boolean;
   };
+  /** GitBook's renderer on this API: where a site's content change is announced (src/services/sites/revalidation.ts). */
+  renderer: {
+    revalidateUrl: string | null;
+    revalidateSecret: string | null;
+    allowPrivate: boolean;
+  };
   /** Git sync (src/git/): local cache of fetched repositories, per-file size limit, network time limit. */
   git: {
     cacheDir: string;
@@ -259,6 +265,11 @@ export function loadConfig(env: Env = process.env, stdoutIsTTY: boolean = proces
       timeoutMs: int(env, 'FETCH_TIMEOUT_MS', 15_000, 1),
       maxBytes: int(env, 'FETCH_MAX_BYTES', 20 * 1024 * 1024, 1),
       allowPrivate: bool(env, 'ALLOW_PRIVATE_FETCH', false),
+    },
+    renderer: {
+      revalidateUrl: env.RENDERER_REVALIDATE_URL || null,
+      revalidateSecret: env.RENDERER_REVALIDATE_SECRET || null,
+      allowPrivate: bool(env, 'RENDERER_ALLOW_PRIVATE', false),
     },
     git: {
       cacheDir: str(env, 'GIT_CACHE_DIR', './data/git-cache'),

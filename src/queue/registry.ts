@@ -49,6 +49,8 @@ export interface JobPayloads {
    * its round trip says whether the pool named by the operation's queue takes and finishes jobs.
    */
   'workers.ping': Record<string, never>;
+  /** Tell GitBook's renderer (or a CDN) that a site's content changed: a signed POST of its cache tags (src/services/sites/revalidation.ts). */
+  'sites.revalidate': { siteId: string };
   /**
    * Fold raw site insights events into hourly rollups and delete raw events older than
    * INSIGHTS_RETENTION_DAYS (src/services/sites/insights.ts). A timer (workers/scheduler.ts); idempotent.
@@ -127,6 +129,11 @@ export const JOBS = {
     queue: 'search',
     startsAtOnce: true,
     description: "Store the links of a space's (or a change request's) current revision, so that link reads parse nothing",
+  },
+  'sites.revalidate': {
+    queue: 'maintenance',
+    attempts: 6,
+    description: "Tell GitBook's renderer (or a CDN) that a site changed: a signed POST of its cache tags",
   },
   'workers.ping': {
     queue: 'maintenance',

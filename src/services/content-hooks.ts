@@ -4,6 +4,7 @@ import { bumpSitesOfSpace } from '../db/repos/sites.js';
 import { scheduleSpaceIndex } from './operations.js';
 import { scheduleGitSyncExport } from './git-sync/export-due.js';
 import { scheduleChangeRequestLinkIndex, scheduleLinkIndex } from './link-indexing.js';
+import { scheduleRevalidationOfSpace } from './sites/revalidation.js';
 
 /**
  * Called after a space's current revision changed (create, edit, template, duplicate, import...).
@@ -53,6 +54,8 @@ async function bumpSites(app: AppContext, spaceId: string): Promise<void> {
   } catch (err) {
     app.log.error({ err, spaceId }, 'site version bump failed');
   }
+  // GitBook's renderer (or a CDN) in front of those sites hears of it (never throws).
+  await scheduleRevalidationOfSpace(app, spaceId);
 }
 
 /**

@@ -30,6 +30,7 @@ import { slugify, uniquePath } from '../../sites/structure.js';
 import { effectiveCustomization, withOverrides } from '../../sites/customization.js';
 import { createSpace } from '../spaces.js';
 import { loadTree, TreePresenter, urlOptions } from './structure.js';
+import { scheduleSiteRevalidation } from './revalidation.js';
 
 /** Most site spaces one create call adds. */
 const MAX_CREATE_SPACES = 100;
@@ -205,6 +206,7 @@ export async function deleteSite(app: AppContext, p: Principal, orgId: string, s
 export async function setPublished(app: AppContext, p: Principal, orgId: string, siteId: string, published: boolean) {
   await requireSite(app.db, p, orgId, siteId, 'admin');
   await repo.updateSite(app.db, siteId, { published });
+  await scheduleSiteRevalidation(app, [{ id: siteId, organization_id: orgId }]);
   return getSite(app, p, orgId, siteId);
 }
 
