@@ -19,7 +19,19 @@ export function createLogger(level: string, name: string, output: LogFormat | pi
     name,
     level,
     redact: {
-      paths: ['req.headers.authorization', '*.password', '*.token', 'authorization'],
+      paths: [
+        'authorization',
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'password',
+        'token',
+        'secret',
+        'apiToken',
+        '*.password',
+        '*.token',
+        '*.secret',
+        '*.apiToken',
+      ],
       censor: '[redacted]',
     },
   };
