@@ -4,18 +4,24 @@
 //
 // - Synchronous: the HTML renderer is (src/render/html.ts runs on the Markdown worker threads, or
 //   inline). The highlighter is Shiki's synchronous core with its JavaScript regex engine (no WASM
-//   to instantiate), made once per thread on the first code block; a language's grammar is loaded
-//   (require of an ES module, Node >= 20.19) the first time a block names it.
+//   to instantiate), made once per thread on the first code block; a language's grammar (data
+//   only) is loaded the first time a block names it, by require of its ES module (Node >= 20.19).
 // - No inline style: the reader's CSP has `style-src 'self'`, so a token's colors become classes
 //   (`hl-<hex>` for the light theme, `hd-<hex>` for the dark one) and `highlightCss` gives the rules
 //   for every color the two themes can produce: a static stylesheet, served with the site's.
 // - Bounded: a block is highlighted up to MAX_BLOCK_CHARS (the rest of it stays plain), a page up to
 //   MAX_PAGE_CHARS (a budget shared by its blocks), lines longer than MAX_LINE_CHARS stay plain, and
-//   any error of a grammar gives plain text. Plain text is always escaped (hast text nodes).
+//   any error of a grammar gives plain text. Plain text is always escaped (hast text nodes). Time is
+//   bounded by the thread's time limit (src/render/pool.ts: past it, the body is plain), not per
+//   line: Shiki's per-line limit counts the grammar's first compilation too, so a cold thread cut
+//   lines short and colored them otherwise than a warm one (the same body, two renderings).
 // - Unknown language (or none): plain text, in the same lines and gutter.
 import { createRequire } from 'node:module';
 import type { Element, ElementContent, Properties } from 'hast';
+import { createHighlighterCoreSync } from 'shiki/core';
 import type { HighlighterCore, LanguageRegistration, ThemeRegistrationRaw, ThemedTokenWithVariants } from 'shiki/core';
+import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
+import { bundledLanguagesInfo } from 'shiki/langs';
 
 const require = createRequire(import.meta.url);
 
@@ -25,8 +31,6 @@ export const MAX_BLOCK_CHARS = 20_000;
 export const MAX_PAGE_CHARS = 100_000;
 /** Lines longer than this (minified code) are not tokenized. */
 const MAX_LINE_CHARS = 2_000;
-/** Shiki's limit on tokenizing one line (it gives up on the rest of the line, plain). */
-const LINE_TIME_LIMIT_MS = 200;
 
 const LIGHT = 'github-light';
 const DARK = 'github-dark';
@@ -51,9 +55,8 @@ function themes(): ThemeRegistrationRaw[] {
 /** Every name (id or alias, lower case) Shiki's bundle knows → the language's id. */
 function languages(): Map<string, string> {
   if (!languageIds) {
-    const { bundledLanguagesInfo } = require('shiki/langs') as { bundledLanguagesInfo: LangInfo[] };
     languageIds = new Map();
-    for (const l of bundledLanguagesInfo) {
+    for (const l of bundledLanguagesInfo as LangInfo[]) {
       languageIds.set(l.id.toLowerCase(), l.id);
       for (const a of l.aliases ?? []) languageIds.set(a.toLowerCase(), l.id);
     }
@@ -71,8 +74,6 @@ export function languageId(syntax: string | null | undefined): string | null {
 
 function getHighlighter(): HighlighterCore {
   if (!highlighter) {
-    const { createHighlighterCoreSync } = require('shiki/core') as typeof import('shiki/core');
-    const { createJavaScriptRegexEngine } = require('shiki/engine/javascript') as typeof import('shiki/engine/javascript');
     highlighter = createHighlighterCoreSync({ themes: themes(), langs: [], engine: createJavaScriptRegexEngine({ forgiving: true }) });
   }
   return highlighter;
@@ -188,7 +189,7 @@ function tokenLines(code: string, id: string, budget: HighlightBudget): ThemedTo
       lang: id,
       themes: { light: LIGHT, dark: DARK },
       tokenizeMaxLineLength: MAX_LINE_CHARS,
-      tokenizeTimeLimit: LINE_TIME_LIMIT_MS,
+      tokenizeTimeLimit: 0, // none: see above
     });
     budget.chars -= head.length;
     return lines;

@@ -104,6 +104,9 @@ describe('code blocks and icons in the reader', () => {
     );
     const light = await colors(tab, 'import');
     expect(light.token).not.toBe(light.plain);
+    // GitHub Light's colors: keywords red, strings navy, identifiers the text's own.
+    expect(light.token).toBe('rgb(215, 58, 73)');
+    expect((await colors(tab, "'@tetherto/wdk'")).token).toBe('rgb(3, 47, 98)');
     await mkdir(ARTIFACTS, { recursive: true });
     const figure = (await tab.$('.body figure.code-block'))!;
     await figure.screenshot({ path: path.join(ARTIFACTS, 'code-light.png') });
