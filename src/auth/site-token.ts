@@ -19,8 +19,11 @@ export interface SiteGrant {
   organization: string;
   /** The share key the URL carried (share-link sites): checked again at every use. */
   shareKey?: string;
-  /** Issued after a valid visitor token (visitor-auth sites). */
-  visitor?: boolean;
+  /**
+   * Issued after a valid visitor token (visitor-auth sites): a fingerprint of the site's visitor
+   * signing key then, so that regenerating the key ends the token as it ends the visitor's.
+   */
+  visitor?: string;
   /** The visitor's signed (verified token) and unsigned (adaptive) claims. */
   signed: Record<string, unknown>;
   unsigned: Record<string, unknown>;
@@ -60,7 +63,7 @@ export async function signSiteToken(secret: string, g: Omit<SiteGrant, 'exp'>, n
   const payload: Record<string, unknown> = {
     org: g.organization,
     ...(g.shareKey ? { shr: g.shareKey } : {}),
-    ...(g.visitor ? { va: true } : {}),
+    ...(g.visitor ? { va: g.visitor } : {}),
     ...(claims ? { clm: claims } : {}),
   };
   return new SignJWT(payload as never)
@@ -100,7 +103,7 @@ export async function verifySiteToken(secret: string, token: string): Promise<Si
       site: payload.sub!,
       organization: p.org,
       ...(typeof p.shr === 'string' ? { shareKey: p.shr } : {}),
-      ...(p.va === true ? { visitor: true } : {}),
+      ...(typeof p.va === 'string' ? { visitor: p.va } : {}),
       signed: obj(clm.s),
       unsigned: obj(clm.u),
       exp: payload.exp!,

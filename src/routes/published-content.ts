@@ -23,6 +23,7 @@ import {
   scopeSpace,
   searchableSpaces,
   specContentForScope,
+  conditionalFiltered,
   type SiteScope,
 } from '../services/sites/published-content-reads.js';
 import { openSiteFile, withSiteFileUrls } from '../services/sites/published-content-files.js';
@@ -131,12 +132,14 @@ const ids = z.array(entityId).min(1).max(100);
 function scopedJson(app: AppContext, scope: SiteScope, json: string, spaceId: string, revisionId: string): Reply {
   return okJson(withSiteFileUrls(app, json, scope.site.id, spaceId, revisionId));
 }
+/** A read of a revision the site publishes; `body`: the answer holds page content (`{% if %}` filtered). */
 const revisionRead =
-  (read: (app: AppContext, t: content.ContentTarget, c: ScopedContext) => Promise<string | Buffer[] | object>) =>
+  (read: (app: AppContext, t: content.ContentTarget, c: ScopedContext) => Promise<string | Buffer[] | object>, body = false) =>
   async (c: ScopedContext): Promise<Reply> => {
     const t = scopeRevision(c.scope, c.params.spaceId, c.params.revisionId);
     const out = await read(c.app, t, c);
-    const json = typeof out === 'string' ? out : Array.isArray(out) ? Buffer.concat(out).toString('utf8') : JSON.stringify(out);
+    let json = typeof out === 'string' ? out : Array.isArray(out) ? Buffer.concat(out).toString('utf8') : JSON.stringify(out);
+    if (body) json = await conditionalFiltered(c.app, c.scope, t, json, c.params.pageId);
     return scopedJson(c.app, c.scope, json, t.spaceId, t.revisionId);
   };
 
@@ -233,14 +236,14 @@ const siteTokenRoutes: SiteTokenRoute[] = [
     path: `${REV}/page/:pageId`,
     params: { ...revParams, pageId: entityId },
     query: pageFlags,
-    handler: revisionRead((app, t, c) => content.readPageJson(app, t, c.params.pageId, c.query)),
+    handler: revisionRead((app, t, c) => content.readPageJson(app, t, c.params.pageId, c.query), true),
   },
   {
     method: 'GET',
     path: `${REV}/page/:pageId/document`,
     params: { ...revParams, pageId: entityId },
     query: documentFlags,
-    handler: revisionRead(async (app, t, c) => (await history.readPageDocument(app, t, c.params.pageId, c.query)) as object),
+    handler: revisionRead(async (app, t, c) => (await history.readPageDocument(app, t, c.params.pageId, c.query)) as object, true),
   },
   {
     method: 'GET',
@@ -253,21 +256,21 @@ const siteTokenRoutes: SiteTokenRoute[] = [
     path: `${REV}/path/*`,
     params: { ...revParams, '*': z.string().min(1).max(2048) },
     query: pageFlags,
-    handler: revisionRead((app, t, c) => history.readPageByPath(app, t, c.params['*'], c.query)),
+    handler: revisionRead((app, t, c) => history.readPageByPath(app, t, c.params['*'], c.query), true),
   },
   {
     method: 'GET',
     path: `${REV}/reusable-contents/:reusableContentId`,
     params: { ...revParams, reusableContentId: entityId },
     query: readFlags,
-    handler: revisionRead((app, t, c) => history.readReusableContent(app, t, c.params.reusableContentId, c.query)),
+    handler: revisionRead((app, t, c) => history.readReusableContent(app, t, c.params.reusableContentId, c.query), true),
   },
   {
     method: 'GET',
     path: `${REV}/reusable-contents/:reusableContentId/document`,
     params: { ...revParams, reusableContentId: entityId },
     query: documentFlags,
-    handler: revisionRead((app, t, c) => history.readReusableContentDocument(app, t, c.params.reusableContentId, c.query)),
+    handler: revisionRead((app, t, c) => history.readReusableContentDocument(app, t, c.params.reusableContentId, c.query), true),
   },
   {
     method: 'GET',

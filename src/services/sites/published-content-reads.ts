@@ -7,6 +7,7 @@
  * revisions are their current ones: a revision stops being readable when a newer one is published.
  * Anything else is a 403 naming what the token does not open; an unpublished site a 401.
  */
+import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { forbidden, isDomainError, unauthenticated } from '../../core/errors.js';
 import type { SiteGrant } from '../../auth/site-token.js';
@@ -21,6 +22,10 @@ import { selectObjects } from '../../db/repos/content-objects.js';
 import { presentSite, presentCustomization } from './sites.js';
 import { effectiveCustomization, withOverrides } from '../../sites/customization.js';
 import { specVersionContent } from '../openapi.js';
+import { visitorSigningKey } from './settings.js';
+import { revisionSnapshot } from '../../content/commit.js';
+import { filterConditionalDocument, filterConditionalMarkdown } from '../../content/conditional-blocks.js';
+import type { JSONDocument } from '../../content/markdown/types.js';
 
 export interface SiteScope {
   grant: SiteGrant;
@@ -47,7 +52,7 @@ export async function openScope(app: AppContext, grant: SiteGrant): Promise<Site
   if (site.visibility === 'share-link') {
     if (!(await shareKeyOpens(app, site, grant.shareKey))) throw gone();
   } else if (site.visibility === 'visitor-auth') {
-    if (!grant.visitor) throw gone();
+    if (!grant.visitor || grant.visitor !== (await visitorKeyFingerprint(app, site))) throw gone();
   } else if (site.visibility !== 'public' && site.visibility !== 'unlisted') throw gone();
   const ctx = readerContext(grant.signed, grant.unsigned);
   const { tree, spaces, visible } = await readerStructure(app, site, ctx);
@@ -59,6 +64,12 @@ export async function openScope(app: AppContext, grant: SiteGrant): Promise<Site
     for (const s of visible.sections) for (const ss of variantsOf(visible, s)) readableSpaces.add(ss.space_id);
   }
   return { grant, site, ctx, tree, visible, spaces, readableSpaces };
+}
+
+/** A fingerprint of the site's visitor signing key (never the key): a site token remembers which key admitted it. */
+export async function visitorKeyFingerprint(app: AppContext, site: ReaderSiteRow): Promise<string | undefined> {
+  const key = await visitorSigningKey(app, site);
+  return key ? createHash('sha256').update(`site-token-visitor-key\n${key}`).digest('base64url').slice(0, 22) : undefined;
 }
 
 export function requireScopeSite(scope: SiteScope, orgId: string, siteId: string): void {
@@ -169,4 +180,30 @@ export async function specContentForScope(app: AppContext, scope: SiteScope, org
     if (space && (await specsOfRevision(app, space)).has(slug)) return specVersionContent(app, orgId, slug, versionId);
   }
   throw forbidden(`This site token does not open OpenAPI spec "${slug}": no page its site publishes uses it`);
+}
+
+// ---- `{% if %}` blocks -------------------------------------------------------------------------------
+
+const MAY_HOLD_CONDITIONS = /"type":"if"|"condition"|\{%\s*(?:end)?if\b/;
+
+/**
+ * A page, document or reusable-content answer as the token's reader may see it: the `{% if %}`
+ * blocks its claims hide taken out (src/content/conditional-blocks.ts), evaluated or not, so a site
+ * token never carries a branch its reader could not see. `pageId`: the page whose variables the
+ * expressions read (else the answer's own `id`, when it is a page).
+ */
+export async function conditionalFiltered(app: AppContext, scope: SiteScope, t: ContentTarget, json: string, pageId?: string): Promise<string> {
+  if (!MAY_HOLD_CONDITIONS.test(json)) return json;
+  const { snapshot } = await revisionSnapshot(app.db, t.spaceId, t.revisionId);
+  const value = JSON.parse(json) as Record<string, any>;
+  const page = snapshot.byId.get(pageId ?? String(value.id ?? ''));
+  const ctx: ConditionContext = {
+    visitor: { claims: scope.ctx.visitor?.claims ?? {} },
+    space: { vars: snapshot.root.variables ?? {} },
+    page: { vars: page?.node.variables ?? {} },
+  };
+  if (value.object === 'document' && Array.isArray(value.nodes)) return JSON.stringify(filterConditionalDocument(value as JSONDocument, ctx));
+  if (value.document && typeof value.document === 'object') value.document = filterConditionalDocument(value.document as JSONDocument, ctx);
+  if (typeof value.markdown === 'string') value.markdown = filterConditionalMarkdown(value.markdown, ctx);
+  return JSON.stringify(value);
 }

@@ -18,6 +18,7 @@ import { readerContext, resolveSitePath, sitePath, signedClaims, unsignedClaims,
 import { siteAtHost, siteHostName } from './hosts.js';
 import { publishedSite, readerStructure, shareKeyOpens, snapshotOf, verifyVisitorToken, type ServedSite } from './reader.js';
 import { siteRedirectFor, spaceRedirectFor } from './redirects.js';
+import { visitorKeyFingerprint } from './published-content-reads.js';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -150,10 +151,11 @@ export async function resolvePublishedUrl(app: AppContext, input: LookupInput, n
   // Complete: no further section or variant segment could follow in this URL.
   const complete =
     !!r.pagePath || consumed >= (visible.sections.length > 1 ? 1 : 0) + (variants.length > 1 ? 1 : 0) || sectionPart.split('/').filter(Boolean).length >= 2;
+  const visitorKey = site.visibility === 'visitor-auth' ? await visitorKeyFingerprint(app, site) : undefined;
   const claims = Object.keys(signed).length || Object.keys(unsigned).length;
   const apiToken = await signSiteToken(
     app.secret,
-    { site: site.id, organization: site.organization_id, shareKey, visitor: site.visibility === 'visitor-auth', signed, unsigned },
+    { site: site.id, organization: site.organization_id, shareKey, visitor: visitorKey, signed, unsigned },
     nowMs,
     notAfter,
   );
