@@ -217,7 +217,8 @@ export function createApiServer(app: AppContext): ApiServer {
         routeLabel = 'site-host';
         // The site's MCP endpoint (src/reader/mcp.ts) takes POST; everything else on a site is read.
         const mcp = hosted.rest === '~gitbook/mcp';
-        if (method !== 'GET' && method !== 'HEAD' && !(mcp && method === 'POST'))
+        const insights = hosted.rest === '~gitbook/insights'; // the reader's own events (src/reader/insights.ts)
+        if (method !== 'GET' && method !== 'HEAD' && !((mcp || insights) && method === 'POST'))
           throw new HttpError(405, `Method ${method} is not allowed on ${path}`, { allow: mcp ? 'GET, HEAD, POST' : 'GET, HEAD' });
         await limit(res, `ip:${clientAddress(req)}`);
         send(res, await serveHosted(app, req, hosted), head);

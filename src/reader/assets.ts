@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { BLOCK_CSS } from '../render/html.js';
 import { highlightCss } from '../render/highlight.js';
+import { insightsScript, insightsStylesheet } from './insights.js';
 
 const CSS = `:root{--primary:#346ddb;--bg:#fff;--fg:#1d1d1f;--muted:#6b6b70;--line:#e5e5e8;--soft:#f5f6f8;--radius:8px;--font:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;--mono:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color-scheme:light}
 :root[data-theme=dark]{--bg:#15161a;--fg:#e8e8ea;--muted:#a0a0a8;--line:#2c2d33;--soft:#1f2026;color-scheme:dark}
@@ -166,8 +167,8 @@ export const stylesheet: Asset = { name: `${hash(SITE_CSS)}.css`, body: SITE_CSS
 export const script: Asset = { name: `${hash(JS)}.js`, body: JS, type: 'text/javascript; charset=utf-8' };
 
 export function assetByName(name: string): Asset | undefined {
-  return [stylesheet, script].find((a) => a.name === name);
+  return [stylesheet, script, insightsScript, insightsStylesheet].find((a) => a.name === name);
 }
 
 /** Changes whenever an asset changes: part of every page's ETag. */
-export const assetsVersion = hash(stylesheet.name + script.name);
+export const assetsVersion = hash(stylesheet.name + script.name + insightsScript.name + insightsStylesheet.name);

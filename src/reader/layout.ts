@@ -10,6 +10,7 @@ import { answerHtml } from './answer-html.js';
 import type { ReaderAnswer } from '../services/ask.js';
 import { footerHtml, socialList, socialMeta } from './layout-footer.js';
 import { externalLinksHtml, mobileMenuHtml, type LinkItem } from './layout-links.js';
+import { insightsHead, pageInsightsHtml } from './insights.js';
 
 export interface Chrome {
   base: string;
@@ -74,7 +75,7 @@ ${c.noindex ? '<meta name="robots" content="noindex, nofollow">\n' : ''}${c.desc
 ${c.description ? `<meta property="og:description" content="${esc(c.description)}">\n` : ''}${ogImage(c)}${socialMeta(c.settings)}${favicon(c)}<link rel="stylesheet" href="${esc(c.base)}/~site/static/${stylesheet.name}">
 <link rel="stylesheet" href="${esc(c.themeCss)}">
 <script src="${esc(c.base)}/~site/static/${script.name}"></script>
-</head>`;
+${insightsHead(c.base, c.settings.insights?.enabled !== false)}</head>`;
 }
 
 /**
@@ -220,7 +221,7 @@ export function pageHtml(p: ReaderPage, c: Chrome): string {
 <div class="layout"><nav class="tree" aria-label="Pages">${variantMenu(p.variants)}${treeHtml(p.tree)}</nav>
 <main id="site-main">${coverHtml(p)}${crumbs}<h1>${iconSvg(node.icon, 'page-icon')}${esc(node.title)}</h1>${node.description ? `<p class="description">${esc(node.description)}</p>` : ''}
 <div class="body">${bodyLinks(p.bodyHtml, p.settings, c.base)}</div>
-<div class="meta">${updated}${actions}${p.editUrl ? `<a href="${esc(p.editUrl)}"${externalAttrs(p.editUrl, p.settings, p.base)}>Edit on Git</a>` : ''}</div>${pagination}</main>${outline}</div>
+<div class="meta">${updated}${actions}${p.editUrl ? `<a href="${esc(p.editUrl)}"${externalAttrs(p.editUrl, p.settings, p.base)}>Edit on Git</a>` : ''}</div>${pageInsightsHtml(p, p.settings.insights?.enabled !== false)}${pagination}</main>${outline}</div>
 ${footer(c)}</body></html>`;
 }
 

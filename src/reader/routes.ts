@@ -28,6 +28,7 @@ import { readerPages, searchReaderSite } from '../services/sites/reader-lists.js
 import { llmsFullStream } from '../services/sites/agents.js';
 import { askReaderSite } from '../services/ask.js';
 import { serveMcp } from './mcp.js';
+import { serveReaderInsights } from './insights-endpoint.js';
 import { answerHtml } from './answer-html.js';
 import { siteAtHost, siteHostName, type HostedSite } from '../services/sites/hosts.js';
 import { siteBaseUrl, sitePathBaseUrl } from '../presenters/sites.js';
@@ -137,7 +138,7 @@ async function servePage(app: AppContext, req: IncomingMessage, r: Reader, rest:
   if (wantsMarkdown) {
     return {
       status: 200,
-      body: await readerMarkdown(app, loc),
+      body: await readerMarkdown(app, loc, r.ctx),
       headers: {
         ...headers,
         'content-type': 'text/markdown; charset=utf-8',
@@ -233,6 +234,7 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
     const font = await siteFont(app, site, rest);
     if (font) return font;
     if (rest === '~gitbook/mcp') return await serveMcp(app, req, site, chrome(app, site).title);
+    if (rest === '~gitbook/insights') return await serveReaderInsights(app, req, site);
     reader = await admit(app, req, site);
     if (rest === 'ask' || rest === '~site/ask') {
       if (!askEnabled(chrome(app, site).settings)) throw notFound();
@@ -325,6 +327,16 @@ export const readerSiteRoutes = [
     params: { siteId: entityId },
     handler: async ({ app, req, params }) =>
       serve(app, req, { siteId: params.siteId, base: sitePathBaseUrl(app, params.siteId) }, '~gitbook/mcp'),
+  }),
+  route({
+    method: 'POST',
+    path: '/site/:siteId/~gitbook/insights',
+    summary: "The reader site's own insights events (src/reader/insights-endpoint.ts)",
+    auth: false,
+    rawBody: true,
+    params: { siteId: entityId },
+    handler: async ({ app, req, params }) =>
+      serve(app, req, { siteId: params.siteId, base: sitePathBaseUrl(app, params.siteId) }, '~gitbook/insights'),
   }),
 ];
 
