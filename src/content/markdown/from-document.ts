@@ -355,6 +355,18 @@ function gitbookChunk(block: DocumentBlock, writer: Writer, format: FormatRef): 
       const src = b.data?.ref ? format(b.data.ref) : '';
       return `{% openapi src="${attr(src)}" path="${attr(b.data?.path)}" method="${attr(b.data?.method)}" %}\n[${src}](${src})\n{% endopenapi %}\n`;
     }
+    case 'code': {
+      // GitBook's options (DocumentBlockCode data) as the `{% code %}` frame GitBook writes; none: a bare fence.
+      const d = b.data ?? {};
+      const opts = [
+        d.title ? ` title="${attr(d.title)}"` : '',
+        d.overflow === 'wrap' ? ' overflow="wrap"' : '',
+        typeof d.lineNumbers === 'boolean' ? ` lineNumbers="${d.lineNumbers}"` : '',
+        typeof d.fullWidth === 'boolean' ? ` fullWidth="${d.fullWidth}"` : '',
+        typeof d.expandable === 'boolean' ? ` expandable="${d.expandable}"` : '',
+      ].join('');
+      return opts ? `{% code${opts} %}\n${body([block])}{% endcode %}\n` : null;
+    }
     case 'openapi-operation':
       return `{% openapi-operation spec="${attr(b.data?.ref?.spec)}" path="${attr(b.data?.path)}" method="${attr(b.data?.method)}" %}\n{% endopenapi-operation %}\n`;
     default:

@@ -423,8 +423,10 @@ class Converter {
         const code = out.find((b): b is DocumentBlockCode => b.type === 'code');
         if (code) {
           if (a.title) code.data.title = a.title;
-          if (a.overflow === 'wrap' || a.overflow === 'scroll') (code.data as Record<string, unknown>).overflow = a.overflow;
-          if (a.lineNumbers !== undefined) (code.data as Record<string, unknown>).lineNumbers = a.lineNumbers === 'true';
+          if (a.overflow === 'wrap' || a.overflow === 'scroll') code.data.overflow = a.overflow;
+          if (a.lineNumbers !== undefined) code.data.lineNumbers = a.lineNumbers === 'true';
+          if (a.fullWidth !== undefined) code.data.fullWidth = a.fullWidth === 'true';
+          if (a.expandable !== undefined) code.data.expandable = a.expandable === 'true';
         }
         return out;
       }

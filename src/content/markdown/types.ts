@@ -100,7 +100,14 @@ export interface DocumentBlockCode {
   object: 'block';
   type: 'code';
   key?: string;
-  data: { syntax?: string; title?: string };
+  data: {
+    syntax?: string;
+    title?: string;
+    overflow?: 'scroll' | 'wrap';
+    lineNumbers?: boolean;
+    fullWidth?: boolean;
+    expandable?: boolean;
+  };
   nodes: DocumentBlockCodeLine[];
   isVoid?: false;
 }
