@@ -146,7 +146,7 @@ function aggExpr(s: Extract<ColumnSource, { src: 'agg' }>): string {
   const count = (cond: string) => `coalesce(sum(ev.n) FILTER (WHERE ${cond}), 0)::int`;
   switch (s.agg) {
     case 'events':
-      return 'sum(ev.n)::int';
+      return 'coalesce(sum(ev.n), 0)::int';
     case 'visitors':
       return distinctOf('visitors');
     case 'sessions':

@@ -11,8 +11,9 @@ import { checked, failure, officialClient, SITE } from './helpers.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { aggregateInsights } from '../../../src/services/sites/insights.js';
 import { visitorHash } from '../../../src/sites/insights-privacy.js';
+import { rawRequest } from '../../helpers/http.js';
 
-const { t } = useTestApp({ env: { INSIGHTS_EVENTS_PER_MINUTE: '1000' } });
+const { t } = useTestApp({ env: { INSIGHTS_EVENTS_PER_MINUTE: '1000', SITES_DOMAIN: 'sites.test' } });
 let d: DocsSite;
 let api: any;
 let anon: any;
@@ -230,6 +231,23 @@ describe('site insights', () => {
     expect((await failure(officialClient(t, stranger.token).orgs.aggregateSiteEvents(d.o.orgId, d.siteId, { range: 'last24Hours' }))).code).toBe(404);
     expect((await failure(anon.orgs.aggregateSiteEvents(d.o.orgId, d.siteId, { range: 'last24Hours' }))).code).toBe(401);
     expect((await failure(anon.orgs.listSiteVisitorSegments(d.o.orgId, d.siteId))).code).toBe(401);
+  });
+
+  it("takes the reader's own events on the site's origin: PUBLIC_URL/site/{id} and its custom hostname", async () => {
+    const count = async () => (await aggregate({ range: 'last24Hours', where: [{ column: 'eventType', values: ['rss_request'] }], select: [{ column: 'eventsCount' }] })).columns[0].values[0] ?? 0;
+    const before = await count();
+    const body = JSON.stringify({ events: [event('rss_request')] });
+    const json = { 'content-type': 'application/json' };
+    expect((await rawRequest(t.baseUrl, 'POST', `${d.base}/~gitbook/insights`, { headers: json, body })).status).toBe(204);
+    // navigator.sendBeacon sends a string as text/plain.
+    expect((await rawRequest(t.baseUrl, 'POST', `${d.base}/~gitbook/insights`, { headers: { 'content-type': 'text/plain;charset=UTF-8' }, body })).status).toBe(204);
+    expect((await rawRequest(t.baseUrl, 'GET', `${d.base}/~gitbook/insights`)).status).toBe(404);
+    expect((await t.api('PATCH', `/v1/orgs/${d.o.orgId}/sites/${d.siteId}`, { token: d.o.adminToken, body: { hostname: 'docs.insights.test' } })).status).toBe(200);
+    const hosted = await rawRequest(t.baseUrl, 'POST', '/~gitbook/insights', { headers: { ...json, host: 'docs.insights.test' }, body });
+    expect(hosted.status, hosted.text).toBe(204);
+    expect((await rawRequest(t.baseUrl, 'POST', '/other', { headers: { ...json, host: 'docs.insights.test' }, body })).status).toBe(405);
+    expect((await rawRequest(t.baseUrl, 'POST', '/~gitbook/insights', { headers: { ...json, host: 'docs.insights.test', dnt: '1' }, body })).status).toBe(204);
+    expect(await count()).toBe(before + 3);
   });
 
   it('the insights.aggregate job folds events into rollups with the same answers, and deletes raw events past retention', async () => {
