@@ -68,6 +68,21 @@ export function filterConditionalMarkdown(markdown: string, ctx: ConditionContex
   return out.join('\n');
 }
 
+/**
+ * What a body's `{% if %}` blocks decide for `ctx`, one character per `if` tag ('1' shown, '0'
+ * hidden; tags in code counted too): two readers with the same outcomes see the same body, so a
+ * render cache keys on this rather than on the claims.
+ */
+export function conditionOutcomes(markdown: string, ctx: ConditionContext): string {
+  if (!ANY_IF.test(markdown)) return '';
+  let out = '';
+  for (const line of markdown.split('\n')) {
+    const m = IF_OPEN.exec(line);
+    if (m) out += shown(m[1].trim(), ctx) ? '1' : '0';
+  }
+  return out;
+}
+
 /** Problems of a body's conditional blocks, one line each (import warnings): invalid expressions. */
 export function conditionalBlockWarnings(markdown: string): string[] {
   if (!ANY_IF.test(markdown)) return [];

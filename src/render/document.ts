@@ -30,6 +30,7 @@ import { createResolver, type Resolver } from '../content/links.js';
 import { evaluateComputedPage, evaluateOperationBlocks } from '../content/computed.js';
 import { expandIncludes } from '../content/includes.js';
 import { evaluateExpressions } from '../content/expressions.js';
+import { filterConditionalMarkdown } from '../content/conditional-blocks.js';
 import { pageAppUrl } from '../content/present.js';
 import type { FileNode } from '../content/types.js';
 import { exportDocumentHtml, escapeHtml, type ExportSection, type ImageSource } from './html.js';
@@ -143,6 +144,12 @@ export async function buildExport(
       }
     } else {
       markdown = await expandIncludes(app, snapshot, resolver, page, bodies.get(n.id) ?? '');
+      // A PDF has no visitor: `{% if %}` blocks are evaluated with empty claims (src/content/conditional-blocks.ts).
+      markdown = filterConditionalMarkdown(markdown, {
+        visitor: { claims: {} },
+        space: { vars: snapshot.root.variables ?? {} },
+        page: { vars: n.variables ?? {} },
+      });
     }
     markdown = evaluateExpressions(markdown, { space: snapshot.root.variables ?? {}, page: n.variables ?? {} });
 

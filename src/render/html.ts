@@ -19,6 +19,7 @@ import katex from 'katex';
 import { htmlTableHast } from './html-table.js';
 import { highlightCss, newBudget, renderCodeBlock, type CodeBlockOptions } from './highlight.js';
 import { HINT_ICONS, iconElement } from './icons.js';
+import { PROMPT_CSS, promptElement } from './prompt.js';
 import { parseHtmlTable, tableUrls } from '../content/markdown/html-table.js';
 import {
   headingIds,
@@ -216,6 +217,11 @@ function bodyHast(markdown: string, o: PageBodyOptions) {
       ]);
     },
     gitbookTag(state: State, node: TagNode) {
+      // An `{% if %}` still here was not evaluated for a reader (src/content/conditional-blocks.ts
+      // filters bodies before they are rendered): it shows nothing, never its content.
+      if (node.name === 'if') return undefined;
+      if (node.name === 'prompt')
+        return promptElement(node, state.all(node as unknown as Nodes), `${o.anchor || 'block'}-prompt-${++blockCount}`);
       if (node.name !== 'code') return renderTag(state, node, o, () => ++blockCount);
       const a = node.attrs;
       const outer = codeOptions;
@@ -382,7 +388,7 @@ function renderTag(state: State, node: TagNode, o: PageBodyOptions, nextId: () =
 }
 
 /** CSS of GitBook's blocks, shared by the published view and the PDF. */
-export const BLOCK_CSS = `
+export const BLOCK_CSS = `${PROMPT_CSS}
 aside.hint { border-left: 4px solid #3b82f6; background: #eff5ff; padding: 6px 10px; border-radius: 3px; }
 aside.hint-warning { border-color: #d97706; background: #fff7e8; }
 aside.hint-danger { border-color: #dc2626; background: #fff0f0; }

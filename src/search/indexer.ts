@@ -7,6 +7,7 @@ import { cachedSnapshot, loadBodies, loadSnapshot, type Snapshot, type TreePage 
 import { runsTsvector, splitCjk } from './cjk.js';
 import * as repo from '../db/repos/search.js';
 import { spaceTextConfig } from './text-config.js';
+import { filterConditionalMarkdown } from '../content/conditional-blocks.js';
 
 // Keeps a space's search index following its current revision (called after every change of it,
 // and by a search that finds the index stale). Incremental: only pages whose body, title or
@@ -186,7 +187,10 @@ async function syncPages(c: Queryable, markdown: MarkdownPool, spaceId: string, 
     );
   // Parsed on the Markdown pool (off the event loop); a body beyond the content limits is indexed
   // as its plain text.
-  const parse = (batch: TreePage[], bodies: Map<string, string>) => markdown.sections(batch.map((tp) => bodies.get(tp.node.id) ?? ''));
+  // `{% if %}` content is not indexed at all (null: every block hidden): a search, its snippets and
+  // the agents' search never show a reader what their claims hide (src/content/conditional-blocks.ts).
+  const parse = (batch: TreePage[], bodies: Map<string, string>) =>
+    markdown.sections(batch.map((tp) => filterConditionalMarkdown(bodies.get(tp.node.id) ?? '', null)));
   const ahead: { batch: TreePage[]; chars: number; parsing: Promise<Section[][]> }[] = [];
   let next = 0;
   let pagesAhead = 0;

@@ -10,6 +10,8 @@ import { evaluateExpressions } from '../content/expressions.js';
 import { fileDownloadUrl, imageProxyUrl } from '../content/present.js';
 import { evaluateComputedPage, evaluateOperationBlocks } from '../content/computed.js';
 import type { AttachmentRef, ImageSource } from '../render/html.js';
+import { filterConditionalMarkdown } from '../content/conditional-blocks.js';
+import type { ConditionContext } from '../sites/conditions.js';
 
 export interface PageBody {
   markdown: string;
@@ -22,20 +24,33 @@ async function pageMarkdown(app: AppContext, orgId: string, spaceId: string, pag
 }
 
 /**
- * The Markdown readers get: pageMarkdown with GitBook's reusable content (`{% include %}`) in place
- * and the space's and page's variables (`{{ space.vars.x }}`, `{{ page.vars.x }}`) evaluated.
+ * The Markdown readers get: pageMarkdown with GitBook's reusable content (`{% include %}`) in place,
+ * the `{% if %}` blocks the reader's context `ctx` hides taken out (and every if tag), and the
+ * space's and page's variables (`{{ space.vars.x }}`, `{{ page.vars.x }}`) evaluated. A reader with
+ * no visitor (the per-space published view, the PDF) has empty claims.
  */
 export async function readerBodyMarkdown(
   app: AppContext,
   orgId: string,
   snapshot: Snapshot,
   page: TreePage,
+  ctx: ConditionContext,
   resolver: Resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl }),
 ): Promise<string> {
   const markdown = await pageMarkdown(app, orgId, snapshot.spaceId, page);
   if (page.node.type === 'computed') return markdown;
   const expanded = await expandIncludes(app, snapshot, resolver, page, markdown);
-  return evaluateExpressions(expanded, { space: snapshot.root.variables ?? {}, page: page.node.variables ?? {} });
+  const shown = filterConditionalMarkdown(expanded, conditionalContext(ctx, snapshot, page));
+  return evaluateExpressions(shown, { space: snapshot.root.variables ?? {}, page: page.node.variables ?? {} });
+}
+
+/** What a page's `{% if %}` expressions read: the reader's claims, the space's and the page's variables. */
+export function conditionalContext(ctx: ConditionContext, snapshot: Snapshot, page: TreePage): ConditionContext {
+  return {
+    visitor: { claims: ctx.visitor?.claims ?? {} },
+    space: { vars: snapshot.root.variables ?? {} },
+    page: { vars: page.node.variables ?? {} },
+  };
 }
 
 export async function renderPageBody(
@@ -44,9 +59,10 @@ export async function renderPageBody(
   snapshot: Snapshot,
   page: TreePage,
   pageUrl: (p: TreePage, anchor?: string) => string,
+  ctx: ConditionContext,
 ): Promise<PageBody> {
   const resolver = createResolver(snapshot, { publicUrl: app.config.publicUrl });
-  const markdown = await readerBodyMarkdown(app, orgId, snapshot, page, resolver);
+  const markdown = await readerBodyMarkdown(app, orgId, snapshot, page, ctx, resolver);
   const { plan, parsed } = await app.markdown.planParsed(markdown);
   const images: [string, ImageSource][] = plan.images.map((url) => {
     const t = resolver.resolve(url, page);

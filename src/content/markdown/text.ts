@@ -44,6 +44,11 @@ function blockLines(node: Block, out: string[]): void {
     case 'table':
       for (const row of node.children) push(row.children.map((cell) => phrasingText(cell.children, false)).join(' '));
       break;
+    case 'gitbookTag':
+      // A prompt's description is its title: searched like a heading's text.
+      if (node.name === 'prompt' && node.attrs.description) push(node.attrs.description);
+      for (const child of node.children) blockLines(child, out);
+      break;
     case 'gitbookFile':
     case 'definition':
     case 'thematicBreak':

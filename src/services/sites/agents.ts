@@ -137,7 +137,7 @@ export async function readablePage(
   if (!segments) return null;
   try {
     const loc = await locatePage(app, site, segments, ctx);
-    return { title: loc.page.node.title, url: loc.path ? `${site.base}/${loc.path}` : site.base, markdown: await readerMarkdown(app, loc) };
+    return { title: loc.page.node.title, url: loc.path ? `${site.base}/${loc.path}` : site.base, markdown: await readerMarkdown(app, loc, ctx) };
   } catch (err) {
     if (isDomainError(err, 'not-found')) return null;
     throw err;
@@ -155,7 +155,7 @@ export async function llmsFullStream(app: AppContext, site: ServedSite, ctx: Con
   async function* parts() {
     for (const [i, p] of pages.entries()) {
       const loc = await locatePage(app, site, decodedSegments(p.url.slice(base.length)), ctx);
-      yield `${i ? '\n\n---\n\n' : ''}${await readerMarkdown(app, loc)}`;
+      yield `${i ? '\n\n---\n\n' : ''}${await readerMarkdown(app, loc, ctx)}`;
     }
     yield '\n';
   }

@@ -60,7 +60,8 @@ export async function renderPublished(app: AppContext, spaceId: string, pagePath
     const onSite = await openSiteUrlOfSpacePage(app, spaceId, page.path);
     if (onSite) return { html: '', indexable: false, redirect: onSite, temporary: true };
   }
-  const { html: body } = await renderPageBody(app, space.organization_id, snapshot, page, pageUrl);
+  // No visitor here: `{% if %}` blocks are evaluated with empty claims.
+  const { html: body } = await renderPageBody(app, space.organization_id, snapshot, page, pageUrl, {});
   const nav = (list: TreePage[]): string =>
     list.length
       ? `<ul>${list

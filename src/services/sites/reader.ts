@@ -39,7 +39,9 @@ import { evaluateCondition } from '../../sites/conditions.js';
 import { loadTree, sectionsInOrder, type SiteTree } from './structure.js';
 import { validShareKey } from './share-links.js';
 import { visitorSigningKey } from './settings.js';
-import { readerBodyMarkdown, renderPageBody } from '../page-body.js';
+import { conditionalContext, readerBodyMarkdown, renderPageBody } from '../page-body.js';
+import { conditionOutcomes } from '../../content/conditional-blocks.js';
+import { loadBody } from '../../content/snapshot.js';
 import { fileDownloadUrl, imageProxyUrl } from '../../content/present.js';
 import { requestReaderPagePdf } from '../pdf.js';
 
@@ -284,6 +286,14 @@ async function findPage(app: AppContext, site: ServedSite, segments: string[], c
     condition?: string;
   }[];
   const linkOutcomes = links.map((l) => (evaluateCondition(l.condition, ctx) ? 1 : 0)).join('');
+  // A body with `{% if %}` blocks differs by reader: what its conditions decide joins the key (the
+  // claims themselves when reusable content, which may hold some, is included).
+  const body = page.node.type === 'document' ? await loadBody(app.db, space.id, page.node) : '';
+  const conditional = /\{%\s*include\b/.test(body)
+    ? createHash('sha256')
+        .update(JSON.stringify(ctx.visitor?.claims ?? {}))
+        .digest('base64url')
+    : conditionOutcomes(body, conditionalContext(ctx, snapshot, page));
   const key = createHash('sha256')
     .update(
       JSON.stringify([
@@ -296,6 +306,7 @@ async function findPage(app: AppContext, site: ServedSite, segments: string[], c
         path,
         audienceOf(visible),
         linkOutcomes,
+        conditional,
       ]),
     )
     .digest('base64url')
@@ -469,7 +480,7 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
   for (const l of ((settings.header?.links ?? []) as any[]).slice(0, 50))
     if (evaluateCondition(l.condition, ctx)) headerLinks.push({ title: String(l.title ?? ''), href: await contentHref(l.to) });
 
-  const body = await renderPageBody(app, site.organization_id, snapshot, page, pageHref);
+  const body = await renderPageBody(app, site.organization_id, snapshot, page, pageHref, ctx);
   const title = typeof settings.title === 'string' ? settings.title : site.title;
   return {
     location: loc,
@@ -510,9 +521,9 @@ export async function readerPagePdf(app: AppContext, loc: ReaderLocation): Promi
   return (await requestReaderPagePdf(app, loc.space, loc.page.node.id)).url;
 }
 
-/** The Markdown of a located page (`.md` URLs, `Accept: text/markdown`). */
-export async function readerMarkdown(app: AppContext, loc: ReaderLocation): Promise<string> {
-  const body = await readerBodyMarkdown(app, loc.site.organization_id, loc.snapshot, loc.page);
+/** The Markdown of a located page as the reader with `ctx` sees it (`.md` URLs, `Accept: text/markdown`). */
+export async function readerMarkdown(app: AppContext, loc: ReaderLocation, ctx: ConditionContext): Promise<string> {
+  const body = await readerBodyMarkdown(app, loc.site.organization_id, loc.snapshot, loc.page, ctx);
   return `# ${loc.page.node.title}\n\n${loc.page.node.description ? `${loc.page.node.description}\n\n` : ''}${body}`;
 }
 
