@@ -24,6 +24,7 @@ import {
   searchableSpaces,
   specContentForScope,
   conditionalFiltered,
+  documentOfRevision,
   type SiteScope,
 } from '../services/sites/published-content-reads.js';
 import { openSiteFile, withSiteFileUrls } from '../services/sites/published-content-files.js';
@@ -202,6 +203,17 @@ const siteTokenRoutes: SiteTokenRoute[] = [
     params: { spaceId: entityId },
     query: shareKey,
     handler: async ({ app, scope, params }) => ok(presentSpace(app, scopeSpace(scope, params.spaceId), null)),
+  },
+  {
+    method: 'GET',
+    path: '/v1/spaces/:spaceId/documents/:documentId',
+    params: { spaceId: entityId, documentId: entityId },
+    query: { schema: z.enum(['current', 'next']).optional() },
+    handler: async ({ app, scope, params }) => {
+      const space = scopeSpace(scope, params.spaceId);
+      const t = scopeRevision(scope, space.id, space.revision_id);
+      return okJson(await conditionalFiltered(app, scope, t, await documentOfRevision(app, t, params.documentId)));
+    },
   },
   {
     method: 'GET',

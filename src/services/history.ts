@@ -77,7 +77,7 @@ export async function readPageByPath(app: AppContext, t: ContentTarget, pagePath
 }
 
 /** The JSON document of a body (by its document id, the body's hash); null when the space has no such body. */
-async function documentJson(app: AppContext, spaceId: string, documentId: string): Promise<string | null> {
+export async function documentJson(app: AppContext, spaceId: string, documentId: string): Promise<string | null> {
   const [row] = await selectObjects<{ kind: string; markdown?: string }>(app.db, spaceId, [documentId]);
   if (!row || row.data.kind !== 'body') return null;
   return app.markdown.documentJson(row.data.markdown ?? '');

@@ -22,6 +22,7 @@ import { selectObjects } from '../../db/repos/content-objects.js';
 import { presentSite, presentCustomization } from './sites.js';
 import { effectiveCustomization, withOverrides } from '../../sites/customization.js';
 import { specVersionContent } from '../openapi.js';
+import { documentJson } from '../history.js';
 import { visitorSigningKey } from './settings.js';
 import { revisionSnapshot } from '../../content/commit.js';
 import { filterConditionalDocument, filterConditionalMarkdown } from '../../content/conditional-blocks.js';
@@ -206,4 +207,20 @@ export async function conditionalFiltered(app: AppContext, scope: SiteScope, t: 
   if (value.document && typeof value.document === 'object') value.document = filterConditionalDocument(value.document as JSONDocument, ctx);
   if (typeof value.markdown === 'string') value.markdown = filterConditionalMarkdown(value.markdown, ctx);
   return JSON.stringify(value);
+}
+
+// ---- getDocumentById ------------------------------------------------------------------------------
+
+/**
+ * A document by id (a body's hash) when it is the body of a page or of a reusable content of the
+ * published revision: a member may read any body the space ever had, a site token only what is
+ * published now.
+ */
+export async function documentOfRevision(app: AppContext, t: ContentTarget, documentId: string): Promise<string> {
+  const { snapshot } = await revisionSnapshot(app.db, t.spaceId, t.revisionId);
+  const published =
+    snapshot.ordered.some((p) => p.node.body === documentId) || (snapshot.root.reusableContents ?? []).some((r) => r.body === documentId);
+  const json = published ? await documentJson(app, t.spaceId, documentId) : null;
+  if (json === null) throw forbidden(`This site token does not open document "${documentId}": it is not in the published revision`);
+  return json;
 }

@@ -105,6 +105,8 @@ describe("the renderer's page flow", () => {
       200,
     );
     expect(JSON.stringify(doc)).toContain('Welcome to v2.');
+    const byId = await checked('GET', '/spaces/{spaceId}/documents/{documentId}', api.spaces.getDocumentById(found.space, revision.pages.find((p: any) => p.id === page.id).documentId, {}), 200);
+    expect(JSON.stringify(byId)).toContain('Welcome to v2.');
     await checked(
       'GET',
       '/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/meta-links',
