@@ -14,16 +14,14 @@ import { admit, Redirect } from './access.js';
  */
 export async function serveReaderInsights(app: AppContext, req: IncomingMessage, site: ServedSite): Promise<Reply> {
   if (req.method !== 'POST') throw notFound();
-  let claims: Record<string, unknown> = {};
+  let claims: Record<string, unknown>;
   try {
     const reader = await admit(app, req, site);
     claims = (reader.ctx.visitor?.claims as Record<string, unknown> | undefined) ?? {};
   } catch (err) {
-    if (err instanceof Redirect) {
-      req.resume();
-      return { status: 204, headers: { 'cache-control': 'no-store' } };
-    }
-    throw err;
+    if (!(err instanceof Redirect)) throw err;
+    req.resume();
+    return { status: 204, headers: { 'cache-control': 'no-store' } };
   }
   return trackForSite(app, req, null, site.id, claims);
 }

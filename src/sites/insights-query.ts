@@ -7,7 +7,6 @@ import type { ColumnSource, PlannedColumn, QueryPlan } from '../db/repos/site-in
 
 export type { ColumnSource, PlannedColumn, PlannedFilter, QueryPlan } from '../db/repos/site-insights.js';
 
-
 const dim = (key: string, nulls: PlannedColumn['nulls'] = 'keep', cast?: 'int' | 'bool' | 'json') =>
   ({ source: { src: 'dim', key, cast }, nulls }) as const;
 
@@ -103,7 +102,12 @@ function plan(c: z.infer<typeof columnInput>, where: string, filter = false): Pl
   }
   if (c.column === 'visitorClaim') {
     if (!c.claim) throw invalid(`${where}: visitorClaim needs a claim`);
-    return { out: { column: 'visitorClaim', claim: c.claim }, source: { src: 'claim', claim: c.claim }, nulls: 'keep', key: `claim:${c.claim}` };
+    return {
+      out: { column: 'visitorClaim', claim: c.claim },
+      source: { src: 'claim', claim: c.claim },
+      nulls: 'keep',
+      key: `claim:${c.claim}`,
+    };
   }
   const known = CATALOG[c.column];
   if (!known || (!filter && FILTER_ONLY.has(c.column))) throw invalid(`${where}: unknown column "${c.column}"`);
@@ -143,10 +147,16 @@ export function planQuery(q: AggregationInput, now: Date): QueryPlan {
     if (operator !== 'in' && operator !== 'notIn' && f.values.length !== 1)
       throw invalid(`where.${i}: the operator "${operator}" takes exactly one value`);
     for (const v of f.values)
-      if (v !== null && typeof v === 'object' && column.source.src !== 'page' && !(column.source.src === 'dim' && column.source.cast === 'json'))
+      if (
+        v !== null &&
+        typeof v === 'object' &&
+        column.source.src !== 'page' &&
+        !(column.source.src === 'dim' && column.source.cast === 'json')
+      )
         throw invalid(`where.${i}: values of "${column.key}" are not objects`);
     if (column.source.src === 'datetime')
-      for (const v of f.values) if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) throw invalid(`where.${i}: values must be timestamps`);
+      for (const v of f.values)
+        if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) throw invalid(`where.${i}: values must be timestamps`);
     return { column, values: f.values, operator };
   });
   let order: QueryPlan['order'] = null;

@@ -76,7 +76,9 @@ export const siteInsightsEvent = z.discriminatedUnion('type', [
   ev('ask_question', { query: str(2048), goal: str(2048).optional() }),
   ev('ask_view', {}),
   ev('ask_rate_response', { query: str(2048), rating: z.union([z.literal(1), z.literal(-1)]), responseId: str(128) }),
-  ev('link_click', { link: z.object({ target: contentRef, position: z.enum(['announcement', 'header', 'footer', 'sidebar', 'content']) }) }),
+  ev('link_click', {
+    link: z.object({ target: contentRef, position: z.enum(['announcement', 'header', 'footer', 'sidebar', 'content']) }),
+  }),
   ev('api_client_open', { operation }),
   ev('api_client_request', { operation }),
   ev('trademark_click', { placement: z.enum(['sidebar', 'ad', 'footer', 'pdf', 'embed']) }),

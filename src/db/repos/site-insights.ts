@@ -47,7 +47,6 @@ export interface QueryPlan {
   limit: number;
 }
 
-
 export interface InsightEventRow {
   type: string;
   occurredAt: Date;
@@ -173,7 +172,8 @@ function castOf(s: ColumnSource): string {
   if (s.src === 'agg' || s.src === 'dow' || s.src === 'hod') return '::float8[]';
   if (s.src === 'datetime') return '::timestamptz[]';
   if (s.src === 'page') return '::jsonb[]';
-  if (s.src === 'dim') return s.cast === 'json' ? '::jsonb[]' : s.cast === 'int' ? '::float8[]' : s.cast === 'bool' ? '::boolean[]' : '::text[]';
+  if (s.src === 'dim')
+    return s.cast === 'json' ? '::jsonb[]' : s.cast === 'int' ? '::float8[]' : s.cast === 'bool' ? '::boolean[]' : '::text[]';
   return '::text[]';
 }
 
@@ -186,7 +186,10 @@ function filterSql(f: PlannedFilter, sql: Sql): string {
   const nonNull = f.values.filter((v) => v !== null);
   const hasNull = nonNull.length < f.values.length;
   const values = nonNull.map((v) => {
-    if (cast === '::jsonb[]') return JSON.stringify(s.src === 'page' && v && typeof v === 'object' ? { page: (v as any).page ?? null, space: (v as any).space ?? null } : v);
+    if (cast === '::jsonb[]')
+      return JSON.stringify(
+        s.src === 'page' && v && typeof v === 'object' ? { page: (v as any).page ?? null, space: (v as any).space ?? null } : v,
+      );
     if (cast === '::float8[]') return Number(v);
     if (cast === '::boolean[]') return v === true || v === 'true';
     return String(v);

@@ -18,7 +18,11 @@ const SITE = '/v1/orgs/:organizationId/sites/:siteId';
 const limiters = new WeakMap<AppContext, ReturnType<typeof createRateLimiter>>();
 function limiter(app: AppContext) {
   let l = limiters.get(app);
-  if (!l) limiters.set(app, (l = createRateLimiter(app.jobs.connection, `${app.config.queuePrefix}:insights`, app.config.insights.perVisitorPerMinute)));
+  if (!l)
+    limiters.set(
+      app,
+      (l = createRateLimiter(app.jobs.connection, `${app.config.queuePrefix}:insights`, app.config.insights.perVisitorPerMinute)),
+    );
   return l;
 }
 

@@ -57,7 +57,13 @@ export function requestVisitor(app: AppContext, site: SiteRow, req: TrackRequest
 }
 
 /** Store checked events (none when dropped); returns how many were stored. */
-export async function trackEvents(app: AppContext, site: SiteRow, events: SiteInsightsEvent[], req: TrackRequest, now = new Date()): Promise<number> {
+export async function trackEvents(
+  app: AppContext,
+  site: SiteRow,
+  events: SiteInsightsEvent[],
+  req: TrackRequest,
+  now = new Date(),
+): Promise<number> {
   for (const [i, e] of events.entries())
     if (e.timestamp && Math.abs(Date.parse(e.timestamp) - now.getTime()) > MAX_CLOCK_SKEW_MS)
       throw invalid(`events.${i}.timestamp: must be within 5 minutes of the current time`);
@@ -80,7 +86,14 @@ export async function trackEvents(app: AppContext, site: SiteRow, events: SiteIn
   return rows.length;
 }
 
-export async function aggregateSiteEvents(app: AppContext, p: Principal, orgId: string, siteId: string, query: AggregationInput, now = new Date()) {
+export async function aggregateSiteEvents(
+  app: AppContext,
+  p: Principal,
+  orgId: string,
+  siteId: string,
+  query: AggregationInput,
+  now = new Date(),
+) {
   const { site } = await requireSiteInsights(app.db, p, orgId, siteId);
   const plan = planQuery(query, now);
   return toAggregationResult(plan, await repo.aggregate(app.db, site.id, plan));
@@ -91,7 +104,13 @@ export const SEGMENT_DAYS = 30;
 
 export async function listSiteVisitorSegments(app: AppContext, p: Principal, orgId: string, siteId: string, now = new Date()) {
   const { site } = await requireSiteInsights(app.db, p, orgId, siteId);
-  const rows = await repo.segments(app.db, site.id, new Date(now.getTime() - SEGMENT_DAYS * 86_400_000), new Date(now.getTime() + 60_000), 100);
+  const rows = await repo.segments(
+    app.db,
+    site.id,
+    new Date(now.getTime() - SEGMENT_DAYS * 86_400_000),
+    new Date(now.getTime() + 60_000),
+    100,
+  );
   return { items: rows.map(toVisitorSegment), count: rows.length };
 }
 

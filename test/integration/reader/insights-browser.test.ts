@@ -76,9 +76,19 @@ describe('insights in the reader', () => {
       expect(countOf(byType, 'page_post_feedback')).toBe(1);
       expect(countOf(byType, 'page_post_feedback_comment')).toBe(1);
 
-      const feedback = await aggregate({ select: [{ column: 'page' }, { column: 'pageFeedbackRating' }], where: [{ column: 'eventType', values: ['page_post_feedback'] }] });
-      expect(feedback).toEqual([[{ page: pageId, space: d.spaces.v1 }, { ok: 0, good: 1, bad: 0 }]]);
-      expect(await aggregate({ select: [{ column: 'eventPageFeedbackComment' }, { column: 'eventsCount' }] })).toEqual([['Clear and short', 1]]);
+      const feedback = await aggregate({
+        select: [{ column: 'page' }, { column: 'pageFeedbackRating' }],
+        where: [{ column: 'eventType', values: ['page_post_feedback'] }],
+      });
+      expect(feedback).toEqual([
+        [
+          { page: pageId, space: d.spaces.v1 },
+          { ok: 0, good: 1, bad: 0 },
+        ],
+      ]);
+      expect(await aggregate({ select: [{ column: 'eventPageFeedbackComment' }, { column: 'eventsCount' }] })).toEqual([
+        ['Clear and short', 1],
+      ]);
 
       const searches = await aggregate({
         where: [{ column: 'eventType', values: ['search_type_query'] }],
@@ -97,7 +107,9 @@ describe('insights in the reader', () => {
       });
       expect(nothingFound).toEqual([['zzqqxx', 1]]);
 
-      const clicks = await aggregate({ select: [{ column: 'eventLinkPosition' }, { column: 'eventLinkTargetValue' }, { column: 'eventsCount' }] });
+      const clicks = await aggregate({
+        select: [{ column: 'eventLinkPosition' }, { column: 'eventLinkTargetValue' }, { column: 'eventsCount' }],
+      });
       expect(clicks).toEqual([['sidebar', { kind: 'url', url: `${t.baseUrl}${d.base}/second` }, 1]]);
       const visitors = await aggregate({ select: [{ column: 'visitorsCount' }, { column: 'visitorBrowser' }] });
       expect(visitors).toEqual([[1, 'chrome']]);

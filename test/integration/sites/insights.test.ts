@@ -24,9 +24,14 @@ beforeAll(async () => {
 }, 120_000);
 
 const UA_A = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
-const UA_B = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const UA_B =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 
-function event(type: string, extra: Record<string, unknown> = {}, opts: { ua?: string; ip?: string; page?: string | null; session?: string; claims?: any } = {}) {
+function event(
+  type: string,
+  extra: Record<string, unknown> = {},
+  opts: { ua?: string; ip?: string; page?: string | null; session?: string; claims?: any } = {},
+) {
   return {
     type,
     session: {
@@ -79,7 +84,11 @@ describe('site insights', () => {
         event('page_post_feedback', { feedback: { rating: 'good' } }, { ip: '198.51.100.1' }),
         event('page_post_feedback', { feedback: { rating: 'bad' } }, { ip: '198.51.100.2', ua: UA_B }),
         event('page_post_feedback_comment', { feedback: { rating: 'bad', comment: 'Missing a step' } }, { ip: '198.51.100.2', ua: UA_B }),
-        event('link_click', { link: { target: { kind: 'url', url: 'https://example.test/x' }, position: 'content' } }, { ip: '198.51.100.1' }),
+        event(
+          'link_click',
+          { link: { target: { kind: 'url', url: 'https://example.test/x' }, position: 'content' } },
+          { ip: '198.51.100.1' },
+        ),
         // Types the reader does not send are stored all the same.
         event('llms_request', { llmsVariant: 'full' }, { ip: '198.51.100.3' }),
         event('ask_rate_response', { query: 'how?', rating: -1, responseId: 'r1' }, { ip: '198.51.100.3' }),
@@ -87,7 +96,11 @@ describe('site insights', () => {
     });
     expect(r.status).toBe(204);
 
-    const byType = await aggregate({ ...hours, groupBy: [{ column: 'eventType' }], select: [{ column: 'eventType' }, { column: 'eventsCount' }] });
+    const byType = await aggregate({
+      ...hours,
+      groupBy: [{ column: 'eventType' }],
+      select: [{ column: 'eventType' }, { column: 'eventsCount' }],
+    });
     expect(Object.fromEntries(rows(byType))).toEqual({
       page_view: 4,
       search_type_query: 3,
@@ -125,28 +138,48 @@ describe('site insights', () => {
     });
     expect(rows(empty)).toEqual([['kubernetes', 2, 2]]);
 
-    const feedback = await aggregate({ range: 'last24Hours', groupBy: [{ column: 'page' }], select: [{ column: 'page' }, { column: 'pageFeedbackRating' }] });
-    expect(rows(feedback)).toContainEqual([{ page: 'page-start', space: d.spaces.v1 }, { ok: 0, good: 1, bad: 1 }]);
+    const feedback = await aggregate({
+      range: 'last24Hours',
+      groupBy: [{ column: 'page' }],
+      select: [{ column: 'page' }, { column: 'pageFeedbackRating' }],
+    });
+    expect(rows(feedback)).toContainEqual([
+      { page: 'page-start', space: d.spaces.v1 },
+      { ok: 0, good: 1, bad: 1 },
+    ]);
     const comments = await aggregate({ range: 'last24Hours', select: [{ column: 'eventPageFeedbackComment' }, { column: 'eventsCount' }] });
     expect(rows(comments)).toEqual([['Missing a step', 1]]);
 
     const facets = await aggregate({
       range: 'last24Hours',
       where: [{ column: 'eventType', values: ['page_view'] }],
-      select: [{ column: 'visitorBrowser' }, { column: 'visitorDevice' }, { column: 'utmSource' }, { column: 'referrerDomain' }, { column: 'eventsCount' }],
+      select: [
+        { column: 'visitorBrowser' },
+        { column: 'visitorDevice' },
+        { column: 'utmSource' },
+        { column: 'referrerDomain' },
+        { column: 'eventsCount' },
+      ],
     });
     expect(rows(facets)).toEqual([
       ['chrome', 'desktop', 'newsletter', 'search.example', 2],
       ['safari', 'mobile', 'newsletter', 'search.example', 2],
     ]);
 
-    const daily = await aggregate({ range: 'last7Days', groupBy: [{ column: 'datetime', interval: 'day' }], select: [{ column: 'datetime', interval: 'day' }, { column: 'visitorsCount' }] });
+    const daily = await aggregate({
+      range: 'last7Days',
+      groupBy: [{ column: 'datetime', interval: 'day' }],
+      select: [{ column: 'datetime', interval: 'day' }, { column: 'visitorsCount' }],
+    });
     expect(column(daily, 'datetime')).toEqual([`${new Date().toISOString().slice(0, 10)}T00:00:00.000Z`]);
     expect(column(daily, 'visitorsCount')).toEqual([3]);
   });
 
   it('never stores addresses in clear', async () => {
-    const { rows: stored } = await t.app.db.query('SELECT visitor_hash, dims::text AS dims, claims::text AS claims FROM site_insight_events WHERE site_id = $1', [d.siteId]);
+    const { rows: stored } = await t.app.db.query(
+      'SELECT visitor_hash, dims::text AS dims, claims::text AS claims FROM site_insight_events WHERE site_id = $1',
+      [d.siteId],
+    );
     expect(stored.length).toBeGreaterThan(0);
     // Neither the senders' addresses (given as session.ip) nor the socket's are kept anywhere.
     for (const r of stored) expect(`${r.visitor_hash} ${r.dims} ${r.claims}`).not.toMatch(/198\.51\.100|"ip"|::ffff|::1\b/);
@@ -164,7 +197,10 @@ describe('site insights', () => {
     const list = r.data;
     // The description's PlainObject has no `type`, so any scalar matches both it and its own type in
     // the oneOf: no claim with a string value can validate. Checked with the claims left out.
-    assertMatchesSpec('GET', `${SITE}/insights/visitor-segments`, 200, { ...list, items: list.items.map((s: any) => ({ ...s, claims: {} })) });
+    assertMatchesSpec('GET', `${SITE}/insights/visitor-segments`, 200, {
+      ...list,
+      items: list.items.map((s: any) => ({ ...s, claims: {} })),
+    });
     expect(list.items).toContainEqual({ title: 'plan: enterprise', claims: { plan: 'enterprise' }, events: 2, visitors: 1, sessions: 1 });
     expect(list.items.find((s: any) => Object.keys(s.claims).length === 0)).toMatchObject({ title: 'Anonymous visitors', visitors: 3 });
   });
@@ -173,10 +209,20 @@ describe('site insights', () => {
     const before = await aggregate({ range: 'last24Hours', select: [{ column: 'eventsCount' }] });
     expect((await track([event('page_view', {}, { ip: '192.0.2.1' })], { dnt: '1' })).status).toBe(204);
     expect((await track([event('page_view', {}, { ip: '192.0.2.1' })], { 'sec-gpc': '1' })).status).toBe(204);
-    await checked('PUT', `${SITE}/customization`, api.orgs.updateSiteCustomizationById(d.o.orgId, d.siteId, { insights: { trackingCookie: false, enabled: false } }), 200);
+    await checked(
+      'PUT',
+      `${SITE}/customization`,
+      api.orgs.updateSiteCustomizationById(d.o.orgId, d.siteId, { insights: { trackingCookie: false, enabled: false } }),
+      200,
+    );
     expect((await track([event('page_view', {}, { ip: '192.0.2.1' })])).status).toBe(204);
     expect(await aggregate({ range: 'last24Hours', select: [{ column: 'eventsCount' }] })).toEqual(before);
-    await checked('PUT', `${SITE}/customization`, api.orgs.updateSiteCustomizationById(d.o.orgId, d.siteId, { insights: { trackingCookie: true, enabled: true } }), 200);
+    await checked(
+      'PUT',
+      `${SITE}/customization`,
+      api.orgs.updateSiteCustomizationById(d.o.orgId, d.siteId, { insights: { trackingCookie: true, enabled: true } }),
+      200,
+    );
   });
 
   it('refuses bad input with 400 (and 413, 415), an unknown site with 404, an unpublished one with 403', async () => {
@@ -226,27 +272,51 @@ describe('site insights', () => {
     const reader = await t.seedUser(d.o.orgId, 'read');
     const stranger = await t.seedUser();
     await aggregate({ range: 'last24Hours', select: [{ column: 'eventsCount' }] }, officialClient(t, editor.token));
-    expect((await failure(officialClient(t, reader.token).orgs.aggregateSiteEvents(d.o.orgId, d.siteId, { range: 'last24Hours' }))).code).toBe(403);
+    expect(
+      (await failure(officialClient(t, reader.token).orgs.aggregateSiteEvents(d.o.orgId, d.siteId, { range: 'last24Hours' }))).code,
+    ).toBe(403);
     expect((await failure(officialClient(t, reader.token).orgs.listSiteVisitorSegments(d.o.orgId, d.siteId))).code).toBe(403);
-    expect((await failure(officialClient(t, stranger.token).orgs.aggregateSiteEvents(d.o.orgId, d.siteId, { range: 'last24Hours' }))).code).toBe(404);
+    expect(
+      (await failure(officialClient(t, stranger.token).orgs.aggregateSiteEvents(d.o.orgId, d.siteId, { range: 'last24Hours' }))).code,
+    ).toBe(404);
     expect((await failure(anon.orgs.aggregateSiteEvents(d.o.orgId, d.siteId, { range: 'last24Hours' }))).code).toBe(401);
     expect((await failure(anon.orgs.listSiteVisitorSegments(d.o.orgId, d.siteId))).code).toBe(401);
   });
 
   it("takes the reader's own events on the site's origin: PUBLIC_URL/site/{id} and its custom hostname", async () => {
-    const count = async () => (await aggregate({ range: 'last24Hours', where: [{ column: 'eventType', values: ['rss_request'] }], select: [{ column: 'eventsCount' }] })).columns[0].values[0] ?? 0;
+    const count = async () =>
+      (
+        await aggregate({
+          range: 'last24Hours',
+          where: [{ column: 'eventType', values: ['rss_request'] }],
+          select: [{ column: 'eventsCount' }],
+        })
+      ).columns[0].values[0] ?? 0;
     const before = await count();
     const body = JSON.stringify({ events: [event('rss_request')] });
     const json = { 'content-type': 'application/json' };
     expect((await rawRequest(t.baseUrl, 'POST', `${d.base}/~gitbook/insights`, { headers: json, body })).status).toBe(204);
     // navigator.sendBeacon sends a string as text/plain.
-    expect((await rawRequest(t.baseUrl, 'POST', `${d.base}/~gitbook/insights`, { headers: { 'content-type': 'text/plain;charset=UTF-8' }, body })).status).toBe(204);
+    expect(
+      (
+        await rawRequest(t.baseUrl, 'POST', `${d.base}/~gitbook/insights`, {
+          headers: { 'content-type': 'text/plain;charset=UTF-8' },
+          body,
+        })
+      ).status,
+    ).toBe(204);
     expect((await rawRequest(t.baseUrl, 'GET', `${d.base}/~gitbook/insights`)).status).toBe(404);
-    expect((await t.api('PATCH', `/v1/orgs/${d.o.orgId}/sites/${d.siteId}`, { token: d.o.adminToken, body: { hostname: 'docs.insights.test' } })).status).toBe(200);
+    expect(
+      (await t.api('PATCH', `/v1/orgs/${d.o.orgId}/sites/${d.siteId}`, { token: d.o.adminToken, body: { hostname: 'docs.insights.test' } }))
+        .status,
+    ).toBe(200);
     const hosted = await rawRequest(t.baseUrl, 'POST', '/~gitbook/insights', { headers: { ...json, host: 'docs.insights.test' }, body });
     expect(hosted.status, hosted.text).toBe(204);
     expect((await rawRequest(t.baseUrl, 'POST', '/other', { headers: { ...json, host: 'docs.insights.test' }, body })).status).toBe(405);
-    expect((await rawRequest(t.baseUrl, 'POST', '/~gitbook/insights', { headers: { ...json, host: 'docs.insights.test', dnt: '1' }, body })).status).toBe(204);
+    expect(
+      (await rawRequest(t.baseUrl, 'POST', '/~gitbook/insights', { headers: { ...json, host: 'docs.insights.test', dnt: '1' }, body }))
+        .status,
+    ).toBe(204);
     expect(await count()).toBe(before + 3);
   });
 
