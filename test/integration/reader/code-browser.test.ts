@@ -172,6 +172,20 @@ describe('code blocks and icons in the reader', () => {
     await tab.close();
   });
 
+  it('the HTML as served: highlighted blocks, hint icons and no button; the stylesheet colors both themes', async () => {
+    const html = await (await fetch(`${base}/${quickstart}`)).text();
+    expect(html).toContain(
+      '<figure class="code-block line-numbers"><figcaption class="code-title">app.js</figcaption><pre class="code highlighted">',
+    );
+    expect(html).toContain('<span class="hl-d73a49 hd-f97583">import</span>');
+    expect(html).toMatch(/<aside class="hint hint-info"><svg class="icon hint-icon"/);
+    expect(html).not.toMatch(/code-copy|style="/);
+    const href = /<link rel="stylesheet" href="([^"]+\/~site\/static\/[^"]+\.css)">/.exec(html)![1];
+    const css = await (await fetch(new URL(href, t.baseUrl))).text();
+    expect(css).toContain('.hl-d73a49{color:#d73a49}');
+    expect(css).toContain(':root[data-theme=dark] .body .hd-f97583{color:#f97583}');
+  });
+
   it('the PDF carries the code, its title and the hints', async () => {
     const r = await api('GET', `/v1/spaces/${spaceId}/pdf`);
     await settle(r.headers.get('location')!);
