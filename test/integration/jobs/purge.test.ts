@@ -269,7 +269,7 @@ describe('the purge job scheduler', () => {
     // Another worker process starting upserts the same scheduler: still one, and no extra run.
     t.startWorkers(['maintenance']);
     await new Promise((r) => setTimeout(r, 300));
-    expect((await queue.getJobSchedulers()).map((s) => s.key)).toEqual(['spaces.purge']);
+    expect((await queue.getJobSchedulers()).map((s) => s.key).sort()).toEqual(['insights.aggregate', 'spaces.purge']);
     const { rows } = await t.app.db.query(`SELECT count(*)::int AS n FROM operations WHERE kind = 'spaces.purge'`);
     expect(rows[0].n).toBe(1);
   });
@@ -277,7 +277,7 @@ describe('the purge job scheduler', () => {
   it('is registered again after Redis loses it', async () => {
     const queue = t.app.jobs.queue('maintenance');
     await queue.removeJobScheduler('spaces.purge');
-    expect(await queue.getJobSchedulers()).toEqual([]);
+    expect((await queue.getJobSchedulers()).map((s) => s.key)).not.toContain('spaces.purge');
     await waitFor(async () => (await queue.getJobSchedulers()).find((s) => s.key === 'spaces.purge'), {
       what: 'the job scheduler to come back',
     });
