@@ -11,7 +11,7 @@ import { checked, failure, officialClient, SITE } from './helpers.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { aggregateInsights } from '../../../src/services/sites/insights.js';
 import { visitorHash } from '../../../src/sites/insights-privacy.js';
-import { rawRequest } from '../../helpers/http.js';
+import { rawRequest, waitFor } from '../../helpers/http.js';
 
 const { t } = useTestApp({ env: { INSIGHTS_EVENTS_PER_MINUTE: '1000', SITES_DOMAIN: 'sites.test' } });
 let d: DocsSite;
@@ -351,5 +351,27 @@ describe('site insights', () => {
     const { rows: raw } = await t.app.db.query('SELECT count(*)::int AS n FROM site_insight_events WHERE site_id = $1', [d.siteId]);
     expect(raw[0].n).toBe(0);
     expect(await aggregate(query)).toEqual(after);
+  });
+
+  it('runs on a timer: workers of the maintenance queue register insights.aggregate, and its runs fold events', async () => {
+    await track([event('page_view', {}, { ip: '198.51.100.50' })]);
+    // Older than the job's settling delay (events still being inserted are left for the next run).
+    await t.app.db.query(`UPDATE site_insight_events SET received_at = now() - interval '1 minute' WHERE site_id = $1`, [d.siteId]);
+    const queue = t.app.jobs.queue('maintenance');
+    t.startWorkers(['maintenance']);
+    const scheduler = await waitFor(async () => (await queue.getJobSchedulers()).find((s) => s.key === 'insights.aggregate'), {
+      what: 'the insights.aggregate scheduler',
+    });
+    expect(scheduler).toMatchObject({ every: t.config.insights.intervalMs });
+    const op = await waitFor(
+      async () => (await t.app.db.query(`SELECT * FROM operations WHERE kind = 'insights.aggregate' AND status = 'succeeded'`)).rows[0],
+      { what: 'a scheduled insights.aggregate operation' },
+    );
+    expect(op).toMatchObject({ queue: 'maintenance', target_type: 'schedule', target_id: 'insights.aggregate' });
+    expect(op.result.folded).toBeGreaterThanOrEqual(1);
+    const { rows: left } = await t.app.db.query(
+      'SELECT count(*)::int AS n FROM site_insight_events WHERE id > (SELECT last_event_id FROM site_insight_rollup_state)',
+    );
+    expect(left[0].n).toBe(0);
   });
 });
