@@ -59,7 +59,8 @@ export function siteTokenWindow(nowMs: number): { iat: number; exp: number } {
 export async function signSiteToken(secret: string, g: Omit<SiteGrant, 'exp'>, nowMs = Date.now(), notAfter?: number): Promise<string> {
   const w = siteTokenWindow(nowMs);
   const exp = notAfter !== undefined ? Math.min(w.exp, notAfter) : w.exp;
-  const claims = Object.keys(g.signed).length || Object.keys(g.unsigned).length ? { s: canonical(g.signed), u: canonical(g.unsigned) } : null;
+  const claims =
+    Object.keys(g.signed).length || Object.keys(g.unsigned).length ? { s: canonical(g.signed), u: canonical(g.unsigned) } : null;
   const payload: Record<string, unknown> = {
     org: g.organization,
     ...(g.shareKey ? { shr: g.shareKey } : {}),

@@ -64,7 +64,11 @@ export const publishedContentRoutes = [
       url: z.string().min(1).max(MAX_URL_LENGTH),
       redirectOnError: z.boolean().optional(),
       visitor: z
-        .object({ type: z.enum(['human', 'agent']).optional(), jwtToken: z.string().max(8192).optional(), unsignedClaims: claims.optional() })
+        .object({
+          type: z.enum(['human', 'agent']).optional(),
+          jwtToken: z.string().max(8192).optional(),
+          unsignedClaims: claims.optional(),
+        })
         .optional(),
     }),
     handler: async ({ app, body }) =>
@@ -316,7 +320,14 @@ function queryObject(params: URLSearchParams): Record<string, string | string[]>
  * what its claims show; anything else is refused with a 403 saying so (an invalid or expired
  * token, or a site that no longer opens to it, is a 401).
  */
-export async function serveWithSiteToken(app: AppContext, req: IncomingMessage, method: string, path: string, search: URLSearchParams, token: string): Promise<Reply> {
+export async function serveWithSiteToken(
+  app: AppContext,
+  req: IncomingMessage,
+  method: string,
+  path: string,
+  search: URLSearchParams,
+  token: string,
+): Promise<Reply> {
   const grant = await verifySiteToken(app.secret, token);
   if (!grant) throw unauthenticated('Invalid or expired site token; resolve the URL again for a new one');
   const m = router.match(method === 'HEAD' ? 'GET' : method, path);

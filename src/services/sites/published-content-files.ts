@@ -66,10 +66,15 @@ export interface OpenedSiteFile {
 }
 
 /** The bytes behind a site file link, checked against the site's publication now. */
-export async function openSiteFile(app: AppContext, r: SiteFileRef, q: { name: string; type: string; sig: string }): Promise<OpenedSiteFile> {
+export async function openSiteFile(
+  app: AppContext,
+  r: SiteFileRef,
+  q: { name: string; type: string; sig: string },
+): Promise<OpenedSiteFile> {
   const expected = Buffer.from(sign(app.secret, r, q.name, q.type));
   const given = Buffer.from(q.sig);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw forbidden('Invalid file link: the signature does not match');
+  if (expected.length !== given.length || !timingSafeEqual(expected, given))
+    throw forbidden('Invalid file link: the signature does not match');
   const stale = () => gone('This file link is no longer published (the site changed); read the revision again for fresh links');
   let site;
   try {

@@ -41,7 +41,8 @@ export interface SiteScope {
 
 /** The scope of a verified grant now; 401 when the site no longer opens to it. */
 export async function openScope(app: AppContext, grant: SiteGrant): Promise<SiteScope> {
-  const gone = () => unauthenticated('This site token no longer opens its site (unpublished, deleted or its access changed); resolve the URL again');
+  const gone = () =>
+    unauthenticated('This site token no longer opens its site (unpublished, deleted or its access changed); resolve the URL again');
   let site: ReaderSiteRow;
   try {
     site = await publishedSite(app, grant.site);
@@ -88,14 +89,21 @@ export function scopeSpace(scope: SiteScope, spaceId: string): SpaceRow {
 export function scopeRevision(scope: SiteScope, spaceId: string, revisionId: string): ContentTarget & { space: SpaceRow } {
   const space = scopeSpace(scope, spaceId);
   if (space.revision_id !== revisionId)
-    throw forbidden(`This site token does not open revision "${revisionId}": the site publishes revision "${space.revision_id}" of this space`);
+    throw forbidden(
+      `This site token does not open revision "${revisionId}": the site publishes revision "${space.revision_id}" of this space`,
+    );
   return { spaceId, revisionId, organizationId: space.organization_id, space };
 }
 
 /** Site spaces the token may search: the request's scope, within what its claims show. */
 export function searchableSpaces(
   scope: SiteScope,
-  body: { scope?: { mode: string; currentSiteSpace?: string; siteSpaceIds?: string[] }; mode?: string; siteSpaceIds?: string[]; siteSpaceId?: string },
+  body: {
+    scope?: { mode: string; currentSiteSpace?: string; siteSpaceIds?: string[] };
+    mode?: string;
+    siteSpaceIds?: string[];
+    siteSpaceId?: string;
+  },
 ): string[] {
   const visible = [...scope.visible.variants.values()].flat().filter((ss) => scope.readableSpaces.has(ss.space_id));
   const mode = body.scope?.mode ?? body.mode ?? 'default';
@@ -136,7 +144,10 @@ export async function publishedSiteForScope(app: AppContext, scope: SiteScope, s
   const siteSpaces: Record<string, unknown> = {};
   for (const ss of presenter.tree.siteSpaces)
     if (ss.customization)
-      siteSpaces[ss.id] = presentCustomization(withOverrides(base, ss.customization), ss.customization_updated_at ?? site.customization_updated_at);
+      siteSpaces[ss.id] = presentCustomization(
+        withOverrides(base, ss.customization),
+        ss.customization_updated_at ?? site.customization_updated_at,
+      );
   return {
     object: 'published-content-site',
     site: presentSite(app, site, null, opts),
@@ -193,7 +204,13 @@ const MAY_HOLD_CONDITIONS = /"type":"if"|"condition"|\{%\s*(?:end)?if\b/;
  * token never carries a branch its reader could not see. `pageId`: the page whose variables the
  * expressions read (else the answer's own `id`, when it is a page).
  */
-export async function conditionalFiltered(app: AppContext, scope: SiteScope, t: ContentTarget, json: string, pageId?: string): Promise<string> {
+export async function conditionalFiltered(
+  app: AppContext,
+  scope: SiteScope,
+  t: ContentTarget,
+  json: string,
+  pageId?: string,
+): Promise<string> {
   if (!MAY_HOLD_CONDITIONS.test(json)) return json;
   const { snapshot } = await revisionSnapshot(app.db, t.spaceId, t.revisionId);
   const value = JSON.parse(json) as Record<string, any>;
@@ -203,7 +220,8 @@ export async function conditionalFiltered(app: AppContext, scope: SiteScope, t: 
     space: { vars: snapshot.root.variables ?? {} },
     page: { vars: page?.node.variables ?? {} },
   };
-  if (value.object === 'document' && Array.isArray(value.nodes)) return JSON.stringify(filterConditionalDocument(value as JSONDocument, ctx));
+  if (value.object === 'document' && Array.isArray(value.nodes))
+    return JSON.stringify(filterConditionalDocument(value as JSONDocument, ctx));
   if (value.document && typeof value.document === 'object') value.document = filterConditionalDocument(value.document as JSONDocument, ctx);
   if (typeof value.markdown === 'string') value.markdown = filterConditionalMarkdown(value.markdown, ctx);
   return JSON.stringify(value);

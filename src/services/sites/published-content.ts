@@ -140,7 +140,8 @@ export async function resolvePublishedUrl(app: AppContext, input: LookupInput, n
     // A path with no page: the site's redirects, then the space's `.gitbook.yaml` ones.
     const snapshot = await snapshotOf(app, space);
     if (!snapshot.byPath.has(r.pagePath)) {
-      const moved = (await siteRedirectFor(app, site, located.rest))?.location ?? (await spaceRedirectFor(app, site, visible, spaces, segments));
+      const moved =
+        (await siteRedirectFor(app, site, located.rest))?.location ?? (await spaceRedirectFor(app, site, visible, spaces, segments));
       if (moved) return { target: 'content', redirect: new URL(moved, site.base).toString() };
     }
   }
@@ -150,7 +151,9 @@ export async function resolvePublishedUrl(app: AppContext, input: LookupInput, n
   const consumed = segments.length - (r.pagePath ? r.pagePath.split('/').length : 0);
   // Complete: no further section or variant segment could follow in this URL.
   const complete =
-    !!r.pagePath || consumed >= (visible.sections.length > 1 ? 1 : 0) + (variants.length > 1 ? 1 : 0) || sectionPart.split('/').filter(Boolean).length >= 2;
+    !!r.pagePath ||
+    consumed >= (visible.sections.length > 1 ? 1 : 0) + (variants.length > 1 ? 1 : 0) ||
+    sectionPart.split('/').filter(Boolean).length >= 2;
   const visitorKey = site.visibility === 'visitor-auth' ? await visitorKeyFingerprint(app, site) : undefined;
   const claims = Object.keys(signed).length || Object.keys(unsigned).length;
   const apiToken = await signSiteToken(
@@ -173,7 +176,14 @@ export async function resolvePublishedUrl(app: AppContext, input: LookupInput, n
     organization: site.organization_id,
     ...(shareKey ? { shareKey } : {}),
     complete,
-    ...(claims ? { contextId: createHash('sha256').update(JSON.stringify([signed, unsigned])).digest('base64url').slice(0, 24) } : {}),
+    ...(claims
+      ? {
+          contextId: createHash('sha256')
+            .update(JSON.stringify([signed, unsigned]))
+            .digest('base64url')
+            .slice(0, 24),
+        }
+      : {}),
     canonicalUrl: canonicalPath ? `${site.base}/${canonicalPath}` : `${site.base}/`,
   };
 }

@@ -18,7 +18,7 @@ import { safeRequest } from '../../net/safe-request.js';
 import { JobSkipped } from '../../queue/errors.js';
 import { siteBaseUrl } from '../../presenters/sites.js';
 import { createOperation, enqueue } from '../operations.js';
-import { loadTree } from './structure.js';
+import { listSiteSpaces } from '../../db/repos/site-structure.js';
 
 export const REVALIDATE_SIGNATURE_HEADER = 'x-gitbook-signature';
 
@@ -63,8 +63,8 @@ export async function scheduleRevalidationOfSpace(app: AppContext, spaceId: stri
 export async function siteCacheTags(app: AppContext, siteId: string): Promise<string[] | null> {
   const site = await getSite(app.db, siteId);
   if (!site) return null;
-  const tree = await loadTree(app.db, site);
-  const tags = [`site:${site.id}`, ...[...new Set(tree.siteSpaces.map((ss) => ss.space_id))].map((id) => `space:${id}`)];
+  const siteSpaces = await listSiteSpaces(app.db, site.id);
+  const tags = [`site:${site.id}`, ...[...new Set(siteSpaces.map((ss) => ss.space_id))].map((id) => `space:${id}`)];
   tags.push(`url:${new URL(siteBaseUrl(app, site)).hostname}`);
   return tags;
 }
@@ -78,7 +78,14 @@ export async function revalidateSite(app: AppContext, siteId: string) {
   const body = JSON.stringify({ tags });
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (secret) headers[REVALIDATE_SIGNATURE_HEADER] = revalidationSignature(secret, body);
-  const r = await safeRequest(url, { method: 'POST', headers, body, timeoutMs: app.config.fetch.timeoutMs, maxBytes: 64 * 1024, allowPrivate: allowPrivate || app.config.fetch.allowPrivate });
+  const r = await safeRequest(url, {
+    method: 'POST',
+    headers,
+    body,
+    timeoutMs: app.config.fetch.timeoutMs,
+    maxBytes: 64 * 1024,
+    allowPrivate: allowPrivate || app.config.fetch.allowPrivate,
+  });
   if (r.status < 200 || r.status >= 300) throw new Error(`The revalidation URL answered ${r.status}`);
   return { siteId, tags, status: r.status };
 }

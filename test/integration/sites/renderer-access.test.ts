@@ -24,7 +24,9 @@ describe('a visitor-auth site with adaptive content', () => {
     const d = await docsSite(t, await t.seedOrg(), 'visitor-auth');
     const key = (await admin(d.o, 'GET', `/sites/${d.siteId}/publishing/auth`)).body.privateKey as string;
     await admin(d.o, 'PATCH', `/sites/${d.siteId}`, { adaptiveContent: { enabled: true } });
-    expect((await admin(d.o, 'PATCH', `/sites/${d.siteId}/sections/${d.sections.api.id}`, { condition: 'visitor.claims.beta == true' })).status).toBe(200);
+    expect(
+      (await admin(d.o, 'PATCH', `/sites/${d.siteId}/sections/${d.sections.api.id}`, { condition: 'visitor.claims.beta == true' })).status,
+    ).toBe(200);
     await editContent(t, d.spaces.v1, (x) =>
       x.insertPage(null, { title: 'Plans', markdown: 'For all.\n\n{% if visitor.claims.beta %}\nBeta only text.\n{% endif %}\n' }),
     );

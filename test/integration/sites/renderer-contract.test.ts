@@ -46,7 +46,10 @@ beforeAll(async () => {
   await checked(
     'POST',
     `${SITE}/redirects`,
-    admin.orgs.createSiteRedirect(d.o.orgId, d.siteId, { source: '/old-start', destination: { kind: 'path', spaceId: d.spaces.v1, path: 'second' } }),
+    admin.orgs.createSiteRedirect(d.o.orgId, d.siteId, {
+      source: '/old-start',
+      destination: { kind: 'path', spaceId: d.spaces.v1, path: 'second' },
+    }),
     201,
   );
 });
@@ -101,11 +104,19 @@ describe("the renderer's page flow", () => {
     const doc = await checked(
       'GET',
       '/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/document',
-      api.spaces.getPageDocumentInRevisionById(found.space, found.revision, page.id, { evaluated: 'deterministic-only', dereferenced: 'reusable-contents' }),
+      api.spaces.getPageDocumentInRevisionById(found.space, found.revision, page.id, {
+        evaluated: 'deterministic-only',
+        dereferenced: 'reusable-contents',
+      }),
       200,
     );
     expect(JSON.stringify(doc)).toContain('Welcome to v2.');
-    const byId = await checked('GET', '/spaces/{spaceId}/documents/{documentId}', api.spaces.getDocumentById(found.space, revision.pages.find((p: any) => p.id === page.id).documentId, {}), 200);
+    const byId = await checked(
+      'GET',
+      '/spaces/{spaceId}/documents/{documentId}',
+      api.spaces.getDocumentById(found.space, revision.pages.find((p: any) => p.id === page.id).documentId, {}),
+      200,
+    );
     expect(JSON.stringify(byId)).toContain('Welcome to v2.');
     await checked(
       'GET',
