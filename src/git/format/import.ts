@@ -8,6 +8,7 @@
 // the title (a different heading stays in the body, so nothing written is lost).
 import { extractLinks } from '../../content/markdown.js';
 import { scanMarkdown } from '../../content/limits.js';
+import { conditionalBlockWarnings } from '../../content/conditional-blocks.js';
 import { CONFIG_FILE, parseConfig, resolveConfig } from './config.js';
 import { contentTypeFor } from './content-type.js';
 import { RepoFormatError } from './errors.js';
@@ -69,7 +70,11 @@ interface Context {
  */
 function checkBody(ctx: Context, path: string, markdown: string) {
   const violation = scanMarkdown(markdown);
-  if (!violation) return;
+  if (!violation) {
+    // `{% if %}` conditions that cannot be read hide their block from every reader: said on import.
+    for (const w of conditionalBlockWarnings(markdown)) ctx.warnings.push(`${label(ctx, path)}: ${w}`);
+    return;
+  }
   ctx.overLimit.add(path);
   // The scan counts lines of the body (front matter and title taken off): moved to the file's lines.
   const text = decodeText(ctx.docs.get(path)!);
