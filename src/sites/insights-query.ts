@@ -143,6 +143,8 @@ export function planQuery(q: AggregationInput, now: Date): QueryPlan {
   output = output.filter((c, i) => output.findIndex((o) => o.key === c.key) === i);
   const where = (q.where ?? []).map((f, i) => {
     const column = plan(f, `where.${i}`, true);
+    if (column.source.src === 'agg' && (column.source.agg === 'feedback' || column.source.agg === 'askRating'))
+      throw invalid(`where.${i}: "${column.key}" cannot be filtered on; filter on eventPageFeedbackRating or eventAskResponseRating`);
     const operator = f.operator ?? 'in';
     if (operator !== 'in' && operator !== 'notIn' && f.values.length !== 1)
       throw invalid(`where.${i}: the operator "${operator}" takes exactly one value`);

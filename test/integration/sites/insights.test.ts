@@ -166,6 +166,29 @@ describe('site insights', () => {
       ['safari', 'mobile', 'newsletter', 'search.example', 2],
     ]);
 
+    // Filters on aggregates (HAVING) and ordering by one.
+    const busy = await aggregate({
+      range: 'last24Hours',
+      groupBy: [{ column: 'eventType' }],
+      select: [{ column: 'eventType' }, { column: 'visitorsCount' }],
+      where: [{ column: 'visitorsCount', operator: 'greaterThanOrEqual', values: [2] }],
+      order: { by: { column: 'visitorsCount' }, direction: 'desc' },
+    });
+    expect(rows(busy)).toEqual([
+      ['page_post_feedback', 2],
+      ['page_view', 2],
+      ['search_type_query', 2],
+    ]);
+    const notViews = await aggregate({
+      range: 'last24Hours',
+      where: [
+        { column: 'eventType', operator: 'notIn', values: ['page_view', 'search_type_query'] },
+        { column: 'dayOfWeek', values: [new Date().getUTCDay() || 7] },
+      ],
+      select: [{ column: 'eventsCount' }],
+    });
+    expect(rows(notViews)).toEqual([[6]]);
+
     const daily = await aggregate({
       range: 'last7Days',
       groupBy: [{ column: 'datetime', interval: 'day' }],
@@ -263,6 +286,9 @@ describe('site insights', () => {
       { range: { from: new Date().toISOString(), to: new Date(Date.now() - 1000).toISOString() } },
       { range: 'last7Days', limit: 5000 },
       { range: 'last7Days', where: [{ column: 'eventsCount', operator: 'greaterThan', values: [1, 2] }] },
+      { range: 'last7Days', where: [{ column: 'pageFeedbackRating', values: [1] }] },
+      { range: 'last7Days', select: [{ column: 'eventSearchResultsCount' }] },
+      { range: 'last7Days', order: { by: { column: 'urlPath' }, direction: 'asc' } },
     ])
       expect((await failure(api.orgs.aggregateSiteEvents(d.o.orgId, d.siteId, q))).code, JSON.stringify(q)).toBe(400);
   });
