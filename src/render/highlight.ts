@@ -156,6 +156,9 @@ export interface CodeBlockOptions {
   lineNumbers?: boolean;
   overflow?: 'scroll' | 'wrap';
   fullWidth?: boolean;
+  /** Shown collapsed to `collapsedLineCount` lines (default 10) with a toggle to show them all. */
+  expandable?: boolean;
+  collapsedLineCount?: number;
 }
 
 /** Characters a page may still highlight (one per render of a body; see MAX_PAGE_CHARS). */
@@ -260,8 +263,9 @@ export function highlightedCode(code: string, syntax: string | null | undefined,
  * A whole code block as every renderer shows it (the `{% prompt %}` renderer reuses it too):
  * `<figure class="code-block …">` with its title as `<figcaption class="code-title">`, or a
  * `<div class="code-block …">` without one; classes say the options (`line-numbers`: a gutter the
- * stylesheet draws; `wrap`: long lines wrap, else they scroll; `full-width`). No copy button here:
- * the reader's script adds one (the PDF and the published view have none).
+ * stylesheet draws; `wrap`: long lines wrap, else they scroll; `full-width`; `expandable`: longer
+ * than its collapsed lines, it shows those with a checkbox toggle (CSS only; printed, all lines)).
+ * No copy button here: the reader's script adds one (the PDF and the published view have none).
  */
 export function renderCodeBlock(code: string, o: CodeBlockOptions = {}, budget: HighlightBudget = newBudget()): Element {
   const classes = ['code-block'];
@@ -269,15 +273,37 @@ export function renderCodeBlock(code: string, o: CodeBlockOptions = {}, budget: 
   if (o.overflow === 'wrap') classes.push('wrap');
   if (o.fullWidth) classes.push('full-width');
   const pre = highlightedCode(code, o.lang, budget);
+  const children: ElementContent[] = [pre];
+  const collapsed = Math.max(1, Math.min(1000, Math.floor(o.collapsedLineCount ?? 10) || 10));
+  const lines = code.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n').length;
+  if (o.expandable && lines > collapsed) {
+    classes.push('expandable', `collapsed-${Math.min(collapsed, 30)}`);
+    const span = (cls: string, value: string): ElementContent => ({
+      type: 'element',
+      tagName: 'span',
+      properties: { className: [cls] },
+      children: [{ type: 'text', value }],
+    });
+    children.push({
+      type: 'element',
+      tagName: 'label',
+      properties: { className: ['code-expand'] },
+      children: [
+        { type: 'element', tagName: 'input', properties: { type: 'checkbox' }, children: [] },
+        span('more', `Show all ${lines} lines`),
+        span('less', 'Show less'),
+      ],
+    });
+  }
   const title = o.title?.trim();
-  if (!title) return { type: 'element', tagName: 'div', properties: { className: classes }, children: [pre] };
+  if (!title) return { type: 'element', tagName: 'div', properties: { className: classes }, children };
   return {
     type: 'element',
     tagName: 'figure',
     properties: { className: classes },
     children: [
       { type: 'element', tagName: 'figcaption', properties: { className: ['code-title'] }, children: [{ type: 'text', value: title }] },
-      pre,
+      ...children,
     ],
   };
 }

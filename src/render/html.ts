@@ -230,6 +230,8 @@ function bodyHast(markdown: string, o: PageBodyOptions) {
         lineNumbers: a.lineNumbers === 'true',
         overflow: a.overflow === 'wrap' ? 'wrap' : 'scroll',
         fullWidth: a.fullWidth === 'true',
+        expandable: a.expandable === 'true',
+        collapsedLineCount: a.collapsedLineCount ? Number(a.collapsedLineCount) : undefined,
       };
       const out = state.all(node as unknown as Nodes);
       codeOptions = outer;
@@ -414,6 +416,10 @@ figure.code-block figcaption.code-title { text-align: left; font-family: monospa
 .code-block.line-numbers .line::before { counter-increment: line; content: counter(line); display: inline-block; min-width: 2em;
   margin-right: 1em; text-align: right; color: #8b949e; -webkit-user-select: none; user-select: none; }
 ${highlightCss().light}
+.code-expand { display: inline-flex; gap: 0.4em; align-items: center; margin-top: 0.3em; font-size: 0.85em; cursor: pointer; }
+.code-expand input { margin: 0; } .code-expand .less, .code-block:has(.code-expand input:checked) .code-expand .more { display: none; }
+.code-block:has(.code-expand input:checked) .code-expand .less { display: inline; }
+${Array.from({ length: 30 }, (_, i) => `.code-block.collapsed-${i + 1}:not(:has(.code-expand input:checked)) pre.code { max-height: calc(${i + 1}lh + 2rem); overflow-y: hidden; }`).join('\n')}
 svg.icon { width: 1em; height: 1em; vertical-align: -0.125em; flex: none; }
 aside.hint { display: flex; gap: 0.6em; align-items: flex-start; } aside.hint .hint-icon { margin-top: 0.25em; color: #3b82f6; }
 aside.hint .hint-body { flex: 1; min-width: 0; } aside.hint .hint-body > :first-child { margin-top: 0; } aside.hint .hint-body > :last-child { margin-bottom: 0; }
@@ -430,7 +436,8 @@ details.expandable > summary { cursor: pointer; font-weight: 600; }
 .card > img { display: block; width: calc(100% + 20px); margin: 0 -10px 6px; max-height: 12em; object-fit: cover; }
 .card-title { font-weight: 600; margin: 8px 0 4px; } .card-text { margin: 0 0 4px; color: #444; }
 @media print {
-  .code-block pre.code { white-space: pre-wrap; overflow-wrap: anywhere; }
+  .code-block pre.code { white-space: pre-wrap; overflow-wrap: anywhere; max-height: none !important; }
+  .code-expand { display: none; }
   .tab-label { display: none; }
   .tab-panel { display: block !important; }
   .tab-title { display: block; }

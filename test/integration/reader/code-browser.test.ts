@@ -14,6 +14,7 @@ import { expectClean, useBrowser, watchedTab } from '../../helpers/browser.js';
 import { GITBOOK_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../../helpers/git-server.js';
 import { operationSettled } from '../../helpers/operations.js';
+import { editContent } from '../../helpers/content.js';
 
 const ARTIFACTS = process.env.SITE_ARTIFACTS ?? path.resolve('data/test-artifacts/site');
 const FOLDER = path.join(requireFixtures(GITBOOK_FIXTURES), 'tetherto--wdk-docs', 'start-building');
@@ -170,6 +171,29 @@ describe('code blocks and icons in the reader', () => {
     expect(light.token).not.toBe(light.plain);
     expect(await tab.$$eval('.code-copy', (els) => els.length)).toBe(0);
     await tab.close();
+  });
+
+  it('an expandable block shows its first lines, and all of them once the reader asks (no script needed)', async () => {
+    const lines = Array.from({ length: 14 }, (_, i) => `echo step-${i + 1}`).join('\n');
+    await editContent(t, spaceId, (d) => {
+      d.insertPage(null, { title: 'Long script', markdown: `{% code expandable="true" %}\n\`\`\`bash\n${lines}\n\`\`\`\n{% endcode %}\n` });
+    });
+    for (const js of [true, false]) {
+      const w = await watchedTab(browser, t.baseUrl, { js });
+      const { tab } = w;
+      await tab.goto(`${base}/long-script`, { waitUntil: 'load' });
+      const size = () => tab.$eval('.body .code-block pre', (e) => [e.clientHeight, e.scrollHeight]);
+      const [collapsed, full] = await size();
+      expect(collapsed, `js ${js}`).toBeLessThan(full);
+      expect(await tab.$eval('.code-expand', (e) => (e as HTMLElement).innerText.trim())).toBe('Show all 14 lines');
+      await tab.click('.code-expand');
+      const [expanded, after] = await size();
+      expect(expanded, `js ${js}`).toBe(after);
+      expect(expanded).toBeGreaterThan(collapsed);
+      expect(await tab.$eval('.code-expand', (e) => (e as HTMLElement).innerText.trim())).toBe('Show less');
+      if (js) await expectClean(w);
+      await tab.close();
+    }
   });
 
   it('the HTML as served: highlighted blocks, hint icons and no button; the stylesheet colors both themes', async () => {

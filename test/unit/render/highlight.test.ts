@@ -145,6 +145,21 @@ describe('code highlighting', () => {
     expect(toHtml(renderCodeBlock('echo hi', { lang: 'bash', title: 'Run', lineNumbers: true }))).toMatch(
       /^<figure class="code-block line-numbers"><figcaption class="code-title">Run<\/figcaption><pre class="code highlighted"><code class="language-bash">/,
     );
+    // Expandable: past its collapsed lines (default 10), a CSS toggle; printed, every line.
+    const twelve = Array.from({ length: 12 }, (_, i) => `echo ${i}`).join('\n');
+    const expandable = render(`{% code expandable="true" %}\n\`\`\`bash\n${twelve}\n\`\`\`\n{% endcode %}\n`);
+    expect(expandable).toMatch(/^<div class="code-block expandable collapsed-10"><pre class="code highlighted">/);
+    expect(expandable).toMatch(
+      /<\/pre><label class="code-expand"><input type="checkbox"><span class="more">Show all 12 lines<\/span><span class="less">Show less<\/span><\/label><\/div>$/,
+    );
+    expect(text(expandable)).toContain(twelve);
+    expect(render(`{% code expandable="true" %}\n\`\`\`bash\necho short\n\`\`\`\n{% endcode %}\n`)).toMatch(
+      /^<div class="code-block"><pre/,
+    );
+    expect(BLOCK_CSS).toContain(
+      '.code-block.collapsed-10:not(:has(.code-expand input:checked)) pre.code { max-height: calc(10lh + 2rem); overflow-y: hidden; }',
+    );
+    expect(BLOCK_CSS).toMatch(/@media print \{[^}]*max-height: none !important;/);
     // The reader's copy button copies the code's text (its script); it is not in the rendered HTML.
     expect(html).not.toContain('<button');
     expect(stylesheet.body).toContain('.body .code-copy');
