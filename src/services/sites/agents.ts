@@ -137,7 +137,11 @@ export async function readablePage(
   if (!segments) return null;
   try {
     const loc = await locatePage(app, site, segments, ctx);
-    return { title: loc.page.node.title, url: loc.path ? `${site.base}/${loc.path}` : site.base, markdown: await readerMarkdown(app, loc, ctx) };
+    return {
+      title: loc.page.node.title,
+      url: loc.path ? `${site.base}/${loc.path}` : site.base,
+      markdown: await readerMarkdown(app, loc, ctx),
+    };
   } catch (err) {
     if (isDomainError(err, 'not-found')) return null;
     throw err;
