@@ -105,7 +105,7 @@ function plan(c: z.infer<typeof columnInput>, where: string, filter = false): Pl
     return {
       out: { column: 'visitorClaim', claim: c.claim },
       source: { src: 'claim', claim: c.claim },
-      nulls: 'keep',
+      nulls: 'drop', // the description's values are strings: visitors without the claim are left out
       key: `claim:${c.claim}`,
     };
   }

@@ -3,6 +3,8 @@
 // visitors, searches that found nothing, feedback ratings), visitor segments, Do-Not-Track and
 // the site setting dropping events, bad input, permissions, and the insights.aggregate job
 // folding events into rollups and deleting raw events past their retention.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GitBookAPI } from '@gitbook/api';
 import { useTestApp } from '../../helpers/app.js';
@@ -13,6 +15,7 @@ import { aggregateInsights } from '../../../src/services/sites/insights.js';
 import { visitorHash } from '../../../src/sites/insights-privacy.js';
 import { rawRequest, waitFor } from '../../helpers/http.js';
 
+const require = createRequire(import.meta.url);
 const { t } = useTestApp({ env: { INSIGHTS_EVENTS_PER_MINUTE: '1000', SITES_DOMAIN: 'sites.test' } });
 let d: DocsSite;
 let api: any;
@@ -291,6 +294,48 @@ describe('site insights', () => {
       { range: 'last7Days', order: { by: { column: 'urlPath' }, direction: 'asc' } },
     ])
       expect((await failure(api.orgs.aggregateSiteEvents(d.o.orgId, d.siteId, q))).code, JSON.stringify(q)).toBe(400);
+  });
+
+  it('answers every column of the description, grouped and filtered, with 200 and a valid answer or a 400, never a 500', async () => {
+    const doc = JSON.parse(readFileSync(require.resolve('@gitbook/api/spec/openapi.json'), 'utf8'));
+    const names: string[] = doc.components.schemas.SiteInsightsQueryEventsColumn.oneOf.map((c: any) =>
+      c.$ref ? 'datetime' : c.properties.column.enum[0],
+    );
+    expect(names.length).toBeGreaterThan(40);
+    const samples: unknown[][] = [
+      ['x'],
+      [1],
+      [null],
+      [true],
+      [{ page: 'page-start', space: d.spaces.v1 }],
+      [{ kind: 'url', url: 'https://example.test/x' }],
+    ];
+    let answered = 0;
+    for (const name of names) {
+      const col = { column: name, ...(name === 'visitorClaim' ? { claim: 'plan' } : {}) };
+      const queries: unknown[] = [
+        { range: 'last24Hours', select: [col, { column: 'eventsCount' }] },
+        { range: 'last24Hours', groupBy: [col], order: { by: col, direction: 'desc' } },
+        ...samples.map((values) => ({ range: 'last24Hours', where: [{ ...col, values }], select: [{ column: 'eventsCount' }] })),
+        ...[1, '2026-01-01T00:00:00Z'].map((v) => ({ range: 'last24Hours', where: [{ ...col, operator: 'greaterThan', values: [v] }] })),
+      ];
+      for (const q of queries) {
+        const r = await t.api('POST', `/v1/orgs/${d.o.orgId}/sites/${d.siteId}/insights/events/aggregate`, {
+          token: d.o.adminToken,
+          body: q,
+        });
+        expect([200, 400], `${JSON.stringify(q)} -> ${r.status} ${r.text.slice(0, 300)}`).toContain(r.status);
+        if (r.status === 200) {
+          try {
+            assertMatchesSpec('POST', AGG, 200, r.body);
+          } catch (err) {
+            throw new Error(`${JSON.stringify(q)} -> ${JSON.stringify(r.body).slice(0, 500)}`, { cause: err });
+          }
+          answered++;
+        } else expect(r.body.error.code).toBe(400);
+      }
+    }
+    expect(answered).toBeGreaterThan(300);
   });
 
   it('lets editors read insights; org readers get 403, strangers 404, no token 401', async () => {
