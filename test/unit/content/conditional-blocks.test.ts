@@ -65,6 +65,8 @@ describe('{% if %} and {% prompt %} in the document model', () => {
   it('round-trip: the document is written back as the same Markdown', () => {
     const doc = convert(PAGE);
     const back = documentToMarkdown(doc);
+    // Byte for byte what GitBook wrote.
+    expect(back).toBe(PAGE);
     expect(back).toContain(
       '{% if visitor.claims.unsigned.plan === "pro" %}\nPro only text.\n\n{% hint style="info" %}\nA pro hint.\n{% endhint %}\n{% endif %}',
     );
