@@ -233,8 +233,7 @@ export function createApiServer(app: AppContext): ApiServer {
       const token = bearer(req);
       if (token && isSiteToken(token)) {
         routeLabel = 'site-token';
-        await limit(res, `ip:${clientAddress(req)}`);
-        send(res, await serveWithSiteToken(app, req, method, path, target.searchParams, token), head);
+        send(res, await serveWithSiteToken(app, req, method, path, target.searchParams, token, (key) => limit(res, key)), head);
         return;
       }
       const m = router.match(head ? 'GET' : method, path);

@@ -6,6 +6,7 @@
 //   site token is refused (403) by every other operation, writes included.
 // - site file links (non-expiring while the revision is published).
 import type { IncomingMessage } from 'node:http';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { route, ok, okJson, type Reply, type RouteDef, type Method } from '../http/route.js';
@@ -327,9 +328,15 @@ export async function serveWithSiteToken(
   path: string,
   search: URLSearchParams,
   token: string,
+  limit: (key: string) => Promise<void>,
 ): Promise<Reply> {
   const grant = await verifySiteToken(app.secret, token);
-  if (!grant) throw unauthenticated('Invalid or expired site token; resolve the URL again for a new one');
+  // Rate limit: a valid token per token (as API tokens are), anything else per client address.
+  if (!grant) {
+    await limit(`ip:${req.socket.remoteAddress ?? 'unknown'}`);
+    throw unauthenticated('Invalid or expired site token; resolve the URL again for a new one');
+  }
+  await limit(`st:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}`);
   const m = router.match(method === 'HEAD' ? 'GET' : method, path);
   if (!m || 'allowed' in m)
     throw forbidden(`A site token only reads the content its site publishes; it is not accepted for ${method} ${path}`);

@@ -95,14 +95,27 @@ export async function resolvePublishedUrl(app: AppContext, input: LookupInput, n
     throw err;
   }
   const site: ServedSite = { ...row, base: located.base };
-  const siteBasePath = new URL(site.base).pathname.replace(/\/+$/, '');
+  let siteBasePath = new URL(site.base).pathname.replace(/\/+$/, '');
+  let rest = located.rest;
+  let keyInPath = false;
 
   // Access, as the reader site decides it.
   let shareKey: string | undefined;
   let signed: Record<string, unknown> = {};
   let notAfter: number | undefined;
   if (site.visibility === 'share-link') {
+    // The key as the reader site takes it (`?share=`), or as GitBook's URLs carry it: the first
+    // segment under the site (`<site>/<key>/<path>`; the renderer drops query strings).
     shareKey = url.searchParams.get('share') ?? undefined;
+    if (!shareKey) {
+      const first = rest.split('/')[0];
+      if (first && first.length <= 256 && (await shareKeyOpens(app, site, first))) {
+        shareKey = first;
+        keyInPath = true;
+        rest = rest.slice(first.length + 1);
+        siteBasePath += `/${encodeURIComponent(first)}`;
+      }
+    }
     if (!(await shareKeyOpens(app, site, shareKey))) throw noContent();
   } else if (site.visibility === 'visitor-auth') {
     const token = input.visitorToken ?? url.searchParams.get('jwt_token') ?? '';
@@ -130,7 +143,7 @@ export async function resolvePublishedUrl(app: AppContext, input: LookupInput, n
   }
   const ctx = readerContext(signed, unsigned);
 
-  const segments = located.rest.split('/').filter(Boolean);
+  const segments = rest.split('/').filter(Boolean);
   const { spaces, visible } = await readerStructure(app, site, ctx);
   const r = resolveSitePath(visible, segments);
   if (!r) throw noContent();
@@ -140,20 +153,25 @@ export async function resolvePublishedUrl(app: AppContext, input: LookupInput, n
     // A path with no page: the site's redirects, then the space's `.gitbook.yaml` ones.
     const snapshot = await snapshotOf(app, space);
     if (!snapshot.byPath.has(r.pagePath)) {
-      const moved =
-        (await siteRedirectFor(app, site, located.rest))?.location ?? (await spaceRedirectFor(app, site, visible, spaces, segments));
-      if (moved) return { target: 'content', redirect: new URL(moved, site.base).toString() };
+      const moved = (await siteRedirectFor(app, site, rest))?.location ?? (await spaceRedirectFor(app, site, visible, spaces, segments));
+      if (moved) {
+        let target = new URL(moved, site.base).toString();
+        // A key taken from the path stays in it.
+        if (keyInPath && target.startsWith(`${site.base}/`))
+          target = `${site.base}/${encodeURIComponent(shareKey!)}${target.slice(site.base.length)}`;
+        return { target: 'content', redirect: target };
+      }
     }
   }
 
   const sectionPart = sitePath(visible, r.section, r.siteSpace, '');
   const variants = variantsOf(visible, r.section);
-  const consumed = segments.length - (r.pagePath ? r.pagePath.split('/').length : 0);
-  // Complete: no further section or variant segment could follow in this URL.
+  // Complete: no section or variant segment could follow in this URL (the renderer also looks up
+  // shorter prefixes of a URL and keeps one only when it is complete).
+  const sectionNamed = !!r.section && r.section.id !== visible.defaultSection?.id;
+  const variantNamed = sectionPart.split('/').filter(Boolean).length > (sectionNamed ? 1 : 0);
   const complete =
-    !!r.pagePath ||
-    consumed >= (visible.sections.length > 1 ? 1 : 0) + (variants.length > 1 ? 1 : 0) ||
-    sectionPart.split('/').filter(Boolean).length >= 2;
+    !!r.pagePath || variantNamed || (sectionNamed ? variants.length <= 1 : visible.sections.length <= 1 && variants.length <= 1);
   const visitorKey = site.visibility === 'visitor-auth' ? await visitorKeyFingerprint(app, site) : undefined;
   const claims = Object.keys(signed).length || Object.keys(unsigned).length;
   const apiToken = await signSiteToken(

@@ -99,6 +99,10 @@ describe('a share-link site', () => {
     expect(found).toMatchObject({ site: d.siteId, shareKey: key, pathname: 'second' });
     const api = officialClient(t, found.apiToken);
     await checked('GET', `${SITE}/published`, api.orgs.getPublishedContentSite(d.o.orgId, d.siteId, { shareKey: key }), 200);
+    // GitBook's form, which the renderer sends (it drops query strings): the key as the first segment.
+    const inPath = await resolve({ url: `${t.baseUrl}${d.base}/${encodeURIComponent(key)}/second` });
+    expect(inPath).toMatchObject({ shareKey: key, pathname: 'second', siteBasePath: `${d.base}/${encodeURIComponent(key)}/` });
+    expect(inPath.apiToken).toBe(found.apiToken);
     await admin(d.o, 'PATCH', `/sites/${d.siteId}/share-links/${link.id}`, { active: false });
     expect((await failure(api.spaces.getSpaceById(d.spaces.v1, {}))).code).toBe(401);
   });

@@ -182,6 +182,13 @@ describe("the renderer's page flow", () => {
     expect(stale.code).toBe(403);
   });
 
+  it('tells whether a shorter URL is complete (no section or variant segment could follow)', async () => {
+    // The renderer also looks up prefixes of a URL, and keeps one only when it is complete.
+    expect((await resolve(`${t.baseUrl}${d.base}`)).complete).toBe(false);
+    expect(await resolve(url(d, 'v2'))).toMatchObject({ siteSpace: d.v2SiteSpace.id, pathname: '', complete: true });
+    expect(await resolve(url(d, d.sections.api.path))).toMatchObject({ siteSection: d.sections.api.id, complete: true });
+  });
+
   it('answers a moved path with the redirect, and an unknown URL with 404', async () => {
     const r = await resolve(url(d, 'old-start'));
     expect(r).toEqual({ target: 'content', redirect: `${t.config.publicUrl}${d.base}/second` });
