@@ -201,6 +201,57 @@ describe('site insights', () => {
     expect(column(daily, 'visitorsCount')).toEqual([3]);
   });
 
+  it('accepts and stores every event type of the description', async () => {
+    const op = { path: '/pets', method: 'get' };
+    const ad = { domain: 'ads.example', zoneId: 'z1', placement: 'aside' };
+    const all = [
+      event('page_view'),
+      event('page_markdown_request', { markdownSource: 'page-action' }),
+      event('search_open'),
+      event('search_type_query', { query: 'q' }),
+      event('search_open_result', { query: 'q', result: { spaceId: d.spaces.v1, pageId: 'p1' } }),
+      event('search_open_result', { query: 'q', result: { recordId: 'r1' } }),
+      event('page_post_feedback', { feedback: { rating: 'ok' } }),
+      event('page_post_feedback_comment', { feedback: { rating: 'ok', comment: 'Fine' } }),
+      event('agent_feedback'),
+      event('ask_question', { query: 'how?', goal: 'install' }),
+      event('ask_view'),
+      event('ask_rate_response', { query: 'how?', rating: 1, responseId: 'r2' }),
+      event('link_click', { link: { target: { kind: 'page', page: 'p1', space: d.spaces.v1 }, position: 'header' } }),
+      event('api_client_open', { operation: op }),
+      event('api_client_request', { operation: op }),
+      event('trademark_click', { placement: 'footer' }),
+      event('ad_click', { ad }),
+      event('ad_display', { ad }),
+      event('llms_request', { llmsVariant: 'standard' }),
+      event('mcp_request'),
+      event('rss_request'),
+    ];
+    const doc = JSON.parse(readFileSync(require.resolve('@gitbook/api/spec/openapi.json'), 'utf8'));
+    const types = new Set(all.map((e) => e.type));
+    expect([...types].sort()).toEqual([...doc.components.schemas.SiteInsightsEventType.enum].sort());
+    const other = await t.api('POST', `/v1/orgs/${d.o.orgId}/sites`, { token: d.o.adminToken, body: { title: 'All types' } });
+    await t.api('POST', `/v1/orgs/${d.o.orgId}/sites/${other.body.id}/sections`, {
+      token: d.o.adminToken,
+      body: { spaceId: d.spaces.sdk, title: 'S' },
+    });
+    expect((await t.api('POST', `/v1/orgs/${d.o.orgId}/sites/${other.body.id}/publish`, { token: d.o.adminToken })).status).toBeLessThan(
+      300,
+    );
+    const r = await anon.orgs.trackEventsInSiteById(d.o.orgId, other.body.id, { events: all });
+    expect(r.status).toBe(204);
+    const byType = await checked(
+      'POST',
+      AGG,
+      api.orgs.aggregateSiteEvents(d.o.orgId, other.body.id, {
+        range: 'last24Hours',
+        select: [{ column: 'eventType' }, { column: 'eventsCount' }],
+      }),
+      200,
+    );
+    expect(byType.columns[0].values.sort()).toEqual([...types].sort());
+  });
+
   it('never stores addresses in clear', async () => {
     const { rows: stored } = await t.app.db.query(
       'SELECT visitor_hash, dims::text AS dims, claims::text AS claims FROM site_insight_events WHERE site_id = $1',
