@@ -497,3 +497,48 @@ describe('site insights', () => {
     expect(left[0].n).toBe(0);
   });
 });
+
+describe('site insights rate limit', () => {
+  const { t: tl } = useTestApp({ env: { INSIGHTS_EVENTS_PER_MINUTE: '3' } });
+  it('lets a visitor send INSIGHTS_EVENTS_PER_MINUTE requests a minute per site, then answers 429; another visitor is not held back', async () => {
+    const o = await tl.seedOrg();
+    const call = (method: string, path: string, body?: unknown) =>
+      tl.api(method, `/v1/orgs/${o.orgId}${path}`, { token: o.adminToken, body });
+    const space = await call('POST', '/spaces', { title: 'Limited' });
+    const site = await call('POST', '/sites', { title: 'Limited' });
+    await call('POST', `/sites/${site.body.id}/sections`, { spaceId: space.body.id, title: 'S' });
+    expect((await call('POST', `/sites/${site.body.id}/publish`)).status).toBeLessThan(300);
+    const send = (ua: string) =>
+      fetch(`${tl.baseUrl}/v1/orgs/${o.orgId}/sites/${site.body.id}/insights/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': ua },
+        body: JSON.stringify({
+          events: [
+            {
+              type: 'page_view',
+              session: { visitorId: '', sessionId: '', cookies: {}, userAgent: ua, language: null, referrer: null },
+              location: {
+                url: `${tl.baseUrl}/site/${site.body.id}/`,
+                siteSection: null,
+                siteSpace: null,
+                siteShareKey: null,
+                space: null,
+                revision: null,
+                page: null,
+              },
+            },
+          ],
+        }),
+      });
+    // The window is a fixed minute: a run that straddles two windows starts again as another reader.
+    let limited: Response | undefined;
+    for (let attempt = 0; attempt < 2 && limited?.status !== 429; attempt++) {
+      for (let i = 0; i < 3; i++) expect((await send(`Reader A${attempt}`)).status).toBe(204);
+      limited = await send(`Reader A${attempt}`);
+    }
+    expect(limited!.status).toBe(429);
+    expect(limited!.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await limited!.json()).error.code).toBe(429);
+    expect((await send('Reader B')).status).toBe(204);
+  });
+});
