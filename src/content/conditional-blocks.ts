@@ -16,8 +16,11 @@ import { codeLines, parseMarkdown } from './markdown/parse.js';
 import type { DocumentBlock, DocumentFragment, JSONDocument } from './markdown/types.js';
 import { conditionError, evaluateCondition, type ConditionContext } from '../sites/conditions.js';
 
-const IF_OPEN = /^\s*\{%\s*if\b(.*?)%\}\s*$/;
+const IF_OPEN = /^\s*\{%\s*if\b([^%]*)%\}\s*$/;
 const IF_CLOSE = /^\s*\{%\s*endif\s*%\}\s*$/;
+/** An if or endif tag inside a line (`[^%]*`: a failed match stops at the next tag, so a scan is linear). */
+const INLINE_TAG = /\{%\s*(?:end)?if\b[^%]*%\}/;
+const INLINE_TAGS = /\{%\s*(end)?if\b([^%]*)%\}/g;
 /** Cheap test: may the text hold an `if` or `endif` tag at all? */
 const ANY_IF = /\{%\s*(?:end)?if\b/;
 /** Deepest document nesting the document filter descends; anything deeper is dropped. */
@@ -63,7 +66,9 @@ export function filterConditionalMarkdown(markdown: string, ctx: ConditionContex
         continue;
       }
     }
-    if (visible) out.push(line);
+    if (!visible) continue;
+    // Not GitBook's form, but never shown raw: `{% if %}` tags inside a line of text.
+    out.push(!code.has(i) && INLINE_TAG.test(line) ? inlineFiltered(line, ctx) : line);
   }
   return out.join('\n');
 }
@@ -81,6 +86,25 @@ export function conditionOutcomes(markdown: string, ctx: ConditionContext): stri
     if (m) out += shown(m[1].trim(), ctx) ? '1' : '0';
   }
   return out;
+}
+
+/** A line's inline `{% if %}…{% endif %}` runs evaluated; an `if` left open on the line hides the rest of it. */
+function inlineFiltered(line: string, ctx: ConditionContext | null): string {
+  let out = '';
+  let at = 0;
+  const open: boolean[] = [];
+  let visible = true;
+  for (const m of line.matchAll(INLINE_TAGS)) {
+    if (visible) out += line.slice(at, m.index);
+    at = m.index + m[0].length;
+    if (m[1]) {
+      if (open.length) visible = open.pop()!;
+    } else {
+      open.push(visible);
+      visible = visible && shown(m[2].trim(), ctx);
+    }
+  }
+  return visible ? out + line.slice(at) : out;
 }
 
 /** Problems of a body's conditional blocks, one line each (import warnings): invalid expressions. */

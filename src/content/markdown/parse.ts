@@ -222,7 +222,8 @@ function tagBlocks(md: string, parse: (text: string) => RootContent[], depth: nu
       }
     }
     const tag = tagAt(i);
-    if (!tag || tag[1] || (!CONTAINERS.has(tag[2]) && tag[2] !== 'include')) {
+    // `{% if a %} text {% endif %}` on one line is text here (conditional-blocks.ts evaluates it inline).
+    if (!tag || tag[1] || (!CONTAINERS.has(tag[2]) && tag[2] !== 'include') || (tag[2] === 'if' && tag[3].includes('%'))) {
       buf.push(lines[i]);
       continue;
     }

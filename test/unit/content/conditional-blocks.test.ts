@@ -149,6 +149,15 @@ describe('filterConditionalMarkdown', () => {
     expect(filterConditionalMarkdown('A\n{% endif %}\nB', pro)).toBe('A\nB');
   });
 
+  it("an if and its endif inside one line (not GitBook's form) are evaluated too", () => {
+    expect(filterConditionalMarkdown('Plan: {% if visitor.claims.unsigned.plan === "pro" %}pro{% endif %}.', pro)).toBe('Plan: pro.');
+    expect(filterConditionalMarkdown('Plan: {% if visitor.claims.unsigned.plan === "pro" %}pro{% endif %}.', free)).toBe('Plan: .');
+    expect(filterConditionalMarkdown('A {% if visitor.claims.nope %}hidden to the end', pro)).toBe('A ');
+    expect(filterConditionalMarkdown('{% if visitor.claims.nope %}X{% endif %} and more\nNext', pro)).toBe(' and more\nNext');
+    const many = `x ${'{% if true '.repeat(20_000)}`;
+    expect(filterConditionalMarkdown(many, pro)).toBe(many);
+  });
+
   it('space and page variables are part of the context', () => {
     expect(
       filterConditionalMarkdown('{% if space.vars.edition == "cloud" %}\nCloud\n{% endif %}', { space: { vars: { edition: 'cloud' } } }),
