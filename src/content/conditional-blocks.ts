@@ -81,10 +81,8 @@ export function filterConditionalMarkdown(markdown: string, ctx: ConditionContex
 export function conditionOutcomes(markdown: string, ctx: ConditionContext): string {
   if (!ANY_IF.test(markdown)) return '';
   let out = '';
-  for (const line of markdown.split('\n')) {
-    const m = IF_OPEN.exec(line);
-    if (m) out += shown(m[1].trim(), ctx) ? '1' : '0';
-  }
+  // Every if tag, on a line of its own or inside one.
+  for (const m of markdown.matchAll(INLINE_TAGS)) if (!m[1]) out += shown(m[2].trim(), ctx) ? '1' : '0';
   return out;
 }
 

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown, markdownToDocument, type JSONDocument } from '../../../src/content/markdown.js';
 import {
+  conditionOutcomes,
   conditionalBlockWarnings,
   filterConditionalDocument,
   filterConditionalMarkdown,
@@ -194,5 +195,10 @@ describe('helpers', () => {
     const w = conditionalBlockWarnings('Text\n\n{% if visitor.claims.( %}\nX\n{% endif %}\n');
     expect(w).toHaveLength(1);
     expect(w[0]).toMatch(/^line 3: the condition of an \{% if %\} block is not valid/);
+    // What the conditions decide, inline ones included: the render key's part.
+    const md = `${PAGE}\nPlan: {% if visitor.claims.unsigned.plan == "free" %}free{% endif %}`;
+    expect(conditionOutcomes(md, pro)).toBe('10');
+    expect(conditionOutcomes(md, free)).toBe('01');
+    expect(conditionOutcomes('No conditions', pro)).toBe('');
   });
 });
