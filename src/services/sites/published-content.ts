@@ -70,7 +70,11 @@ async function siteOfUrl(app: AppContext, url: URL): Promise<{ siteId: string; b
   const host = siteHostName(app, url.host);
   if (!host) return null;
   const hosted = await siteAtHost(app, host, decode(url.pathname));
-  return hosted?.siteId ? { siteId: hosted.siteId, base: hosted.base, rest: hosted.rest } : null;
+  // The base as the URL reaches the site (its scheme and port: a renderer may serve it over https
+  // on another port than PUBLIC_URL's), with the basename the host gave.
+  return hosted?.siteId
+    ? { siteId: hosted.siteId, base: `${url.origin}${new URL(hosted.base).pathname.replace(/\/+$/, '')}`, rest: hosted.rest }
+    : null;
 }
 
 const withSlashes = (p: string) => (p ? `/${trim(p)}/`.replace(/\/{2,}/g, '/') : '/');

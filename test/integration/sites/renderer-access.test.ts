@@ -88,6 +88,25 @@ describe('a visitor-auth site with adaptive content', () => {
   });
 });
 
+describe('a site on its own hostname', () => {
+  it('resolves URLs of that host, as the renderer serving it sends them', async () => {
+    const d = await docsSite(t, await t.seedOrg());
+    expect((await admin(d.o, 'PATCH', `/sites/${d.siteId}`, { hostname: 'docs.renderer.test' })).status).toBe(200);
+    const found = await resolve({ url: 'https://docs.renderer.test/v2/getting-started' });
+    expect(found).toMatchObject({
+      site: d.siteId,
+      siteSpace: d.v2SiteSpace.id,
+      pathname: 'getting-started',
+      siteBasePath: '/',
+      basePath: '/v2/',
+      canonicalUrl: 'https://docs.renderer.test/v2/getting-started',
+    });
+    const api = officialClient(t, found.apiToken);
+    await checked('GET', '/spaces/{spaceId}', api.spaces.getSpaceById(found.space, {}), 200);
+    expect((await failure(anonymous().urls.resolvePublishedContentByUrl({ url: 'https://unknown.renderer.test/' }))).code).toBe(404);
+  });
+});
+
 describe('a share-link site', () => {
   it('needs the key in the URL; the token holds it and stops working when the link is revoked', async () => {
     const d = await docsSite(t, await t.seedOrg(), 'share-link');
