@@ -163,12 +163,28 @@ function hostOf(url: string | null | undefined): string | null {
   }
 }
 
+/** Query parameters that carry access (src/reader/access.ts), dropped from stored URLs. */
+const SECRET_PARAMS = ['share', 'jwt_token', 'token', 'visitor_token', 'key'];
+
+function withoutSecrets(href: string): string {
+  try {
+    const u = new URL(href);
+    for (const secret of SECRET_PARAMS) u.searchParams.delete(secret);
+    return u.href;
+  } catch {
+    return href;
+  }
+}
+
 /** Flatten one checked event into what is stored (`now`: the time it arrived). */
 export function toStoredEvent(e: SiteInsightsEvent, now: Date, claims: Record<string, unknown>): StoredEvent {
   const at = e.timestamp ? new Date(e.timestamp) : now;
   const ua = userAgentFacts(e.session.userAgent ?? '');
   const url = new URL(e.location.url);
-  const referrer = e.session.referrer || null;
+  // Credentials a reader's URL may carry (share keys, visitor tokens, preview tokens) are never kept.
+  for (const secret of SECRET_PARAMS) url.searchParams.delete(secret);
+  url.hash = '';
+  const referrer = e.session.referrer ? withoutSecrets(e.session.referrer) : null;
   const d: Dims = {
     url: url.href,
     urlPath: url.pathname,

@@ -260,6 +260,16 @@ describe('site insights', () => {
     expect(stored.length).toBeGreaterThan(0);
     // Neither the senders' addresses (given as session.ip) nor the socket's are kept anywhere.
     for (const r of stored) expect(`${r.visitor_hash} ${r.dims} ${r.claims}`).not.toMatch(/198\.51\.100|"ip"|::ffff|::1\b/);
+    // Nor credentials a URL carried (share keys, visitor tokens).
+    const e = event('page_view', {}, { ip: '198.51.100.77' });
+    e.location.url = `${t.baseUrl}${d.base}/start?share=s3cr3tshare&jwt_token=s3cr3tjwt&ref=kept#frag`;
+    (e.session as any).referrer = `${t.baseUrl}${d.base}/?token=s3cr3tpreview`;
+    expect((await track([e])).status).toBe(204);
+    const { rows: urls } = await t.app.db.query(
+      `SELECT dims->>'url' AS url, dims->>'referrer' AS referrer FROM site_insight_events WHERE site_id = $1 ORDER BY id DESC LIMIT 1`,
+      [d.siteId],
+    );
+    expect(urls[0]).toEqual({ url: `${t.baseUrl}${d.base}/start?ref=kept`, referrer: `${t.baseUrl}${d.base}/` });
     const expected = visitorHash(t.app.secret, d.siteId, new Date(), '198.51.100.1', UA_A);
     expect(stored.map((r) => r.visitor_hash)).toContain(expected);
   });
@@ -279,7 +289,7 @@ describe('site insights', () => {
       items: list.items.map((s: any) => ({ ...s, claims: {} })),
     });
     expect(list.items).toContainEqual({ title: 'plan: enterprise', claims: { plan: 'enterprise' }, events: 2, visitors: 1, sessions: 1 });
-    expect(list.items.find((s: any) => Object.keys(s.claims).length === 0)).toMatchObject({ title: 'Anonymous visitors', visitors: 3 });
+    expect(list.items.find((s: any) => Object.keys(s.claims).length === 0)).toMatchObject({ title: 'Anonymous visitors', visitors: 4 });
   });
 
   it('drops events under Do-Not-Track or Global Privacy Control, and when the site turns insights off', async () => {
