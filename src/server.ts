@@ -229,14 +229,15 @@ export function createApiServer(app: AppContext): ApiServer {
         await serveDashboard(req, res, new URL(`http://local${path}${target.search ? `?${target.search}` : ''}`));
         return;
       }
-      // A site token (the renderer's apiToken) is accepted by its own reads only (src/routes/published-content.ts).
-      const token = bearer(req);
-      if (token && isSiteToken(token)) {
+      const m = router.match(head ? 'GET' : method, path);
+      // A site token (the renderer's apiToken) is accepted by its own reads only (src/routes/published-content.ts);
+      // token-free routes ignore it as they ignore any bearer.
+      const siteToken = bearer(req);
+      if (siteToken && isSiteToken(siteToken) && !(m && 'route' in m && m.route.auth === false)) {
         routeLabel = 'site-token';
-        send(res, await serveWithSiteToken(app, req, method, path, target.searchParams, token, (key) => limit(res, key)), head);
+        send(res, await serveWithSiteToken(app, req, method, path, target.searchParams, siteToken, (key) => limit(res, key)), head);
         return;
       }
-      const m = router.match(head ? 'GET' : method, path);
       if (!m) throw notFound(`No route for ${method} ${path}`);
       if ('allowed' in m) {
         const allowed = m.allowed.includes('GET') ? [...m.allowed, 'HEAD'] : m.allowed;

@@ -231,6 +231,10 @@ describe('the site token', () => {
     expect(write.body.error.message).toMatch(/site token/);
     const list = await t.api('GET', `/v1/orgs/${d.o.orgId}/spaces`, { token: apiToken });
     expect(list.status).toBe(403);
+    // Token-free routes ignore it like any bearer: the URL lookup and the reader site answer as without it.
+    const lookup = await t.api('POST', '/v1/urls/published', { token: apiToken, body: { url: url(d, 'second') } });
+    expect(lookup.status).toBe(200);
+    expect((await t.api('GET', `${d.base}/second`, { token: apiToken })).status).toBe(200);
     const forged = await t.api('GET', `/v1/spaces/${d.spaces.v2}`, { token: `${apiToken.slice(0, -4)}AAAA` });
     expect(forged.status).toBe(401);
   });
