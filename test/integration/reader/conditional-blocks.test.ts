@@ -60,6 +60,12 @@ Explain my Lawnchair plan in two sentences.
 {% endprompt %}
 `;
 
+// The three ways a prompt opens (defaultExpanded), read without JavaScript.
+const LONG = Array.from({ length: 30 }, (_, i) => `Step ${i + 1}: check the setting number ${i + 1}.`).join('\n');
+const PROMPTS = ['hidden', 'partial', 'full']
+  .map((mode) => `{% prompt description="The ${mode} prompt" defaultExpanded="${mode}" %}\n\`\`\`\n${LONG}\n\`\`\`\n{% endprompt %}\n`)
+  .join('\n');
+
 const SECRET = 'platypus';
 const OTHER = 'wombat';
 
@@ -73,7 +79,8 @@ beforeAll(async () => {
   const work = await mkdtemp(path.join(tmpdir(), 'dp-ifblocks-'));
   await cp(path.join(GITBOOK, 'LawnchairLauncher--docs', 'help'), work, { recursive: true });
   await writeFile(path.join(work, 'plans.md'), PLANS);
-  await appendFile(path.join(work, 'SUMMARY.md'), '\n## Adaptive\n\n* [Plans](plans.md)\n');
+  await writeFile(path.join(work, 'prompts.md'), `# Prompts\n\n${PROMPTS}`);
+  await appendFile(path.join(work, 'SUMMARY.md'), '\n## Adaptive\n\n* [Plans](plans.md)\n* [Prompts](prompts.md)\n');
   const url = await g.createRepo('ifblocks-lawnchair-help', { dir: work });
   await rm(work, { recursive: true, force: true });
   spaceId = (await api('POST', `/v1/orgs/${org.orgId}/spaces`, { title: 'Lawnchair', empty: true })).body.id as string;
@@ -263,6 +270,38 @@ describe('{% if %} blocks on a visitor-auth site', () => {
       'Open in ChatGPT',
       'Open in Claude',
     ]);
+    await expectClean(w);
+    await w.close();
+  });
+
+  it('in Chromium without JavaScript: a hidden prompt is closed, a partial one clipped until its toggle, a full one open', async () => {
+    const w = await watchedTab(browser, t.baseUrl, { isolated: true, js: false });
+    const { tab } = w;
+    await tab.goto(`${t.baseUrl}${base}/prompts?jwt_token=${await token({ sub: 'p' })}`, { waitUntil: 'load' });
+    const shown = (mode: string) =>
+      tab.$eval(`.prompt-${mode} .prompt-body`, (e) => {
+        const r = (e as HTMLElement).getBoundingClientRect();
+        return { height: r.height, full: (e as HTMLElement).scrollHeight, visible: (e as HTMLElement).checkVisibility() };
+      });
+    expect(await tab.$eval('.prompt-hidden', (e) => (e as HTMLDetailsElement).open)).toBe(false);
+    expect((await shown('hidden')).visible).toBe(false);
+    expect(await tab.$eval('.prompt-full', (e) => (e as HTMLDetailsElement).open)).toBe(true);
+    const full = await shown('full');
+    expect(full.visible).toBe(true);
+    expect(full.height).toBeGreaterThan(300);
+    const clipped = await shown('partial');
+    expect(clipped.visible).toBe(true);
+    expect(clipped.height).toBeGreaterThan(0);
+    expect(clipped.height).toBeLessThan(clipped.full);
+    await tab.click('.prompt-partial .prompt-more');
+    const opened = await shown('partial');
+    expect(Math.abs(opened.full - opened.height)).toBeLessThan(2);
+    expect(opened.height).toBeGreaterThan(clipped.height);
+    expect(await tab.$eval('.prompt-partial .prompt-more', (e) => getComputedStyle(e).display)).toBe('none');
+    // The hidden one opens from its summary.
+    await tab.click('.prompt-hidden summary');
+    expect((await shown('hidden')).visible).toBe(true);
+    expect(await tab.$eval('main', (e) => (e as HTMLElement).innerText)).not.toContain('{%');
     await expectClean(w);
     await w.close();
   });
