@@ -27,6 +27,7 @@ import type { Principal } from './auth/principal.js';
 import { hostedSite, serveHosted } from './reader/routes.js';
 import { isSiteToken } from './auth/site-token.js';
 import { serveWithSiteToken } from './routes/published-content.js';
+import { afterSiteWrite } from './services/sites/revalidation.js';
 import type { Logger } from './log.js';
 
 export interface ApiServer {
@@ -292,6 +293,9 @@ export function createApiServer(app: AppContext): ApiServer {
           log.get(),
         );
       }
+      // A change to a published site's settings or structure is announced to GitBook's renderer (src/services/sites/revalidation.ts).
+      const siteId = (params as { siteId?: unknown }).siteId;
+      if (auditOrgs && reply.status < 300 && typeof siteId === 'string') await afterSiteWrite(app, siteId);
       send(res, reply, head);
     } catch (err) {
       if (res.headersSent) {

@@ -49,6 +49,21 @@ export async function scheduleSiteRevalidation(app: AppContext, sites: { id: str
   }
 }
 
+/**
+ * After a successful change under a site's API path (its settings, structure, redirects, links,
+ * fonts, publication...): called centrally by the server, as the audit log is, for the site when it
+ * is published. Never throws.
+ */
+export async function afterSiteWrite(app: AppContext, siteId: string): Promise<void> {
+  if (!app.config.renderer.revalidateUrl) return;
+  try {
+    const site = await getSite(app.db, siteId);
+    if (site?.published) await scheduleSiteRevalidation(app, [site]);
+  } catch (err) {
+    app.log.error({ err, siteId }, 'could not schedule the revalidation of a site');
+  }
+}
+
 /** After a space's current revision changed: the published sites that show it. */
 export async function scheduleRevalidationOfSpace(app: AppContext, spaceId: string): Promise<void> {
   if (!app.config.renderer.revalidateUrl) return;

@@ -21,7 +21,6 @@ import {
   type CustomizationInput,
 } from '../../sites/customization.js';
 import { presentCustomization } from './sites.js';
-import { scheduleSiteRevalidation } from './revalidation.js';
 
 const AUTH_PURPOSE = 'site-visitor-auth-key';
 
@@ -31,9 +30,8 @@ export async function getCustomization(app: AppContext, p: Principal, orgId: str
 }
 
 export async function putCustomization(app: AppContext, p: Principal, orgId: string, siteId: string, body: CustomizationInput) {
-  const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
+  await requireSite(app.db, p, orgId, siteId, 'admin');
   await sites.setSiteCustomization(app.db, siteId, normalizeCustomization(body));
-  if (site.published) await scheduleSiteRevalidation(app, [site]);
   return getCustomization(app, p, orgId, siteId);
 }
 
@@ -60,11 +58,10 @@ export async function patchSiteSpaceCustomization(
   siteSpaceId: string,
   body: Record<string, unknown>,
 ) {
-  const { site } = await requireSite(app.db, p, orgId, siteId, 'admin');
+  await requireSite(app.db, p, orgId, siteId, 'admin');
   const ss = await siteSpaceOf(app, siteId, siteSpaceId);
   await structure.setSiteSpaceCustomization(app.db, siteSpaceId, applyOverridePatch(ss.customization, body));
   await sites.bumpSiteVersion(app.db, siteId);
-  if (site.published) await scheduleSiteRevalidation(app, [site]);
   return getSiteSpaceCustomization(app, p, orgId, siteId, siteSpaceId);
 }
 

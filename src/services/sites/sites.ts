@@ -206,7 +206,8 @@ export async function deleteSite(app: AppContext, p: Principal, orgId: string, s
 export async function setPublished(app: AppContext, p: Principal, orgId: string, siteId: string, published: boolean) {
   await requireSite(app.db, p, orgId, siteId, 'admin');
   await repo.updateSite(app.db, siteId, { published });
-  await scheduleSiteRevalidation(app, [{ id: siteId, organization_id: orgId }]);
+  // Unpublishing is announced here (the server announces writes to published sites: src/server.ts).
+  if (!published) await scheduleSiteRevalidation(app, [{ id: siteId, organization_id: orgId }]);
   return getSite(app, p, orgId, siteId);
 }
 

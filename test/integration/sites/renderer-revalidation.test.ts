@@ -73,7 +73,7 @@ describe('renderer revalidation', () => {
     expect(delivered.signature).toBe(createHmac('sha256', SECRET).update(delivered.body).digest('hex'));
   });
 
-  it('announces a customization change and unpublishing, not a change of a space no published site shows', async () => {
+  it('announces a customization or structure change and unpublishing, not a change of a space no published site shows', async () => {
     const start = received.length;
     const r = await t.api('PUT', `/v1/orgs/${d.o.orgId}/sites/${d.siteId}/customization`, {
       token: d.o.adminToken,
@@ -82,11 +82,18 @@ describe('renderer revalidation', () => {
     expect(r.status, r.text).toBe(200);
     const [custom] = (await deliveries(start + 1)).slice(start);
     expect(JSON.parse(custom.body).tags).toContain(`site:${d.siteId}`);
+    // A change of its structure too (any successful write under the site's path).
+    const renamed = await t.api('PATCH', `/v1/orgs/${d.o.orgId}/sites/${d.siteId}/site-spaces/${d.v2SiteSpace.id}`, {
+      token: d.o.adminToken,
+      body: { title: 'Version 2' },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    await deliveries(start + 2);
     const lone = await t.api('POST', `/v1/orgs/${d.o.orgId}/spaces`, { token: d.o.adminToken, body: { title: 'Alone' } });
     await editContent(t, lone.body.id, (x) => x.insertPage(null, { title: 'x', markdown: 'x' }));
     const off = await t.api('POST', `/v1/orgs/${d.o.orgId}/sites/${d.siteId}/unpublish`, { token: d.o.adminToken });
     expect(off.status).toBe(200);
-    const [unpublished] = (await deliveries(start + 2)).slice(start + 1);
+    const [unpublished] = (await deliveries(start + 3)).slice(start + 2);
     expect(JSON.parse(unpublished.body).tags).toContain(`site:${d.siteId}`);
     expect(received.slice(start).every((x) => !x.body.includes(lone.body.id))).toBe(true);
   });
