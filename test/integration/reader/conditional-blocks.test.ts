@@ -55,7 +55,7 @@ Broken condition echidna text.
 
 {% prompt description="Ask about your plan" icon="robot" openInAIProviders="true" defaultExpanded="full" %}
 \`\`\`markdown
-Explain my Lawnchair plan in two sentences.
+Explain my Lawnchair plan to a kookaburra in two sentences.
 \`\`\`
 {% endprompt %}
 `;
@@ -217,9 +217,9 @@ describe('{% if %} blocks on a visitor-auth site', () => {
     expect(found.data.items.length).toBeGreaterThan(0);
     const hidden = await client.orgs.searchSiteContent(org.orgId, siteId, { query: SECRET, scope: { mode: 'all' } }, {});
     expect(JSON.stringify(hidden.data)).not.toContain(SECRET);
-    // The prompt's description and text are searched.
-    const prompt = await t.api('GET', `${base}/~site/search?q=${encodeURIComponent('Lawnchair plan')}`, { headers: pro });
-    expect(JSON.stringify(prompt.body)).toContain('Plans');
+    // The prompt's text is searched.
+    const prompt = await t.api('GET', `${base}/~site/search?q=kookaburra`, { headers: pro });
+    expect(prompt.body.items.map((i: any) => i.title)).toEqual(['Plans']);
   });
 
   it('MCP: getPage by claims, and searchDocumentation never finds the branch', async () => {
@@ -263,7 +263,7 @@ describe('{% if %} blocks on a visitor-auth site', () => {
     expect(await tab.$eval('details.prompt', (e) => (e as HTMLDetailsElement).open)).toBe(true);
     expect(await tab.$eval('details.prompt summary', (e) => (e as HTMLElement).innerText.trim())).toBe('Ask about your plan');
     expect(await tab.$eval('details.prompt pre code', (e) => (e as HTMLElement).innerText.trim())).toBe(
-      'Explain my Lawnchair plan in two sentences.',
+      'Explain my Lawnchair plan to a kookaburra in two sentences.',
     );
     expect(await tab.$$eval('details.prompt .code-copy', (l) => l.length)).toBe(1);
     expect(await tab.$$eval('details.prompt .prompt-actions a', (l) => l.map((a) => (a as HTMLElement).innerText))).toEqual([
