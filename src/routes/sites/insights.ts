@@ -26,10 +26,14 @@ function limiter(app: AppContext) {
   return l;
 }
 
-/** A request's events (read within MAX_BODY_BYTES) (JSON, or text/plain as `navigator.sendBeacon` sends a string). */
+/**
+ * A request's events (read within MAX_BODY_BYTES). JSON only: a page of another origin cannot send
+ * that without a CORS preflight, which this API never grants, so no other site can make its
+ * visitors' browsers post events here (the reader's script sends a JSON Blob, same-origin).
+ */
 function parseEvents(req: IncomingMessage, raw: Buffer) {
   const type = String(req.headers['content-type'] ?? 'application/json').toLowerCase();
-  if (!/^(application\/([\w.+-]*\+)?json|text\/plain)\b/.test(type))
+  if (!/^application\/([\w.+-]*\+)?json\b/.test(type))
     throw new HttpError(415, `Unsupported Content-Type "${type}": send application/json`);
   let parsed: unknown;
   try {
