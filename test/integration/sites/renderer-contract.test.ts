@@ -197,6 +197,24 @@ describe("the renderer's page flow", () => {
     const bad = await t.api('POST', '/v1/urls/published', { body: { url: 'not a url' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe(400);
+    // Odd input is a 400 or a 404 with the API's error body, never a 500.
+    for (const odd of [
+      'http://[::1]/x',
+      'ftp://docs.example.test/',
+      `http://${'a'.repeat(300)}.test/`,
+      'http://a.b:99999/',
+      `${t.baseUrl}/site/../v1/orgs`,
+    ]) {
+      const r = await t.api('GET', `/v1/urls/published?url=${encodeURIComponent(odd)}`);
+      expect([400, 404], `${odd} -> ${r.status}`).toContain(r.status);
+      expect(r.body.error.code).toBe(r.status);
+    }
+    const long = await t.api('POST', '/v1/urls/published', { body: { url: `${t.baseUrl}/${'x'.repeat(3000)}` } });
+    expect(long.status).toBe(400);
+    for (const bad of ['..', '%2e%2e', 'a%2Fb']) {
+      const r = await t.api('GET', `/files/site/${bad}/${d.spaces.v2}/x/${'a'.repeat(64)}?name=a&type=b&sig=c`);
+      expect([400, 404], `${bad} -> ${r.status}`).toContain(r.status);
+    }
     // The deprecated GET form resolves the same way.
     const get = await t.api('GET', `/v1/urls/published?url=${encodeURIComponent(url(d, 'v2/getting-started'))}`);
     expect(get.status).toBe(200);
