@@ -182,6 +182,19 @@ describe("the renderer's page flow", () => {
     expect(stale.code).toBe(403);
   });
 
+  it('reads a nested page by its path as the renderer encodes it (one component, slashes encoded)', async () => {
+    const found = await resolve(url(d, 'getting-started/nested-page'));
+    expect(found).toMatchObject({ space: d.spaces.v1, pathname: 'getting-started/nested-page' });
+    const api = officialClient(t, found.apiToken);
+    const page = await checked(
+      'GET',
+      '/spaces/{spaceId}/revisions/{revisionId}/path/{pagePath}',
+      api.spaces.getPageInRevisionByPath(found.space, found.revision, encodeURIComponent(found.pathname), {}),
+      200,
+    );
+    expect(page.title).toBe('Nested page');
+  });
+
   it('tells whether a shorter URL is complete (no section or variant segment could follow)', async () => {
     // The renderer also looks up prefixes of a URL, and keeps one only when it is complete.
     expect((await resolve(`${t.baseUrl}${d.base}`)).complete).toBe(false);
