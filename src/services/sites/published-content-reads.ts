@@ -56,7 +56,8 @@ export async function openScope(app: AppContext, grant: SiteGrant): Promise<Site
   } else if (site.visibility === 'visitor-auth') {
     if (!grant.visitor || grant.visitor !== (await visitorKeyFingerprint(app, site))) throw gone();
   } else if (site.visibility !== 'public' && site.visibility !== 'unlisted') throw gone();
-  const ctx = readerContext(grant.signed, grant.unsigned);
+  // Unsigned claims count only while the site has adaptive content, as for the reader site.
+  const ctx = readerContext(grant.signed, site.adaptive_content ? grant.unsigned : {});
   const { tree, spaces, visible } = await readerStructure(app, site, ctx);
   const readableSpaces = new Set<string>();
   for (const list of visible.variants.values()) for (const ss of list) readableSpaces.add(ss.space_id);
