@@ -13,7 +13,7 @@ import { forbidden, isDomainError, unauthenticated } from '../../core/errors.js'
 import type { SiteGrant } from '../../auth/site-token.js';
 import type { SpaceRow } from '../../db/repos/spaces.js';
 import type { ContentTarget } from '../content.js';
-import { readerContext, variantsOf, type VisibleSite } from '../../sites/reader.js';
+import { readerContext, unsignedClaims, variantsOf, type VisibleSite } from '../../sites/reader.js';
 import type { ConditionContext } from '../../sites/conditions.js';
 import { publishedSite, readerStructure, shareKeyOpens, snapshotOf, type ReaderSiteRow } from './reader.js';
 import { TreePresenter, type SiteTree } from './structure.js';
@@ -56,8 +56,8 @@ export async function openScope(app: AppContext, grant: SiteGrant): Promise<Site
   } else if (site.visibility === 'visitor-auth') {
     if (!grant.visitor || grant.visitor !== (await visitorKeyFingerprint(app, site))) throw gone();
   } else if (site.visibility !== 'public' && site.visibility !== 'unlisted') throw gone();
-  // Unsigned claims count only while the site has adaptive content, as for the reader site.
-  const ctx = readerContext(grant.signed, site.adaptive_content ? grant.unsigned : {});
+  // Unsigned claims count only while the site has adaptive content, filtered by its schema now, as for the reader site.
+  const ctx = readerContext(grant.signed, adaptiveClaims(site, grant.unsigned));
   const { tree, spaces, visible } = await readerStructure(app, site, ctx);
   const readableSpaces = new Set<string>();
   for (const list of visible.variants.values()) for (const ss of list) readableSpaces.add(ss.space_id);
@@ -73,6 +73,18 @@ export async function openScope(app: AppContext, grant: SiteGrant): Promise<Site
 export async function visitorKeyFingerprint(app: AppContext, site: ReaderSiteRow): Promise<string | undefined> {
   const key = await visitorSigningKey(app, site);
   return key ? createHash('sha256').update(`site-token-visitor-key\n${key}`).digest('base64url').slice(0, 22) : undefined;
+}
+
+/** Unsigned claims as the reader site takes them: only with adaptive content, only those the adaptive schema declares. */
+export function adaptiveClaims(
+  site: ReaderSiteRow,
+  given: Record<string, unknown>,
+  params = new URLSearchParams(),
+): Record<string, unknown> {
+  if (!site.adaptive_content) return {};
+  const all = new URLSearchParams(params);
+  for (const [k, v] of Object.entries(given).slice(0, 50)) all.set(`visitor.${k}`, typeof v === 'string' ? v : JSON.stringify(v));
+  return unsignedClaims(all, site.adaptive_schema);
 }
 
 export function requireScopeSite(scope: SiteScope, orgId: string, siteId: string): void {

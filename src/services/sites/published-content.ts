@@ -14,11 +14,11 @@ import type { AppContext } from '../../context.js';
 import { invalid, isDomainError, notFound, unauthenticated } from '../../core/errors.js';
 import { signSiteToken } from '../../auth/site-token.js';
 import { sitePathBaseUrl } from '../../presenters/sites.js';
-import { readerContext, resolveSitePath, sitePath, signedClaims, unsignedClaims, variantsOf } from '../../sites/reader.js';
+import { readerContext, resolveSitePath, sitePath, signedClaims, variantsOf } from '../../sites/reader.js';
 import { siteAtHost, siteHostName } from './hosts.js';
 import { publishedSite, readerStructure, shareKeyOpens, snapshotOf, verifyVisitorToken, type ServedSite } from './reader.js';
 import { siteRedirectFor, spaceRedirectFor } from './redirects.js';
-import { visitorKeyFingerprint } from './published-content-reads.js';
+import { adaptiveClaims, visitorKeyFingerprint } from './published-content-reads.js';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -137,14 +137,9 @@ export async function resolvePublishedUrl(app: AppContext, input: LookupInput, n
   } else if (site.visibility !== 'public' && site.visibility !== 'unlisted') {
     throw noContent();
   }
-  let unsigned: Record<string, unknown> = {};
-  if (site.adaptive_content) {
-    const params = new URLSearchParams();
-    for (const [k, v] of url.searchParams) if (k.startsWith('visitor.')) params.append(k, v);
-    for (const [k, v] of Object.entries(input.unsignedClaims ?? {}).slice(0, 50))
-      params.set(`visitor.${k}`, typeof v === 'string' ? v : JSON.stringify(v));
-    unsigned = unsignedClaims(params, site.adaptive_schema);
-  }
+  const fromUrl = new URLSearchParams();
+  for (const [k, v] of url.searchParams) if (k.startsWith('visitor.')) fromUrl.append(k, v);
+  const unsigned = adaptiveClaims(site, input.unsignedClaims ?? {}, fromUrl);
   const ctx = readerContext(signed, unsigned);
 
   const segments = rest.split('/').filter(Boolean);

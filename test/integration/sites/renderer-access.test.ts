@@ -81,6 +81,32 @@ describe('a visitor-auth site with adaptive content', () => {
     const markdown = await asPlain.spaces.getPageInRevisionById(plain.space, plain.revision, page.id, { format: 'markdown' });
     expect(JSON.stringify(markdown.data)).not.toContain('Beta only text.');
 
+    // Unsigned claims (adaptive content): only those the adaptive schema declares.
+    await admin(d.o, 'PATCH', `/sites/${d.siteId}/site-spaces/${d.v2SiteSpace.id}`, { condition: 'visitor.claims.unsigned.lang == "fr"' });
+    const v2Url = `${t.baseUrl}${d.base}/v2/getting-started`;
+    const undeclared = await resolve({ url: url, visitor: { jwtToken: plainJwt, unsignedClaims: { lang: 'fr' } } });
+    expect((await failure(officialClient(t, undeclared.apiToken).spaces.getSpaceById(d.spaces.v2, {}))).code).toBe(403);
+    const schema = await admin(d.o, 'PUT', `/sites/${d.siteId}/adaptive-schema`, {
+      jsonSchema: {
+        type: 'object',
+        properties: {
+          unsigned: {
+            type: 'object',
+            description: 'Unsigned claims of the site visitor.',
+            properties: { lang: { type: 'string', description: 'Language' } },
+            additionalProperties: false,
+          },
+        },
+        additionalProperties: false,
+      },
+    });
+    expect(schema.status, schema.text).toBe(200);
+    const french = await resolve({ url: v2Url, visitor: { jwtToken: plainJwt, unsignedClaims: { lang: 'fr' } } });
+    expect(french).toMatchObject({ siteSpace: d.v2SiteSpace.id, space: d.spaces.v2 });
+    await checked('GET', '/spaces/{spaceId}', officialClient(t, french.apiToken).spaces.getSpaceById(d.spaces.v2, {}), 200);
+    const german = await resolve({ url, visitor: { jwtToken: plainJwt, unsignedClaims: { lang: 'de' } } });
+    expect((await failure(officialClient(t, german.apiToken).spaces.getSpaceById(d.spaces.v2, {}))).code).toBe(403);
+
     // Regenerating the site's key ends the visitor's token, and the site tokens it gave.
     await admin(d.o, 'POST', `/sites/${d.siteId}/publishing/auth/regenerate`);
     expect((await failure(asBeta.spaces.getSpaceById(d.spaces.v1, {}))).code).toBe(401);
