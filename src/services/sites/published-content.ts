@@ -120,7 +120,7 @@ export async function resolvePublishedUrl(app: AppContext, input: LookupInput, n
         siteBasePath += `/${encodeURIComponent(first)}`;
       }
     }
-    if (!(await shareKeyOpens(app, site, shareKey))) throw noContent();
+    if (!keyInPath && !(await shareKeyOpens(app, site, shareKey))) throw noContent();
   } else if (site.visibility === 'visitor-auth') {
     const token = input.visitorToken ?? url.searchParams.get('jwt_token') ?? '';
     const check = token ? await verifyVisitorToken(app, site, token) : ({ ok: false, reason: 'none' } as const);
