@@ -8,6 +8,7 @@
  * Anything else is a 403 naming what the token does not open; an unpublished site a 401.
  */
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.js';
 import { forbidden, isDomainError, unauthenticated } from '../../core/errors.js';
 import type { SiteGrant } from '../../auth/site-token.js';
@@ -17,7 +18,6 @@ import { readerContext, unsignedClaims, variantsOf, type VisibleSite } from '../
 import type { ConditionContext } from '../../sites/conditions.js';
 import { publishedSite, readerStructure, shareKeyOpens, snapshotOf, type ReaderSiteRow } from './reader.js';
 import { TreePresenter, type SiteTree } from './structure.js';
-import { LRUCache } from 'lru-cache';
 import { selectObjects } from '../../db/repos/content-objects.js';
 import { presentSite, presentCustomization } from './sites.js';
 import { effectiveCustomization, withOverrides } from '../../sites/customization.js';
@@ -143,10 +143,28 @@ export function searchableSpaces(
 /** The published site as the token's reader sees it: sections and site spaces its claims show. */
 export async function publishedSiteForScope(app: AppContext, scope: SiteScope, shareKey: string | undefined) {
   const { site } = scope;
-  const visibleSpaces = new Set([...scope.visible.variants.values()].flat().map((ss) => ss.id));
   const visibleSections = new Set(scope.visible.sections.map((s) => s.id));
+  // Site spaces of the visible sections (or of the root, without sections) that the claims show.
+  const visibleSpaces = new Set(
+    [...scope.visible.variants.values()]
+      .flat()
+      .filter((ss) => (visibleSections.size ? ss.section_id !== null && visibleSections.has(ss.section_id) : ss.section_id === null))
+      .map((ss) => ss.id),
+  );
+  // Section groups holding a visible section, and the groups above them (no empty group shows).
+  const groups = new Set<string>();
+  const byId = new Map(scope.tree.groups.map((g) => [g.id, g]));
+  for (const s of scope.tree.sections)
+    if (visibleSections.has(s.id))
+      for (
+        let g = s.group_id ? byId.get(s.group_id) : undefined, n = 0;
+        g && n < 20;
+        g = g.parent_group_id ? byId.get(g.parent_group_id) : undefined, n++
+      )
+        groups.add(g.id);
   const tree: SiteTree = {
     ...scope.tree,
+    groups: scope.tree.groups.filter((g) => groups.has(g.id)),
     sections: scope.tree.sections.filter((s) => visibleSections.has(s.id)),
     siteSpaces: scope.tree.siteSpaces.filter((ss) => visibleSpaces.has(ss.id)),
   };

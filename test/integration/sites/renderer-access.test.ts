@@ -54,6 +54,14 @@ describe('a visitor-auth site with adaptive content', () => {
       JSON.stringify((await checked('GET', `${SITE}/published`, api.orgs.getPublishedContentSite(d.o.orgId, d.siteId, {}), 200)).structure);
     expect(await sectionsOf(asBeta)).toContain(d.sections.api.id);
     expect(await sectionsOf(asPlain)).not.toContain(d.sections.api.id);
+    // A section group whose sections are all hidden is not shown either.
+    const sdk = JSON.parse(await sectionsOf(asBeta))
+      .structure.flatMap((x: any) => (x.object === 'site-section-group' ? x.sections : [x]))
+      .find((s: any) => s.title === 'SDKs');
+    expect(sdk, 'the SDKs section in its group').toBeTruthy();
+    await admin(d.o, 'PATCH', `/sites/${d.siteId}/sections/${sdk.id}`, { condition: 'visitor.claims.beta == true' });
+    expect(await sectionsOf(asPlain)).not.toContain('Developers');
+    expect(await sectionsOf(asBeta)).toContain('Developers');
     await checked('GET', '/spaces/{spaceId}', asBeta.spaces.getSpaceById(d.spaces.api, {}), 200);
     expect((await failure(asPlain.spaces.getSpaceById(d.spaces.api, {}))).code).toBe(403);
 
