@@ -48,11 +48,19 @@ export class PageRenderError extends DomainError {
 
 export type Scope = { kind: 'all' } | { kind: 'page'; pageId: string } | { kind: 'section'; pageId: string };
 
+/**
+ * The look of the PDFs this version renders (code highlighting, icons, conditional blocks...):
+ * part of each stored render's key, so a PDF stored by an older look is rendered again rather
+ * than served as it was. Raise it when the rendering of a revision changes.
+ */
+export const PDF_LAYOUT_VERSION = 2;
+
 export function scopeKey(s: Scope): string {
-  return s.kind === 'all' ? 'all' : `${s.kind}:${s.pageId}`;
+  return `${s.kind === 'all' ? 'all' : `${s.kind}:${s.pageId}`}#v${PDF_LAYOUT_VERSION}`;
 }
 
-export function parseScope(key: string): Scope {
+export function parseScope(stored: string): Scope {
+  const key = stored.replace(/#v\d+$/, '');
   if (key === 'all') return { kind: 'all' };
   const m = /^(page|section):(.+)$/.exec(key);
   if (!m) throw new Error(`Invalid PDF scope "${key}"`);

@@ -237,6 +237,12 @@ describe('PDF export', () => {
     expect(await pdfText(next.pdf)).toContain('API Reference v2');
     const { rows } = await t.app.db.query('SELECT status FROM pdf_renders WHERE change_request_id = $1 ORDER BY created_at', [hb.c.id]);
     expect(rows.map((x) => x.status)).toEqual(['ready', expect.any(String), 'ready']);
+
+    // A PDF stored by an older version's look (its key has no layout version) is rendered again, not served.
+    await t.app.db.query("UPDATE pdf_renders SET scope = 'all' WHERE id = $1", [renderIdOf(next.url)]);
+    const redone = await exportPdf(`/v1/spaces/${hb.s}/change-requests/${hb.c.id}/pdf`);
+    expect(renderIdOf(redone.url)).not.toBe(renderIdOf(next.url));
+    expect(await pdfText(redone.pdf)).toContain('API Reference v2');
   });
 
   it('scopes the export: only=true&page= renders that page alone, page= alone that page and its sub-pages', async () => {
