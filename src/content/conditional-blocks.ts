@@ -6,7 +6,8 @@
 // Two filters, one rule: what a reader may not see is taken out before anything is rendered,
 // listed, indexed or handed to an agent.
 // - filterConditionalMarkdown: the stored Markdown a reader is given (page HTML, `.md`,
-//   llms-full.txt, MCP, PDF); the tags go too, so no raw `{%` reaches anyone.
+//   llms-full.txt, MCP, PDF); the tags go too, so no raw `{%` of a block reaches anyone (a tag
+//   inside a line of text is text, as GitBook reads it).
 // - filterConditionalDocument: the JSON document (the renderer API's `evaluated` reads); `if`
 //   blocks are replaced by their content or removed, and blocks an `if` inside a container became
 //   (they carry `meta.condition`, see to-document.ts) are kept or removed the same way.
@@ -18,9 +19,8 @@ import { conditionError, evaluateCondition, type ConditionContext } from '../sit
 
 const IF_OPEN = /^\s*\{%\s*if\b([^%]*)%\}\s*$/;
 const IF_CLOSE = /^\s*\{%\s*endif\s*%\}\s*$/;
-/** An if or endif tag inside a line (`[^%]*`: a failed match stops at the next tag, so a scan is linear). */
-const INLINE_TAG = /\{%\s*(?:end)?if\b[^%]*%\}/;
-const INLINE_TAGS = /\{%\s*(end)?if\b([^%]*)%\}/g;
+/** Every if tag on a line of its own (`[^%\n]*`: a failed match stops at the next tag or line, so a scan is linear). */
+const LINE_IF_TAGS = /^[ \t]*\{%\s*if\b([^%\n]*)%\}[ \t]*$/gm;
 /** Cheap test: may the text hold an `if` or `endif` tag at all? */
 const ANY_IF = /\{%\s*(?:end)?if\b/;
 /** Deepest document nesting the document filter descends; anything deeper is dropped. */
@@ -67,8 +67,10 @@ export function filterConditionalMarkdown(markdown: string, ctx: ConditionContex
       }
     }
     if (!visible) continue;
-    // Not GitBook's form, but never shown raw: `{% if %}` tags inside a line of text.
-    out.push(!code.has(i) && INLINE_TAG.test(line) ? inlineFiltered(line, ctx) : line);
+    // A tag inside a line of text is text (GitBook's blocks stand on lines of their own, and docs
+    // about Liquid or Jinja quote `{% if %}` in prose and inline code): left as it is here, as in
+    // the document (to-document.ts), the search index and every other output.
+    out.push(line);
   }
   return out.join('\n');
 }
@@ -81,28 +83,9 @@ export function filterConditionalMarkdown(markdown: string, ctx: ConditionContex
 export function conditionOutcomes(markdown: string, ctx: ConditionContext): string {
   if (!ANY_IF.test(markdown)) return '';
   let out = '';
-  // Every if tag, on a line of its own or inside one.
-  for (const m of markdown.matchAll(INLINE_TAGS)) if (!m[1]) out += shown(m[2].trim(), ctx) ? '1' : '0';
+  // Every if tag on a line of its own.
+  for (const m of markdown.matchAll(LINE_IF_TAGS)) out += shown(m[1].trim(), ctx) ? '1' : '0';
   return out;
-}
-
-/** A line's inline `{% if %}…{% endif %}` runs evaluated; an `if` left open on the line hides the rest of it. */
-function inlineFiltered(line: string, ctx: ConditionContext | null): string {
-  let out = '';
-  let at = 0;
-  const open: boolean[] = [];
-  let visible = true;
-  for (const m of line.matchAll(INLINE_TAGS)) {
-    if (visible) out += line.slice(at, m.index);
-    at = m.index + m[0].length;
-    if (m[1]) {
-      if (open.length) visible = open.pop()!;
-    } else {
-      open.push(visible);
-      visible = visible && shown(m[2].trim(), ctx);
-    }
-  }
-  return visible ? out + line.slice(at) : out;
 }
 
 /** Problems of a body's conditional blocks, one line each (import warnings): invalid expressions. */

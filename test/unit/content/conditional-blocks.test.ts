@@ -150,11 +150,13 @@ describe('filterConditionalMarkdown', () => {
     expect(filterConditionalMarkdown('A\n{% endif %}\nB', pro)).toBe('A\nB');
   });
 
-  it("an if and its endif inside one line (not GitBook's form) are evaluated too", () => {
-    expect(filterConditionalMarkdown('Plan: {% if visitor.claims.unsigned.plan === "pro" %}pro{% endif %}.', pro)).toBe('Plan: pro.');
-    expect(filterConditionalMarkdown('Plan: {% if visitor.claims.unsigned.plan === "pro" %}pro{% endif %}.', free)).toBe('Plan: .');
-    expect(filterConditionalMarkdown('A {% if visitor.claims.nope %}hidden to the end', pro)).toBe('A ');
-    expect(filterConditionalMarkdown('{% if visitor.claims.nope %}X{% endif %} and more\nNext', pro)).toBe(' and more\nNext');
+  it("tags inside a line of text are text (GitBook's blocks stand on their own lines): never evaluated, so never half-hidden", () => {
+    // Docs about Liquid or Jinja quote the tag in prose and inline code.
+    for (const line of [
+      'Plan: {% if visitor.claims.unsigned.plan === "pro" %}pro{% endif %}.',
+      'Write `{% if user %}` then `{% endif %}` in a template.',
+    ])
+      for (const ctx of [pro, free, null]) expect(filterConditionalMarkdown(`${line}\nNext`, ctx)).toBe(`${line}\nNext`);
     const many = `x ${'{% if true '.repeat(20_000)}`;
     expect(filterConditionalMarkdown(many, pro)).toBe(many);
   });
@@ -195,8 +197,8 @@ describe('helpers', () => {
     const w = conditionalBlockWarnings('Text\n\n{% if visitor.claims.( %}\nX\n{% endif %}\n');
     expect(w).toHaveLength(1);
     expect(w[0]).toMatch(/^line 3: the condition of an \{% if %\} block is not valid/);
-    // What the conditions decide, inline ones included: the render key's part.
-    const md = `${PAGE}\nPlan: {% if visitor.claims.unsigned.plan == "free" %}free{% endif %}`;
+    // What the conditions decide (blocks only: a tag inside a line is text), the render key's part.
+    const md = `${PAGE}\n{% if visitor.claims.unsigned.plan == "free" %}\nfree\n{% endif %}\nPlan: {% if visitor.claims.x %}inline{% endif %}`;
     expect(conditionOutcomes(md, pro)).toBe('10');
     expect(conditionOutcomes(md, free)).toBe('01');
     expect(conditionOutcomes('No conditions', pro)).toBe('');
