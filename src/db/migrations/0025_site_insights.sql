@@ -36,9 +36,9 @@ CREATE TABLE site_insight_rollups (
 CREATE UNIQUE INDEX site_insight_rollups_key ON site_insight_rollups (site_id, hour, type, md5(dims::text), md5(claims::text));
 CREATE INDEX site_insight_rollups_site_idx ON site_insight_rollups (site_id, hour);
 
--- Events with an id up to `last_event_id` are in the rollups (one row).
+-- Events with an id up to `last_event_id` are in the rollups (one row, made by the first fold: a
+-- migration seeds no rows, so a restore loads into empty tables; no row reads as 0).
 CREATE TABLE site_insight_rollup_state (
   singleton      boolean PRIMARY KEY DEFAULT true CHECK (singleton),
   last_event_id  bigint NOT NULL DEFAULT 0
 );
-INSERT INTO site_insight_rollup_state (singleton, last_event_id) VALUES (true, 0);

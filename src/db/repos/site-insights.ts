@@ -89,7 +89,7 @@ const EVENTS = `
   UNION ALL
   SELECT e.occurred_at, e.type, e.dims, e.claims, 1, ARRAY[e.visitor_hash], ARRAY[e.session_hash]
     FROM site_insight_events e
-   WHERE e.site_id = $1 AND e.id > (SELECT last_event_id FROM site_insight_rollup_state)
+   WHERE e.site_id = $1 AND e.id > coalesce((SELECT last_event_id FROM site_insight_rollup_state), 0)
      AND e.occurred_at >= ${utcTrunc('hour', '$2::timestamptz')} AND e.occurred_at < $3::timestamptz`;
 
 const distinctOf = (col: string) =>
@@ -250,6 +250,7 @@ export async function segments(db: Queryable, siteId: string, from: Date, to: Da
  * time (the state row's lock). Returns how many events were folded.
  */
 export async function foldEvents(tx: Queryable, max: number, settleMs: number): Promise<number> {
+  await tx.query('INSERT INTO site_insight_rollup_state DEFAULT VALUES ON CONFLICT DO NOTHING');
   const { rows } = await tx.query('SELECT last_event_id FROM site_insight_rollup_state FOR UPDATE');
   const last = Number(rows[0]?.last_event_id ?? 0);
   const upper = await tx.query(
@@ -283,7 +284,7 @@ export async function foldEvents(tx: Queryable, max: number, settleMs: number): 
 export async function deleteFoldedBefore(db: Queryable, before: Date): Promise<number> {
   const r = await db.query(
     `DELETE FROM site_insight_events
-      WHERE occurred_at < $1 AND id <= (SELECT last_event_id FROM site_insight_rollup_state)`,
+      WHERE occurred_at < $1 AND id <= coalesce((SELECT last_event_id FROM site_insight_rollup_state), 0)`,
     [before],
   );
   return r.rowCount ?? 0;

@@ -462,7 +462,7 @@ describe('site insights', () => {
     const result = await aggregateInsights(t.app, { settleMs: 0 });
     expect(result.folded).toBeGreaterThan(0);
     const { rows: left } = await t.app.db.query(
-      'SELECT count(*)::int AS n FROM site_insight_events WHERE id > (SELECT last_event_id FROM site_insight_rollup_state)',
+      'SELECT count(*)::int AS n FROM site_insight_events WHERE id > coalesce((SELECT last_event_id FROM site_insight_rollup_state), 0)',
     );
     expect(left[0].n).toBe(0);
     expect(await aggregate(query)).toEqual(before);
@@ -502,7 +502,7 @@ describe('site insights', () => {
     expect(op).toMatchObject({ queue: 'maintenance', target_type: 'schedule', target_id: 'insights.aggregate' });
     expect(op.result.folded).toBeGreaterThanOrEqual(1);
     const { rows: left } = await t.app.db.query(
-      'SELECT count(*)::int AS n FROM site_insight_events WHERE id > (SELECT last_event_id FROM site_insight_rollup_state)',
+      'SELECT count(*)::int AS n FROM site_insight_events WHERE id > coalesce((SELECT last_event_id FROM site_insight_rollup_state), 0)',
     );
     expect(left[0].n).toBe(0);
   });
