@@ -35,6 +35,7 @@ import { searchSpaceSet } from '../services/search.js';
 import * as content from '../services/content.js';
 import * as history from '../services/history.js';
 import { readFlags, pageFlags } from './content.js';
+import { siteSearchBody } from './sites/access.js';
 
 const boolString = z.enum(['true', 'false']).optional();
 const claims = z.record(z.string().max(200), z.unknown()).refine((o) => Object.keys(o).length <= 50, { message: 'at most 50 claims' });
@@ -132,7 +133,6 @@ const siteParams = { organizationId: entityId, siteId: entityId };
 const revParams = { spaceId: entityId, revisionId: entityId };
 const shareKey = { shareKey: z.string().max(256).optional() };
 const documentFlags = { evaluated: pageFlags.evaluated, dereferenced: pageFlags.dereferenced };
-const ids = z.array(entityId).min(1).max(100);
 
 /** A JSON answer with the revision's file links made the site's (non-expiring while published). */
 function scopedJson(app: AppContext, scope: SiteScope, json: string, spaceId: string, revisionId: string): Reply {
@@ -175,26 +175,7 @@ const siteTokenRoutes: SiteTokenRoute[] = [
     path: `${SITE}/search`,
     params: siteParams,
     query: listQuery,
-    body: z
-      .object({
-        query: z
-          .string()
-          .max(512)
-          .refine((s) => s.trim().length > 0, { message: 'must not be blank' }),
-        scope: z
-          .object({
-            mode: z.enum(['default', 'all', 'specific', 'current']),
-            currentSiteSpace: entityId.optional(),
-            siteSpaceIds: ids.optional(),
-            restrictTo: z.enum(['currentSiteSpace', 'otherSiteSpaces']).optional(),
-          })
-          .strict()
-          .optional(),
-        mode: z.enum(['specific', 'current', 'all']).optional(),
-        siteSpaceIds: ids.optional(),
-        siteSpaceId: entityId.optional(),
-      })
-      .strict(),
+    body: siteSearchBody,
     handler: async ({ app, scope, params, query, body }) => {
       requireScopeSite(scope, params.organizationId, params.siteId);
       const spaces = searchableSpaces(scope, body);

@@ -9,32 +9,35 @@ import { siteParams } from './sites.js';
 const SITE = '/v1/orgs/:organizationId/sites/:siteId';
 const ids = z.array(entityId).min(1).max(100);
 
+/** searchSiteContent's body (both of the description's forms: `scope`, or the older top-level fields). */
+export const siteSearchBody = z
+  .object({
+    query: z
+      .string()
+      .max(512)
+      .refine((s) => s.trim().length > 0, { message: 'must not be blank' }),
+    scope: z
+      .object({
+        mode: z.enum(['default', 'all', 'specific', 'current']),
+        currentSiteSpace: entityId.optional(),
+        siteSpaceIds: ids.optional(),
+        restrictTo: z.enum(['currentSiteSpace', 'otherSiteSpaces']).optional(),
+      })
+      .strict()
+      .optional(),
+    mode: z.enum(['specific', 'current', 'all']).optional(),
+    siteSpaceIds: ids.optional(),
+    siteSpaceId: entityId.optional(),
+  })
+  .strict();
+
 export const siteAccessRoutes: RouteDef[] = [
   route({
     method: 'POST',
     path: `${SITE}/search`,
     params: siteParams,
     query: listQuery,
-    body: z
-      .object({
-        query: z
-          .string()
-          .max(512)
-          .refine((s) => s.trim().length > 0, { message: 'must not be blank' }),
-        scope: z
-          .object({
-            mode: z.enum(['default', 'all', 'specific', 'current']),
-            currentSiteSpace: entityId.optional(),
-            siteSpaceIds: ids.optional(),
-            restrictTo: z.enum(['currentSiteSpace', 'otherSiteSpaces']).optional(),
-          })
-          .strict()
-          .optional(),
-        mode: z.enum(['specific', 'current', 'all']).optional(),
-        siteSpaceIds: ids.optional(),
-        siteSpaceId: entityId.optional(),
-      })
-      .strict(),
+    body: siteSearchBody,
     handler: async ({ app, principal, params, body, query }) =>
       ok(await searchSite(app, principal, params.organizationId, params.siteId, body, query)),
   }),

@@ -19,8 +19,7 @@ import type { ConditionContext } from '../../sites/conditions.js';
 import { publishedSite, readerStructure, shareKeyOpens, snapshotOf, type ReaderSiteRow } from './reader.js';
 import { TreePresenter, type SiteTree } from './structure.js';
 import { selectObjects } from '../../db/repos/content-objects.js';
-import { presentSite, presentCustomization } from './sites.js';
-import { effectiveCustomization, withOverrides } from '../../sites/customization.js';
+import { publishedContentSite } from './sites.js';
 import { specVersionContent } from '../openapi.js';
 import { documentJson } from '../history.js';
 import { visitorSigningKey } from './settings.js';
@@ -170,22 +169,7 @@ export async function publishedSiteForScope(app: AppContext, scope: SiteScope, s
   };
   const rows = [...scope.readableSpaces].map((id) => scope.spaces.get(id)!).filter(Boolean);
   const opts = shareKey && scope.grant.shareKey === shareKey ? { shareKey } : {};
-  const presenter = TreePresenter.forReader(app, tree, rows, opts);
-  const base = effectiveCustomization(site.customization);
-  const siteSpaces: Record<string, unknown> = {};
-  for (const ss of presenter.tree.siteSpaces)
-    if (ss.customization)
-      siteSpaces[ss.id] = presentCustomization(
-        withOverrides(base, ss.customization),
-        ss.customization_updated_at ?? site.customization_updated_at,
-      );
-  return {
-    object: 'published-content-site',
-    site: presentSite(app, site, null, opts),
-    structure: presenter.structure(),
-    customizations: { site: presentCustomization(base, site.customization_updated_at), siteSpaces },
-    scripts: [],
-  };
+  return publishedContentSite(app, site, TreePresenter.forReader(app, tree, rows, opts), null, opts);
 }
 
 // ---- OpenAPI specs the site's pages use ----------------------------------------------------------

@@ -222,6 +222,14 @@ export async function getPublishedSite(app: AppContext, p: Principal, orgId: str
   if (!site.published) throw notFound(`Site "${siteId}" is not published`);
   const opts = await urlOptions(app, siteId, q.shareKey);
   const presenter = await TreePresenter.create(app, p, await loadTree(app.db, site), opts);
+  return publishedContentSite(app, site, presenter, role, opts);
+}
+
+/**
+ * The description's PublishedContentSite: the site, the structure `presenter` shows, and the
+ * customizations (the site's, and each site space's own over it).
+ */
+export function publishedContentSite(app: AppContext, site: repo.SiteRow, presenter: TreePresenter, role: Role | null, opts: UrlOptions) {
   const base = effectiveCustomization(site.customization);
   const siteSpaces: Record<string, unknown> = {};
   for (const ss of presenter.tree.siteSpaces)
