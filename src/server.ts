@@ -7,7 +7,7 @@ import type { RouteDef, Reply } from './http/route.js';
 import { notFound, unauthenticated, forbidden, invalid } from './core/errors.js';
 import { HttpError, errorBody, errorReply } from './http/errors.js';
 import { readJsonBody } from './http/body.js';
-import { validate } from './http/validate.js';
+import { queryObject, validate } from './http/validate.js';
 import { authenticate } from './services/identity.js';
 import { SESSION_COOKIE, sessionPrincipal } from './services/sso.js';
 import { actionOfRoute, auditApiCall, organizationsOfCall, registerAuditedRoutes } from './services/audit.js';
@@ -46,16 +46,6 @@ function bearer(req: IncomingMessage): string | null {
   if (!h) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
   return m ? m[1] : '';
-}
-
-/** Query parameters; a key given several times (`authors=a&authors=b`) becomes an array. */
-function queryObject(params: URLSearchParams): Record<string, string | string[]> {
-  const q: Record<string, string | string[]> = {};
-  for (const key of new Set(params.keys())) {
-    const values = params.getAll(key);
-    q[key] = values.length > 1 ? values : values[0];
-  }
-  return q;
 }
 
 function clientAddress(req: IncomingMessage): string {

@@ -45,3 +45,13 @@ export const listQuery = {
   page: z.string().max(1024).optional(),
   limit: qInt(0, MAX_LIMIT).optional(),
 };
+
+/** Query parameters; a key given several times (`authors=a&authors=b`) becomes an array. */
+export function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const q: Record<string, string | string[]> = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    q[key] = values.length > 1 ? values : values[0];
+  }
+  return q;
+}

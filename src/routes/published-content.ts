@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { route, ok, okJson, type Reply, type RouteDef, type Method } from '../http/route.js';
 import { buildRouter } from '../http/router.js';
-import { entityId, listQuery, validate } from '../http/validate.js';
+import { entityId, listQuery, queryObject, validate } from '../http/validate.js';
 import { readJsonBody } from '../http/body.js';
 import { forbidden, invalid, unauthenticated } from '../core/errors.js';
 import { verifySiteToken } from '../auth/site-token.js';
@@ -287,15 +287,6 @@ const siteTokenRoutes: SiteTokenRoute[] = [
 
 const router = buildRouter(siteTokenRoutes as unknown as RouteDef[]);
 const compiled = new WeakMap<SiteTokenRoute, { params: z.ZodType; query: z.ZodType }>();
-
-function queryObject(params: URLSearchParams): Record<string, string | string[]> {
-  const q: Record<string, string | string[]> = {};
-  for (const key of new Set(params.keys())) {
-    const values = params.getAll(key);
-    q[key] = values.length > 1 ? values : values[0];
-  }
-  return q;
-}
 
 /**
  * A request whose bearer token is a site token: only the reads above, for the token's site and
