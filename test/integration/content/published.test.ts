@@ -35,7 +35,9 @@ describe('published view', () => {
     expect(Buffer.from(await (await fetch(img)).arrayBuffer()).equals(PNG_2x1)).toBe(true);
     const setup = await (await fetch(`${t.baseUrl}/s/${spaceId}/introduction/setup`)).text();
     expect(setup).toContain('<h1>Setup</h1>');
-    expect(setup).toContain('npm ci');
+    // The code block, highlighted on the server as on the site and in the PDF (its words in coloured spans).
+    expect(setup.replace(/<[^>]+>/g, '')).toContain('npm ci');
+    expect(setup).toMatch(/<span class="hl-[0-9a-f]{6}[^"]*">npm<\/span>/);
     expect((await fetch(`${t.baseUrl}/s/${spaceId}/no/such/page`)).status).toBe(404);
   });
 
