@@ -45,7 +45,7 @@
 //  9. limits (bench/limits.ts)          /healthz p99 while clients read the most hostile page the
 //                                       content limits allow, vs /healthz p99 idle.
 //
-// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git, gitsync, limits, links, site, mcp), in the
+// BENCH_ONLY=content,merge runs only the named sections (http, jobs, content, merge, pdf, git, gitsync, limits, links, site, code, mcp), in the
 // order above; content and merge share their spaces when both run.
 //
 // Knobs (environment): BENCH_CONNECTIONS (10), BENCH_DURATION seconds per measured run (3),
@@ -68,6 +68,7 @@ import { benchGit } from './git.js';
 import { benchGitSync } from './gitsync.js';
 import { benchLimits } from './limits.js';
 import { benchSite } from './site.js';
+import { benchCode } from './code.js';
 import { benchLarge } from './large.js';
 import { benchLinks } from './links.js';
 import { benchMcp } from './mcp.js';
@@ -317,6 +318,15 @@ const SECTIONS: Section[] = [
     notes: [
       'Site (bench/site.ts): a cached reader-site page under load vs a bare node:http server sending the same bytes from memory;',
       'and the first render of pages of a 1,000-page site vs their cached read, one request at a time.',
+    ],
+  },
+  {
+    name: 'code',
+    run: () => benchCode(),
+    notes: [
+      'Code (bench/code.ts): real fixture pages with code blocks rendered to HTML with server-side highlighting (Shiki) vs the same',
+      'pages with the fence languages removed (plain code blocks, as before highlighting): a cold first pass over half the pages, the',
+      "first render of the other half's pages (grammars warm), and rendering every page again (tokens remembered), per page.",
     ],
   },
   {

@@ -16,7 +16,12 @@
 //   line: Shiki's per-line limit counts the grammar's first compilation too, so a cold thread cut
 //   lines short and colored them otherwise than a warm one (the same body, two renderings).
 // - Unknown language (or none): plain text, in the same lines and gutter.
+// - Remembered: tokenizing costs about as much again as the rest of a page's render
+//   (bench/code.ts), and a page is rendered again for each new revision and each audience, mostly
+//   with the same code blocks: each thread keeps the tokens of the blocks it highlighted last
+//   (TOKEN_CACHE_CHARS of code), keyed by language and text.
 import { createRequire } from 'node:module';
+import { LRUCache } from 'lru-cache';
 import type { Element, ElementContent, Properties } from 'hast';
 import { createHighlighterCoreSync } from 'shiki/core';
 import type { HighlighterCore, LanguageRegistration, ThemeRegistrationRaw, ThemedTokenWithVariants } from 'shiki/core';
@@ -31,6 +36,8 @@ export const MAX_BLOCK_CHARS = 20_000;
 export const MAX_PAGE_CHARS = 100_000;
 /** Lines longer than this (minified code) are not tokenized. */
 const MAX_LINE_CHARS = 2_000;
+/** Characters of code whose tokens a thread remembers (tokens take about 20 bytes per character). */
+const TOKEN_CACHE_CHARS = 2_000_000;
 
 const LIGHT = 'github-light';
 const DARK = 'github-dark';
@@ -187,19 +194,31 @@ function tokenLines(code: string, id: string, budget: HighlightBudget): ThemedTo
     head = cut > 0 ? code.slice(0, cut) : '';
     if (!head) return null;
   }
-  try {
-    const lines = h.codeToTokensWithThemes(head, {
-      lang: id,
-      themes: { light: LIGHT, dark: DARK },
-      tokenizeMaxLineLength: MAX_LINE_CHARS,
-      tokenizeTimeLimit: 0, // none: see above
-    });
-    budget.chars -= head.length;
-    return lines;
-  } catch {
-    return null;
+  const key = `${id}\n${head}`;
+  let lines = tokenCache.get(key);
+  if (!lines) {
+    try {
+      lines = h.codeToTokensWithThemes(head, {
+        lang: id,
+        themes: { light: LIGHT, dark: DARK },
+        tokenizeMaxLineLength: MAX_LINE_CHARS,
+        tokenizeTimeLimit: 0, // none: see above
+      });
+    } catch {
+      return null;
+    }
+    tokenCache.set(key, lines);
   }
+  // Spent whether remembered or not: a page renders the same however warm the thread is.
+  budget.chars -= head.length;
+  return lines;
 }
+
+/** Tokens of recently highlighted blocks (read only by tokenElement, never changed). */
+const tokenCache = new LRUCache<string, ThemedTokenWithVariants[][]>({
+  maxSize: TOKEN_CACHE_CHARS,
+  sizeCalculation: (_v, key) => Math.max(1, key.length),
+});
 
 const fgKeys: { light: string | null; dark: string | null } = { light: null, dark: null };
 let fgKnown = false;
