@@ -18,10 +18,12 @@
 // - Unknown language (or none): plain text, in the same lines and gutter.
 // - Remembered: tokenizing costs about as much again as the rest of a page's render
 //   (bench/code.ts), and a page is rendered again for each new revision and each audience, mostly
-//   with the same code blocks: each thread keeps the tokens of the blocks it highlighted last
-//   (TOKEN_CACHE_CHARS of code), keyed by language and text.
+//   with the same code blocks: each thread keeps the highlighted lines (their HTML, far smaller
+//   than Shiki's token objects) of the blocks it highlighted last, LINE_CACHE_CHARS in all, keyed
+//   by language and text.
 import { createRequire } from 'node:module';
 import { LRUCache } from 'lru-cache';
+import { toHtml } from 'hast-util-to-html';
 import type { Element, ElementContent, Properties } from 'hast';
 import { createHighlighterCoreSync } from 'shiki/core';
 import type { HighlighterCore, LanguageRegistration, ThemeRegistrationRaw, ThemedTokenWithVariants } from 'shiki/core';
@@ -36,8 +38,8 @@ export const MAX_BLOCK_CHARS = 20_000;
 export const MAX_PAGE_CHARS = 100_000;
 /** Lines longer than this (minified code) are not tokenized. */
 const MAX_LINE_CHARS = 2_000;
-/** Characters of code whose tokens a thread remembers (tokens take about 20 bytes per character). */
-const TOKEN_CACHE_CHARS = 2_000_000;
+/** Characters of highlighted HTML a thread remembers (about four times the code it shows). */
+const LINE_CACHE_CHARS = 8_000_000;
 
 const LIGHT = 'github-light';
 const DARK = 'github-dark';
@@ -181,11 +183,12 @@ const FONT_CLASSES: [number, string][] = [
   [4, 'hl-u'],
 ];
 
-/** The highlighted lines of `code`, or null when it is shown plain (then nothing was spent). */
-function tokenLines(code: string, id: string, budget: HighlightBudget): ThemedTokenWithVariants[][] | null {
+/**
+ * The highlighted lines of `code` (each line's inner HTML: its tokens as spans of classes), or null
+ * when it is shown plain (then nothing was spent).
+ */
+function highlightedLines(code: string, id: string, budget: HighlightBudget): string[] | null {
   if (budget.chars <= 0) return null;
-  const h = ready(id);
-  if (!h) return null;
   const limit = Math.min(MAX_BLOCK_CHARS, budget.chars);
   let head = code;
   if (code.length > limit) {
@@ -195,29 +198,32 @@ function tokenLines(code: string, id: string, budget: HighlightBudget): ThemedTo
     if (!head) return null;
   }
   const key = `${id}\n${head}`;
-  let lines = tokenCache.get(key);
+  let lines = lineCache.get(key);
   if (!lines) {
+    const h = ready(id);
+    if (!h) return null;
     try {
-      lines = h.codeToTokensWithThemes(head, {
+      const tokens = h.codeToTokensWithThemes(head, {
         lang: id,
         themes: { light: LIGHT, dark: DARK },
         tokenizeMaxLineLength: MAX_LINE_CHARS,
         tokenizeTimeLimit: 0, // none: see above
       });
+      lines = tokens.map((l) => toHtml(l.map(tokenElement)));
     } catch {
       return null;
     }
-    tokenCache.set(key, lines);
+    lineCache.set(key, lines);
   }
   // Spent whether remembered or not: a page renders the same however warm the thread is.
   budget.chars -= head.length;
   return lines;
 }
 
-/** Tokens of recently highlighted blocks (read only by tokenElement, never changed). */
-const tokenCache = new LRUCache<string, ThemedTokenWithVariants[][]>({
-  maxSize: TOKEN_CACHE_CHARS,
-  sizeCalculation: (_v, key) => Math.max(1, key.length),
+/** Highlighted lines of recently highlighted blocks. */
+const lineCache = new LRUCache<string, string[]>({
+  maxSize: LINE_CACHE_CHARS,
+  sizeCalculation: (lines, key) => Math.max(1, key.length + lines.reduce((n, l) => n + l.length, 0)),
 });
 
 const fgKeys: { light: string | null; dark: string | null } = { light: null, dark: null };
@@ -253,10 +259,11 @@ const line = (children: ElementContent[]): Element => ({ type: 'element', tagNam
 export function highlightedCode(code: string, syntax: string | null | undefined, budget: HighlightBudget = newBudget()): Element {
   const id = languageId(syntax);
   const value = code.replace(/\r\n?/g, '\n').replace(/\n$/, '');
-  const tokens = id ? tokenLines(value, id, budget) : null;
+  const tokens = id ? highlightedLines(value, id, budget) : null;
   const lines: Element[] = [];
   if (tokens) {
-    for (const l of tokens) lines.push(line(l.map(tokenElement)));
+    // Raw HTML made here from escaped text nodes and class names (html.ts serializes with raw allowed).
+    for (const l of tokens) lines.push(line(l ? [{ type: 'raw', value: l } as unknown as ElementContent] : []));
     // The part past the block's limit, plain.
     const done = tokens.length;
     const all = value.split('\n');

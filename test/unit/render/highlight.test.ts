@@ -2,7 +2,11 @@
 // language in classes (the reader's CSP forbids inline style), unknown languages and hostile text
 // escaped, long input bounded, GitBook's options; hint and page icons.
 import { describe, expect, it } from 'vitest';
-import { toHtml } from 'hast-util-to-html';
+import { toHtml as hastToHtml } from 'hast-util-to-html';
+import type { Element } from 'hast';
+
+// Highlighted lines are raw HTML nodes (made from escaped text): serialized as html.ts does.
+const toHtml = (e: Element) => hastToHtml(e, { allowDangerousHtml: true });
 import { BLOCK_CSS, pageBodyHtml } from '../../../src/render/html.js';
 import {
   highlightCss,
@@ -122,6 +126,12 @@ describe('code highlighting', () => {
     expect(pieces[0]).toContain('class="code highlighted"');
     expect(pieces.at(-1)).toContain('<pre class="code">');
     expect(budget.chars).toBeLessThan(line.length);
+
+    // A block highlighted again (its lines remembered) renders the same and spends the same budget.
+    const again = [newBudget(), newBudget()];
+    const twice = again.map((b) => toHtml(highlightedCode(block, 'js', b)));
+    expect(twice[1]).toBe(twice[0]);
+    expect(again[1].chars).toBe(again[0].chars);
 
     // A minified line is not tokenized (kept as text).
     const minified = `var a=1;${'a=a+1;'.repeat(1000)}`;
