@@ -20,8 +20,11 @@ import { tryHoldBlobDeletion } from '../db/repos/backup.js';
 import { InvalidBlobKey } from '../storage/blobstore.js';
 import type { OperationRun } from './operation-run.js';
 import { purgeExpiredAuditEvents } from './audit.js';
+import { sweepUnusedFontUploads } from '../db/repos/custom-fonts.js';
 
 const DAY_MS = 86_400_000;
+/** How long an upload may wait for the font that uses it (or stay after its font went) before it is swept. */
+export const FONT_UPLOAD_GRACE_MS = DAY_MS;
 /** Byte deletion by prefix never reaches into the content-addressed area (reference-counted per key). */
 const PROTECTED_PREFIXES = ['files/'];
 
@@ -33,6 +36,8 @@ export interface PurgeResult {
   blobs: GarbageResult;
   /** Audit events removed for being older than AUDIT_RETENTION_DAYS. */
   auditEvents: number;
+  /** Font uploads no custom font used for FONT_UPLOAD_GRACE_MS, forgotten (their bytes queued above). */
+  fontUploads: number;
 }
 
 interface GarbageResult {
@@ -66,6 +71,8 @@ export async function purgeDeletedSpaces(
     spaceIds.push(purged.id);
     run.log.info({ spaceId: purged.id, organizationId: purged.organizationId, blobKeys: purged.blobKeys }, 'space purged');
   }
+  // Font uploads no font uses any more: their bytes join the queue drained just below.
+  const fontUploads = await sweepUnusedFontUploads(app.db, new Date(Date.now() - FONT_UPLOAD_GRACE_MS));
   await run.progress(0.5);
   const blobs = await drainBlobGarbage(app, run.log);
   // The same maintenance run keeps the audit log to AUDIT_RETENTION_DAYS (src/services/audit.ts).
@@ -76,6 +83,7 @@ export async function purgeDeletedSpaces(
     spaceIds: spaceIds.slice(0, 1000),
     blobs,
     auditEvents,
+    fontUploads,
   };
   if (spaceIds.length || blobs.deleted || blobs.prefixes) run.log.info({ spaces: spaceIds.length, blobs }, 'purge finished');
   return result;

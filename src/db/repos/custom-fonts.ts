@@ -119,3 +119,25 @@ export async function deleteFont(db: Queryable, orgId: string, id: string): Prom
   const r = await db.query('DELETE FROM custom_fonts WHERE organization_id = $1 AND id = $2', [orgId, id]);
   return (r.rowCount ?? 0) > 0;
 }
+
+/**
+ * Forget the font uploads made before `before` that no custom font uses (never used, or their font
+ * deleted or changed), and queue their bytes in blob_garbage (the purge deletes them); one
+ * statement, so an upload is either kept or gone with its bytes queued. Returns how many went.
+ */
+export async function sweepUnusedFontUploads(db: Queryable, before: Date): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `WITH gone AS (
+       DELETE FROM storage_uploads u
+        WHERE u.kind = 'customization_font' AND u.created_at < $1
+          AND NOT EXISTS (SELECT 1 FROM custom_fonts f, jsonb_array_elements(f.faces) face
+                           WHERE f.organization_id = u.organization_id AND face->>'key' = u.key)
+       RETURNING u.blob_key),
+     queued AS (
+       INSERT INTO blob_garbage (blob_key) SELECT blob_key FROM gone WHERE blob_key IS NOT NULL ORDER BY blob_key
+       ON CONFLICT DO NOTHING)
+     SELECT count(*)::int AS n FROM gone`,
+    [before],
+  );
+  return rows[0].n;
+}

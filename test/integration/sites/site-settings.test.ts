@@ -9,6 +9,7 @@ import { useTestApp } from '../../helpers/app.js';
 import { docsSite, type DocsSite } from '../reader/helpers.js';
 import { assertMatchesSpec } from '../../helpers/spec.js';
 import { checked, failure, officialClient, SITE } from './helpers.js';
+import { purgeDeletedSpaces } from '../../../src/services/purge.js';
 
 const { t } = useTestApp();
 const FONT = fileURLToPath(new URL('../../fixtures/fonts/LiberationSans-Regular.ttf', import.meta.url));
@@ -356,6 +357,38 @@ describe('custom fonts', () => {
     expect((await api.orgs.deleteCustomFont(org, font.id)).status).toBe(205);
     expect((await api.orgs.deleteCustomFont(org, font.id)).status).toBe(204);
     expect((await failure(api.orgs.getCustomFont(org, font.id))).code).toBe(404);
+  });
+
+  it('the purge sweeps uploads no font uses after a day (never used, or their font deleted), bytes included', async () => {
+    const org = d.o.orgId;
+    const bytes = await readFile(FONT);
+    const [used, unused, ofDeleted, recent] = await Promise.all([1, 2, 3, 4].map(() => upload('font/ttf', bytes)));
+    for (const u of [used, unused, ofDeleted, recent]) expect(u.put.status).toBe(200);
+    const kept = (await api.orgs.createCustomFont(org, { fontFamily: 'Kept', fontFaces: [{ weight: 400, storageKey: used.signed.key }] }))
+      .data;
+    const gone = (
+      await api.orgs.createCustomFont(org, { fontFamily: 'Gone', fontFaces: [{ weight: 400, storageKey: ofDeleted.signed.key }] })
+    ).data;
+    expect((await api.orgs.deleteCustomFont(org, gone.id)).status).toBe(205);
+    const keys = [used, unused, ofDeleted].map((u) => u.signed.key as string);
+    await t.app.db.query(`UPDATE storage_uploads SET created_at = now() - interval '2 days' WHERE key = ANY($1)`, [keys]);
+    const blobOf = async (key: string) =>
+      (await t.app.db.query('SELECT blob_key FROM storage_uploads WHERE key = $1', [key])).rows[0]?.blob_key as string | undefined;
+    const blobs = Object.fromEntries(await Promise.all(keys.map(async (k) => [k, (await blobOf(k))!])));
+
+    const result = await purgeDeletedSpaces(t.app, {}, { log: t.app.log, progress: async () => {} });
+    expect(result.fontUploads).toBe(2);
+    // The font in use and the recent upload stay; the two others went, rows and bytes.
+    expect(await blobOf(used.signed.key)).toBe(blobs[used.signed.key]);
+    expect(await blobOf(recent.signed.key)).toBeDefined();
+    for (const u of [unused, ofDeleted]) {
+      expect(await blobOf(u.signed.key)).toBeUndefined();
+      expect(await t.app.blobs.head(blobs[u.signed.key])).toBeNull();
+    }
+    expect(await t.app.blobs.head(blobs[used.signed.key])).not.toBeNull();
+    const served = await fetch(kept.fontFaces[0].sources[0].url);
+    expect(served.status).toBe(200);
+    expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true);
   });
 
   it('refuses what is not a font, a type other than announced, a bad signature, and oversize', async () => {

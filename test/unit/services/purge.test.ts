@@ -56,6 +56,11 @@ vi.mock('../../../src/db/repos/audit.js', () => ({
   purgeAuditEvents: async () => 0,
 }));
 
+// No font upload to sweep here (test/integration/sites/site-settings.test.ts covers the sweep).
+vi.mock('../../../src/db/repos/custom-fonts.js', () => ({
+  sweepUnusedFontUploads: async () => 0,
+}));
+
 // No backup holds the deletion lock here (test/integration/ops/backup-lock.test.ts covers one that does).
 vi.mock('../../../src/db/repos/backup.js', () => ({
   tryHoldBlobDeletion: async () => true,
