@@ -1,6 +1,5 @@
 // Real GitBook content imported from git renders as a reader expects, in the published view and in
 // the PDF: tabs switchable (all shown in print), figures with their captions, details collapsible.
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +8,7 @@ import { useTestApp } from '../../helpers/app.js';
 import { startGitServer, type GitServer } from '../../helpers/git-server.js';
 import { operationSettled } from '../../helpers/operations.js';
 import { GITBOOK_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
+import { pdfText } from '../../helpers/pdf.js';
 
 const GITBOOK = requireFixtures(GITBOOK_FIXTURES);
 
@@ -36,17 +36,6 @@ async function importSpace(fixture: string, dir: string): Promise<string> {
   expect(op.status, op.error).toBe('succeeded');
   await api('PATCH', `/v1/spaces/${spaceId}`, { visibility: 'public' });
   return spaceId;
-}
-
-function pdfText(pdf: Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pdftotext', ['-', '-']);
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.replace(/\s+/g, ' ')) : reject(new Error(`pdftotext exited with ${code}`))));
-    child.stdin.end(pdf);
-  });
 }
 
 const walk = (pages: any[]): any[] => pages.flatMap((p) => [p, ...walk(p.pages ?? [])]);

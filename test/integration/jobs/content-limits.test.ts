@@ -4,7 +4,7 @@ import { editContent } from '../../helpers/content.js';
 import { startGitServer, type GitServer } from '../../helpers/git-server.js';
 import { serve } from '../../helpers/http.js';
 import { operationSettled } from '../../helpers/operations.js';
-import { spawn } from 'node:child_process';
+import { pdfText } from '../../helpers/pdf.js';
 
 // Jobs meeting content beyond the limits: a PDF export and a git import finish once, bounded, and
 // the API answers /healthz meanwhile; a SUMMARY.md beyond them fails its import once, saying why.
@@ -43,16 +43,6 @@ async function healthzWhileRunning(location: string | null) {
 
 const attempts = async (operationId: string) =>
   (await t.app.db.query('SELECT attempts FROM operations WHERE id = $1', [operationId])).rows[0].attempts;
-
-const pdfText = (pdf: Buffer) =>
-  new Promise<string>((resolve, reject) => {
-    const child = spawn('pdftotext', ['-', '-']);
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.replace(/\s+/g, ' ')) : reject(new Error(`pdftotext exited with ${code}`))));
-    child.stdin.end(pdf);
-  });
 
 const nested = (levels: number) => Array.from({ length: levels }, (_, i) => `${'  '.repeat(i)}- level ${i + 1}`).join('\n');
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
 import { operationSettled } from '../../helpers/operations.js';
@@ -8,6 +7,7 @@ import { startSpecServer } from '../../helpers/spec-server.js';
 import { editContent } from '../../helpers/content.js';
 import { evaluateOpenAPIOperation } from '../../../src/content/computed.js';
 import { GitBookAPI } from '@gitbook/api';
+import { pdfText } from '../../helpers/pdf.js';
 
 let specs: Awaited<ReturnType<typeof startSpecServer>>;
 
@@ -52,18 +52,6 @@ async function createComputedSpace(spec: string, models = false) {
   const pages = await t.api('GET', `/v1/spaces/${r.body.id}/content/pages`, { token: org.adminToken });
   expect(pages.status).toBe(200);
   return { space: r.body, pages: pages.body.pages as any[] };
-}
-
-/** A PDF's text (poppler's pdftotext), whitespace collapsed. */
-function pdfText(pdf: Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pdftotext', ['-', '-']);
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.replace(/\s+/g, ' ')) : reject(new Error(`pdftotext exited with ${code}`))));
-    child.stdin.end(pdf);
-  });
 }
 
 /** A JSON pointer of the test's own, to check the server's resolution independently. */

@@ -3,7 +3,6 @@
 // copy button copying the code as written (line numbers not copied), titles, hint icons, page
 // icons in the sidebar and the title; without JavaScript no button; the PDF carries the code.
 // Every run asserts zero off-origin requests, zero console errors and zero CSP violations.
-import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { GITBOOK_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../../helpers/git-server.js';
 import { operationSettled } from '../../helpers/operations.js';
 import { editContent } from '../../helpers/content.js';
+import { pdfText } from '../../helpers/pdf.js';
 
 const ARTIFACTS = process.env.SITE_ARTIFACTS ?? path.resolve('data/test-artifacts/site');
 const FOLDER = path.join(requireFixtures(GITBOOK_FIXTURES), 'tetherto--wdk-docs', 'start-building');
@@ -36,17 +36,6 @@ const settle = async (location: string) => {
   const op = await operationSettled(t, location, { token: org.adminToken, timeoutMs: 150_000 });
   expect(op.status, JSON.stringify(op)).toBe('succeeded');
 };
-
-function pdfText(pdf: Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pdftotext', ['-', '-']);
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`pdftotext exited with ${code}`))));
-    child.stdin.end(pdf);
-  });
-}
 
 /** The code of the first `{% code title="app.js" %}` fence of the quickstart, as written. */
 async function firstAppJs(): Promise<string> {
@@ -213,8 +202,7 @@ describe('code blocks and icons in the reader', () => {
   it('the PDF carries the code, its title and the hints', async () => {
     const r = await api('GET', `/v1/spaces/${spaceId}/pdf`);
     await settle(r.headers.get('location')!);
-    const text = await pdfText(Buffer.from(await (await fetch(r.body.url)).arrayBuffer()));
-    const flat = text.replace(/\s+/g, ' ');
+    const flat = await pdfText(Buffer.from(await (await fetch(r.body.url)).arrayBuffer()));
     expect(flat).toContain("import WDK from '@tetherto/wdk'");
     expect(flat).toContain('const seedPhrase = WDK.getRandomSeedPhrase()');
     expect(flat).toContain('app.js');

@@ -3,7 +3,6 @@
 // the branch; one whose claims do not never meets it, in the page, its `.md`, llms-full.txt, the
 // site's search (the reader's and the API's), MCP's getPage and searchDocumentation, or the PDF.
 // Editors' reads show the block unevaluated; nothing shows raw `{%` text in Chromium.
-import { spawn } from 'node:child_process';
 import { appendFile, cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,6 +17,7 @@ import { GITBOOK_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
 import { assertMatchesSchema, assertMatchesSpec } from '../../helpers/spec.js';
 import { expectClean, useBrowser, watchedTab } from '../../helpers/browser.js';
 import { officialClient } from '../sites/helpers.js';
+import { pdfText } from '../../helpers/pdf.js';
 
 const GITBOOK = requireFixtures(GITBOOK_FIXTURES);
 
@@ -121,17 +121,6 @@ async function mcp(claims: Record<string, unknown>): Promise<Client> {
   });
   await client.connect(transport);
   return client;
-}
-
-function pdfText(pdf: Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pdftotext', ['-', '-']);
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.replace(/\s+/g, ' ')) : reject(new Error(`pdftotext exited with ${code}`))));
-    child.stdin.end(pdf);
-  });
 }
 
 describe('{% if %} blocks on a visitor-auth site', () => {

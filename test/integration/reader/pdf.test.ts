@@ -1,9 +1,9 @@
 // The `pdf` page action of the reader site: a shared render of the page (the existing pdf.render
 // job on in-process workers), its text read back with pdftotext.
-import { spawn } from 'node:child_process';
 import { beforeAll, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
 import { docsSite, pathOf, type DocsSite } from './helpers.js';
+import { pdfText } from '../../helpers/pdf.js';
 
 const { t } = useTestApp();
 let d: DocsSite;
@@ -11,17 +11,6 @@ beforeAll(async () => {
   d = await docsSite(t, await t.seedOrg(), 'unlisted');
   t.startWorkers(['pdf']);
 }, 120_000);
-
-function pdfText(pdf: Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pdftotext', ['-', '-']);
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.replace(/\s+/g, ' ')) : reject(new Error(`pdftotext exited with ${code}`))));
-    child.stdin.end(pdf);
-  });
-}
 
 it('exports the page as a PDF from its page action, and not when the customization turns PDFs off', async () => {
   const page = await t.api('GET', `${d.base}/second`, { headers: { accept: 'text/html' } });
