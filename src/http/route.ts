@@ -89,3 +89,22 @@ export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({
 export const okJson = (json: string): Reply => ({ status: 200, json });
 export const created = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 201, body, headers });
 export const noContent = (headers?: Record<string, string>): Reply => ({ status: 204, headers });
+
+/**
+ * A user-supplied file's bytes: its own type, size and name, never sniffed, and sandboxed, so an
+ * uploaded HTML or SVG file cannot run script on this origin. `cacheControl` says how long the link holds.
+ */
+export function userFileReply(f: { stream: Readable; size: number; name: string; contentType: string }, cacheControl: string): Reply {
+  return {
+    status: 200,
+    stream: f.stream,
+    headers: {
+      'content-type': f.contentType,
+      'content-length': String(f.size),
+      'content-disposition': `inline; filename*=UTF-8''${encodeURIComponent(f.name)}`,
+      'cache-control': cacheControl,
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox",
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { route, ok, okJson, type Reply } from '../http/route.js';
+import { route, ok, okJson, userFileReply, type Reply } from '../http/route.js';
 import { entityId, qBool, listQuery } from '../http/validate.js';
 import * as content from '../services/content.js';
 import * as history from '../services/history.js';
@@ -93,20 +93,8 @@ export const contentRoutes = [
     },
     handler: async ({ app, params, query }): Promise<Reply> => {
       const f = await openSignedFile(app, params.sha256, query);
-      return {
-        status: 200,
-        stream: f.stream,
-        headers: {
-          'content-type': f.contentType,
-          'content-length': String(f.size),
-          'content-disposition': `inline; filename*=UTF-8''${encodeURIComponent(f.name)}`,
-          // The bytes under this URL never change, but the URL stops working at `exp`: cache until then.
-          'cache-control': `private, max-age=${f.remainingSeconds}, immutable`,
-          'x-content-type-options': 'nosniff',
-          // User-supplied content is sandboxed so an uploaded HTML or SVG file cannot run script on this origin.
-          'content-security-policy': "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox",
-        },
-      };
+      // The bytes under this URL never change, but the URL stops working at `exp`: cache until then.
+      return userFileReply(f, `private, max-age=${f.remainingSeconds}, immutable`);
     },
   }),
   route({

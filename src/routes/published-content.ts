@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { route, ok, okJson, type Reply, type RouteDef, type Method } from '../http/route.js';
+import { route, ok, okJson, userFileReply, type Reply, type RouteDef, type Method } from '../http/route.js';
 import { buildRouter } from '../http/router.js';
 import { entityId, listQuery, queryObject, validate } from '../http/validate.js';
 import { readJsonBody } from '../http/body.js';
@@ -92,19 +92,8 @@ export const publishedContentRoutes = [
     query: { name: z.string().max(500), type: z.string().max(200), sig: z.string().max(100) },
     handler: async ({ app, params, query }): Promise<Reply> => {
       const f = await openSiteFile(app, params, query);
-      return {
-        status: 200,
-        stream: f.stream,
-        headers: {
-          'content-type': f.contentType,
-          'content-length': String(f.size),
-          'content-disposition': `inline; filename*=UTF-8''${encodeURIComponent(f.name)}`,
-          // The link works while the revision is published: caches revalidate.
-          'cache-control': 'public, max-age=300',
-          'x-content-type-options': 'nosniff',
-          'content-security-policy': "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox",
-        },
-      };
+      // The link works while the revision is published: caches revalidate.
+      return userFileReply(f, 'public, max-age=300');
     },
   }),
 ];
