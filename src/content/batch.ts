@@ -97,7 +97,7 @@ function readMarkdownPage(markdown: string): { body: string; meta: PageMeta & Re
   const fm = /^---\n([\s\S]*?)\n---\n?/.exec(body);
   if (fm) {
     try {
-      const parsed = YAML.parse(fm[1]);
+      const parsed = YAML.parse(fm[1], { logLevel: 'error' });
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) meta = parsed;
     } catch {
       throw new DraftError('the front matter is not valid YAML');

@@ -43,7 +43,7 @@ export async function processSpec(
 ): Promise<ProcessedSpec> {
   let doc: unknown;
   try {
-    doc = YAML.parse(text, { maxAliasCount: 1000 });
+    doc = YAML.parse(text, { maxAliasCount: 1000, logLevel: 'error' });
   } catch (err) {
     throw new SpecParseError(`The document is neither valid JSON nor valid YAML: ${firstLine(err)}`);
   }

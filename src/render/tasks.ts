@@ -112,7 +112,7 @@ function openapiReference(json: string, options: ReferenceOptions, text: boolean
     if (!text) return `> The stored OpenAPI description could not be read (${(err as Error).message}).\n`;
     // A description as written in a repository: YAML (JSON failed), aliases bounded.
     try {
-      doc = YAML.parse(json, { maxAliasCount: 1000 });
+      doc = YAML.parse(json, { maxAliasCount: 1000, logLevel: 'error' });
     } catch {
       return '';
     }

@@ -63,7 +63,7 @@ export function parseConfig(text: string | undefined, warnings: string[] = []): 
   }
   let data: unknown;
   try {
-    data = parse(text);
+    data = parse(text, { logLevel: 'error' });
   } catch (err) {
     throw new RepoFormatError(`${CONFIG_FILE}: invalid YAML: ${(err as Error).message.split('\n')[0]}`);
   }

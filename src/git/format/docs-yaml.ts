@@ -359,7 +359,7 @@ export function parseDocsYaml(text: string, file = 'docs.yaml'): ParsedDocsYaml 
   if (text.length > DOCS_YAML_LIMITS.chars)
     throw new RepoFormatError(`${file}: the file is larger than ${DOCS_YAML_LIMITS.chars.toLocaleString('en-US')} characters`);
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true, logLevel: 'error' });
   const r: Reader = new Reader(file, lines, doc);
   if (doc.errors.length) {
     const e = doc.errors[0];

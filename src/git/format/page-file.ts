@@ -120,7 +120,7 @@ function splitFrontMatter(text: string, label: string): { data: Record<string, u
   let data: unknown = simpleFrontMatter(yaml);
   if (data) return { data: data as Record<string, unknown>, body };
   try {
-    data = parse(yaml);
+    data = parse(yaml, { logLevel: 'error' });
   } catch (err) {
     throw new RepoFormatError(`${label}: invalid front matter: ${(err as Error).message.split('\n')[0]}`);
   }

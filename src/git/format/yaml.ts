@@ -51,7 +51,7 @@ function ambiguous(s: string): boolean {
   if (/^[A-Za-z][A-Za-z_-]*$/.test(s) && !SPECIAL_WORDS.has(s.toLowerCase())) return false;
   for (const schema of ['core', 'yaml-1.1'] as const) {
     try {
-      if (parse(s, { schema }) !== s) return true;
+      if (parse(s, { schema, logLevel: 'error' }) !== s) return true;
     } catch {
       return true;
     }
