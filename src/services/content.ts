@@ -42,7 +42,8 @@ export async function readPagesParts(app: AppContext, t: ContentTarget, o: ReadO
 }
 
 // A revision never changes, so its serialized tree (the costly part of a read of a large space)
-// is cached by revision and flags, bounded by size.
+// is cached by revision and flags, bounded by size; keyed by the public URL too, as the JSON holds
+// URLs made from it (two apps in one process, as in tests, each get their own).
 const serialized = new LRUCache<string, Buffer[]>({
   maxSize: 128 * 1024 * 1024,
   sizeCalculation: (parts) => parts.reduce((n, b) => n + b.length, 0) || 1,
@@ -59,12 +60,12 @@ async function cached(key: string, build: () => Promise<Buffer[]>): Promise<Buff
 
 /** A revision as JSON bytes in parts (what the response writes as they are). */
 export function readRevisionJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<Buffer[]> {
-  return cached(`rev:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readRevisionParts(app, t, o));
+  return cached(`rev:${app.config.publicUrl}:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readRevisionParts(app, t, o));
 }
 
 /** The pages tree as JSON bytes in parts (what the response writes as they are). */
 export function readPagesJson(app: AppContext, t: ContentTarget, o: ReadOptions): Promise<Buffer[]> {
-  return cached(`pages:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readPagesParts(app, t, o));
+  return cached(`pages:${app.config.publicUrl}:${t.spaceId}:${t.revisionId}:${o.metadata}:${o.computed}`, () => readPagesParts(app, t, o));
 }
 
 /** Files ordered by (name, id); the cursor is that key, so it survives files added in between. */
