@@ -9,7 +9,8 @@ import { script, stylesheet } from './assets.js';
 import { answerHtml } from './answer-html.js';
 import type { ReaderAnswer } from '../services/ask.js';
 import { footerHtml, socialList, socialMeta } from './layout-footer.js';
-import { externalLinksHtml, mobileMenuHtml, type LinkItem } from './layout-links.js';
+import { externalLinksHtml, mobileMenuHtml, sectionTabsHtml, type LinkItem } from './layout-links.js';
+import type { Alternate } from '../sites/alternates.js';
 import { insightsHead, pageInsightsHtml } from './insights.js';
 
 export interface Chrome {
@@ -24,7 +25,7 @@ export interface Chrome {
   lang?: string;
   sections?: ReaderPage['sections'];
   headerLinks?: ReaderPage['headerLinks'];
-  /** The site's external links (header and mobile menu). */
+  /** The site's external links (header, their section group's tabs, mobile menu). */
   externalLinks?: LinkItem[];
   /** Visitor-auth sites: where readers sign out. */
   signOut?: string;
@@ -62,14 +63,19 @@ function ogImage(c: Chrome): string {
   return url ? `<meta property="og:image" content="${esc(url)}">\n<meta name="twitter:card" content="summary_large_image">\n` : '';
 }
 
-function head(c: Chrome, pageTitle: string): string {
+/** hreflang alternates of the page (src/sites/alternates.ts). */
+function alternatesHtml(alternates: Alternate[] | undefined): string {
+  return (alternates ?? []).map((a) => `<link rel="alternate" hreflang="${esc(a.hreflang)}" href="${esc(a.href)}">\n`).join('');
+}
+
+function head(c: Chrome, pageTitle: string, alternates?: Alternate[]): string {
   const theme = ['light', 'dark', 'system'].includes(c.settings.themes?.default) ? c.settings.themes.default : 'light';
   const toggle = c.settings.themes?.toggeable !== false;
   return `<!doctype html>
 <html lang="${esc(c.lang ?? c.settings.internationalization?.locale ?? 'en')}" data-theme="${theme}" data-toggle="${toggle ? '1' : '0'}" data-site="${esc(new URL(c.base).pathname)}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(pageTitle)}</title>
-${c.noindex ? '<meta name="robots" content="noindex, nofollow">\n' : ''}${c.description ? `<meta name="description" content="${esc(c.description)}">\n` : ''}${c.canonical ? `<link rel="canonical" href="${esc(c.canonical)}">\n<meta property="og:url" content="${esc(c.canonical)}">\n` : ''}<meta property="og:type" content="website">
+${c.noindex ? '<meta name="robots" content="noindex, nofollow">\n' : ''}${c.description ? `<meta name="description" content="${esc(c.description)}">\n` : ''}${c.canonical ? `<link rel="canonical" href="${esc(c.canonical)}">\n<meta property="og:url" content="${esc(c.canonical)}">\n` : ''}${alternatesHtml(alternates)}<meta property="og:type" content="website">
 <meta property="og:title" content="${esc(pageTitle)}">
 <meta property="og:site_name" content="${esc(c.title)}">
 ${c.description ? `<meta property="og:description" content="${esc(c.description)}">\n` : ''}${ogImage(c)}${socialMeta(c.settings)}${favicon(c)}<link rel="stylesheet" href="${esc(c.base)}/~site/static/${stylesheet.name}">
@@ -122,24 +128,13 @@ function header(c: Chrome, query = ''): string {
   const toggle =
     s.themes?.toggeable !== false ? '<button type="button" data-theme-toggle hidden aria-label="Toggle dark mode">◐</button>' : '';
   return `<a class="skip" href="#site-main">Skip to content</a>${announcement}
-<header class="site"><a class="brand" href="${esc(c.base)}/">${logo}<span>${esc(c.title)}</span></a>${links}${externalLinksHtml(c.externalLinks)}${mobileMenuHtml(c)}
+<header class="site"><a class="brand" href="${esc(c.base)}/">${logo}<span>${esc(c.title)}</span></a>${links}${externalLinksHtml(c.externalLinks, c.sections)}${mobileMenuHtml(c)}
 <form role="search" action="${esc(c.base)}/search" method="get"><label class="skip" for="site-q">Search</label><input id="site-q" type="search" name="q" value="${esc(query)}" placeholder="Search…" maxlength="200"><button type="submit">Search</button></form>${askForm(c)}${socialList(c, 'header')}${toggle}${c.signOut ? `<a href="${esc(c.signOut)}">Sign out</a>` : ''}</header>
 ${sectionTabs(c)}`;
 }
 
 function sectionTabs(c: Chrome): string {
-  const sections = c.sections ?? [];
-  if (sections.length < 2) return '';
-  const items: string[] = [];
-  let i = 0;
-  while (i < sections.length) {
-    const group = sections[i].group;
-    const run: typeof sections = [];
-    while (i < sections.length && sections[i].group === group) run.push(sections[i++]);
-    const lis = run.map((s) => `<li><a href="${esc(s.href)}"${s.current ? ' aria-current="page"' : ''}>${esc(s.title)}</a></li>`).join('');
-    items.push(group ? `<li class="group"><span>${esc(group)}</span><ul>${lis}</ul></li>` : lis);
-  }
-  return `<nav class="sections" aria-label="Sections"><ul>${items.join('')}</ul></nav>`;
+  return sectionTabsHtml(c.sections, c.externalLinks);
 }
 
 const footer = (c: Chrome) => footerHtml(c);
@@ -216,7 +211,7 @@ export function pageHtml(p: ReaderPage, c: Chrome): string {
   const updated = p.lastUpdated
     ? `<span>Last updated <time datetime="${p.lastUpdated.toISOString()}">${p.lastUpdated.toISOString().slice(0, 10)}</time></span>`
     : '';
-  return `${head(c, `${node.title} | ${p.title}`)}
+  return `${head(c, `${node.title} | ${p.title}`, p.alternates)}
 <body class="corners-${esc(p.settings.styling?.corners ?? 'rounded')}">${header(c)}
 <div class="layout"><nav class="tree" aria-label="Pages">${variantMenu(p.variants)}${treeHtml(p.tree)}</nav>
 <main id="site-main">${coverHtml(p)}${crumbs}<h1>${iconSvg(node.icon, 'page-icon')}${esc(node.title)}</h1>${node.description ? `<p class="description">${esc(node.description)}</p>` : ''}

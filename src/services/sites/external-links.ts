@@ -133,8 +133,8 @@ export async function readerExternalLinks(
   app: AppContext,
   site: SiteRow,
   ctx: ConditionContext,
-): Promise<{ title: string; href: string }[]> {
+): Promise<{ title: string; href: string; parent: string | null }[]> {
   return (await liveExternalLinks(app, site))
     .filter((l) => evaluateCondition(l.condition, ctx))
-    .map((l) => ({ title: l.title, href: l.url }));
+    .map((l) => ({ title: l.title, href: l.url, parent: l.section_group_id }));
 }

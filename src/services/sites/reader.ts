@@ -41,6 +41,8 @@ import { validShareKey } from './share-links.js';
 import { visitorSigningKey } from './settings.js';
 import { conditionalContext, readerBodyMarkdown, renderPageBody } from '../page-body.js';
 import { conditionOutcomes } from '../../content/conditional-blocks.js';
+import { hreflangAlternates, type Alternate } from '../../sites/alternates.js';
+import { siteBaseUrl } from '../../presenters/sites.js';
 import { loadBody } from '../../content/snapshot.js';
 import { fileDownloadUrl, imageProxyUrl } from '../../content/present.js';
 import { requestReaderPagePdf } from '../pdf.js';
@@ -305,6 +307,8 @@ async function findPage(app: AppContext, site: ServedSite, segments: string[], c
         page.node.id,
         path,
         audienceOf(visible),
+        // The languages of the section's variants (hreflang alternates): a space's language is not in the site version.
+        variantsOf(visible, r.section).map((x) => spaces.get(x.space_id)?.language ?? ''),
         linkOutcomes,
         conditional,
       ]),
@@ -338,6 +342,8 @@ export interface HeaderLink {
 
 export interface SectionTab extends NavLink {
   group: string | null;
+  /** The id of the section group it is in (external links whose parent it is show in its menu). */
+  groupId: string | null;
 }
 
 /** A page's cover image as a reader sees it: a light source and, when the page has one, a dark one. */
@@ -362,6 +368,8 @@ export interface ReaderPage {
   previous: NavLink | null;
   next: NavLink | null;
   headerLinks: HeaderLink[];
+  /** hreflang alternates of the page (src/sites/alternates.ts), absolute URLs on the canonical base. */
+  alternates: Alternate[];
   bodyHtml: string;
   lastUpdated: Date | null;
   /** The page's file in the synced repository, when the customization shows edit links. */
@@ -417,6 +425,7 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
       href: pathIn(s, def, ''),
       current: s.id === section?.id,
       group: s.group_id ? (groups.get(s.group_id) ?? null) : null,
+      groupId: s.group_id && groups.has(s.group_id) ? s.group_id : null,
     };
   });
 
@@ -434,6 +443,8 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
     }
     variants.push({ title: ss.title ?? space.title, href: pathIn(section, ss, target), current: ss.id === siteSpace.id });
   }
+
+  const alternates = await pageAlternates(app, loc);
 
   const openIds = new Set<string>();
   for (let p: TreePage | undefined = page; p; p = p.parentId ? snapshot.byId.get(p.parentId) : undefined) openIds.add(p.node.id);
@@ -496,11 +507,55 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
     previous: at > 0 ? link(order[at - 1]) : null,
     next: at >= 0 ? link(order[at + 1]) : null,
     headerLinks,
+    alternates,
     bodyHtml: body.html,
     lastUpdated: loc.space.updated_at ?? null,
     editUrl: settings.git?.showEditLink ? editOnGitUrl(loc.space.git_sync?.url, page.node.git?.path) : null,
     indexable: site.published && site.visibility === 'public' && !page.node.noIndex && !page.node.noRobotsIndex,
   };
+}
+
+/**
+ * hreflang alternates of a located page: the page in each language variant of its section that has
+ * it, matched as the variant switcher matches it (same path, a readable page; no fallback to the
+ * variant's home). URLs are on the canonical base, as `<link rel=canonical>`; the page's own URL is
+ * its canonical one, and the other variants' take the same form (the variant's home when the page
+ * was reached as its own variant's home and is the other's first page too). Per variant, one lookup
+ * in the revision's path index (the cached snapshot's `byPath`).
+ */
+async function pageAlternates(app: AppContext, loc: ReaderLocation): Promise<Alternate[]> {
+  const { site, visible, section, siteSpace, page, spaces } = loc;
+  const base = siteBaseUrl(app, site);
+  const home = loc.path === sitePath(visible, section, siteSpace, '');
+  const snapshotFor = async (ss: ReaderSiteSpace) => snapshotOf(app, spaces.get(ss.space_id)!);
+  const found = new Map<string, boolean>();
+  const targets = new Map<string, string>();
+  for (const ss of variantsOf(visible, section).filter((x) => !x.hidden && x.id !== siteSpace.id)) {
+    if (found.size >= MAX_VARIANTS) break;
+    const other = await snapshotFor(ss);
+    const same = other.byPath.get(page.path);
+    found.set(ss.id, !!same && readable(same));
+    targets.set(ss.id, home && same && firstReadable(other) === same ? '' : page.path);
+  }
+  return hreflangAlternates(visible, section, siteSpace, {
+    languageOf: (ss) => spaces.get(ss.space_id)?.language,
+    has: (ss) => found.get(ss.id) ?? false,
+    href: (ss) => `${base}/${ss.id === siteSpace.id ? loc.path : sitePath(visible, section, ss, targets.get(ss.id) ?? page.path)}`,
+  });
+}
+
+/** The first page of a revision in reading order (its home), without walking the rest. */
+function firstReadable(snapshot: Snapshot): TreePage | undefined {
+  const walk = (list: TreePage[]): TreePage | undefined => {
+    for (const p of list) {
+      if (p.node.hidden) continue;
+      if (readable(p)) return p;
+      const inner = walk(p.children);
+      if (inner) return inner;
+    }
+    return undefined;
+  };
+  return walk(snapshot.pages);
 }
 
 /** The customization a variant shows: the site's, with the site space's overrides when given. */
