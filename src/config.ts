@@ -1,6 +1,8 @@
 // Environment -> typed, frozen configuration. Every variable read here is documented in
 // docs/operations.md (section "Configuration"). Nothing else in the code base reads process.env.
 
+import proxyaddr from 'proxy-addr';
+
 export const ALL_QUEUES = ['openapi', 'git', 'import', 'pdf', 'translation', 'search', 'maintenance'] as const;
 export type QueueName = (typeof ALL_QUEUES)[number];
 
@@ -33,6 +35,12 @@ export interface Config {
   fileUrlTtlSeconds: number;
   /** Requests per token (or per client address without one) per minute; 0 disables. */
   rateLimitPerMinute: number;
+  /**
+   * The reverse proxies whose `X-Forwarded-For` is believed (src/http/client-address.ts): addresses,
+   * CIDRs and proxy-addr's names `loopback`, `linklocal`, `uniquelocal`. Empty (the default): the
+   * socket's address is the client and the header is ignored.
+   */
+  trustProxy: readonly string[];
   logLevel: string;
   /**
    * How logs are written (src/log.ts): `pretty` (one readable line per event, for a terminal) or
@@ -193,6 +201,35 @@ function str(env: Env, name: string, def: string): string {
 }
 
 /**
+ * TRUST_PROXY: a comma-separated list of what proxy-addr accepts (addresses, CIDRs, `loopback`,
+ * `linklocal`, `uniquelocal`), each checked here so a typo stops the start instead of silently
+ * trusting nothing (or, worse, something else). No `true` and no hop count: trusting every hop, or
+ * the N nearest whoever they are, lets any client choose the address it is counted under.
+ */
+function trustProxy(env: Env): string[] {
+  const entries = str(env, 'TRUST_PROXY', '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
+  for (const entry of entries) {
+    if (/^(true|false|yes|no|on|off|all|\*|\d+)$/.test(entry)) {
+      throw new ConfigError(
+        `TRUST_PROXY takes the addresses or CIDRs of your proxies (or loopback, linklocal, uniquelocal), not "${entry}": ` +
+          'trusting every hop or a hop count lets any client choose its address; leave it unset when no proxy is in front',
+      );
+    }
+    try {
+      proxyaddr.compile(entry);
+    } catch (err) {
+      throw new ConfigError(
+        `TRUST_PROXY: "${entry}" is not an address, a CIDR, loopback, linklocal or uniquelocal (${(err as Error).message})`,
+      );
+    }
+  }
+  return entries;
+}
+
+/**
  * `stdoutIsTTY` decides LOG_FORMAT's default: a terminal gets pretty lines, a pipe or a file
  * (containers, CI, log collectors) JSON.
  */
@@ -240,6 +277,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTTY: boolean = proces
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1),
     fileUrlTtlSeconds: int(env, 'FILE_URL_TTL_SECONDS', 3600, 1),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1200),
+    trustProxy: trustProxy(env),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     logFormat: logFormat as LogFormat,
     secretKey: env.SECRET_KEY || undefined,

@@ -12,6 +12,7 @@ import { authenticate } from './services/identity.js';
 import { SESSION_COOKIE, sessionPrincipal } from './services/sso.js';
 import { actionOfRoute, auditApiCall, organizationsOfCall, registerAuditedRoutes } from './services/audit.js';
 import { cookieValue } from './http/cookies.js';
+import { clientAddress } from './http/client-address.js';
 import { getUser } from './db/repos/users.js';
 import { apiRoutes } from './routes/index.js';
 import { systemRoutes } from './routes/system.js';
@@ -46,10 +47,6 @@ function bearer(req: IncomingMessage): string | null {
   if (!h) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
   return m ? m[1] : '';
-}
-
-function clientAddress(req: IncomingMessage): string {
-  return req.socket.remoteAddress ?? 'unknown';
 }
 
 /** Write a reply; for HEAD, the same status and headers (length included) without the body. */
@@ -166,7 +163,7 @@ export function createApiServer(app: AppContext): ApiServer {
 
   /** Operators only. Browsers may pass ?token= once: it is moved into an HttpOnly cookie. */
   async function serveDashboard(req: IncomingMessage, res: ServerResponse, url: URL) {
-    await limit(res, `ip:${clientAddress(req)}`);
+    await limit(res, `ip:${clientAddress(req, app.config) ?? 'unknown'}`);
     const fromQuery = url.searchParams.get('token');
     const fromCookie = /(?:^|;\s*)dp_admin_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
     const token = bearer(req) ?? fromQuery ?? (fromCookie ? decodeOrKeep(fromCookie) : null);
@@ -211,7 +208,7 @@ export function createApiServer(app: AppContext): ApiServer {
         const insights = hosted.rest === '~gitbook/insights'; // the reader's own events (src/reader/insights.ts)
         if (method !== 'GET' && method !== 'HEAD' && !((mcp || insights) && method === 'POST'))
           throw new HttpError(405, `Method ${method} is not allowed on ${path}`, { allow: mcp ? 'GET, HEAD, POST' : 'GET, HEAD' });
-        await limit(res, `ip:${clientAddress(req)}`);
+        await limit(res, `ip:${clientAddress(req, app.config) ?? 'unknown'}`);
         send(res, await serveHosted(app, req, hosted), head);
         return;
       }
@@ -244,13 +241,13 @@ export function createApiServer(app: AppContext): ApiServer {
         const cookie = route.session && token === null ? cookieValue(req, SESSION_COOKIE) : undefined;
         const found = token ? await authenticate(app.db, token) : cookie ? await sessionPrincipal(app, cookie) : null;
         if (!found) {
-          await limit(res, `ip:${clientAddress(req)}`);
+          await limit(res, `ip:${clientAddress(req, app.config) ?? 'unknown'}`);
           throw token === null && !cookie ? unauthenticated() : unauthenticated('Invalid or expired access token or session');
         }
         principal = found;
         await limit(res, `t:${found.tokenId}`);
       } else if (route.rateLimited !== false) {
-        await limit(res, `ip:${clientAddress(req)}`);
+        await limit(res, `ip:${clientAddress(req, app.config) ?? 'unknown'}`);
       }
       const s = compiled(route);
       const params = validate(s.params, m.params, 'path');
@@ -277,7 +274,7 @@ export function createApiServer(app: AppContext): ApiServer {
             organizationIds: auditOrgs,
             status: reply.status,
             body: reply.body,
-            clientAddress: req.socket.remoteAddress ?? null,
+            clientAddress: clientAddress(req, app.config),
             requestId,
           },
           log.get(),

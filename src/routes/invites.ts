@@ -8,6 +8,7 @@ import { gone, notFound } from '../core/errors.js';
 import { route, ok, created, type Reply } from '../http/route.js';
 import { entityId, roleSchema, listQuery } from '../http/validate.js';
 import { readFormBody } from '../http/body.js';
+import { clientAddress } from '../http/client-address.js';
 import * as service from '../services/invites.js';
 
 const orgParams = { organizationId: entityId };
@@ -64,7 +65,7 @@ export const inviteRoutes = [
     summary: 'Join an organization with an invite token',
     params: linkParams,
     handler: async ({ app, principal, params, req }) =>
-      ok(await service.join(app, principal, params.organizationId, params.inviteId, req.socket.remoteAddress ?? null)),
+      ok(await service.join(app, principal, params.organizationId, params.inviteId, clientAddress(req, app.config))),
   }),
   route({
     method: 'GET',
@@ -119,7 +120,7 @@ export const inviteRoutes = [
     params: { token: entityId },
     handler: async ({ app, req, params }) => {
       await readFormBody(req, app.config.bodyLimitBytes); // the button's empty form
-      const r = await service.acceptInBrowser(app, params.token, req.socket.remoteAddress ?? null);
+      const r = await service.acceptInBrowser(app, params.token, clientAddress(req, app.config));
       if (r.kind === 'sso') return { status: 303, headers: { location: r.location, 'cache-control': 'no-store' } };
       return pageReply(req, r);
     },

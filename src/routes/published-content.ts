@@ -13,6 +13,7 @@ import { route, ok, okJson, userFileReply, type Reply, type RouteDef, type Metho
 import { buildRouter } from '../http/router.js';
 import { entityId, listQuery, queryObject, validate } from '../http/validate.js';
 import { readJsonBody } from '../http/body.js';
+import { clientAddress } from '../http/client-address.js';
 import { forbidden, invalid, unauthenticated } from '../core/errors.js';
 import { verifySiteToken } from '../auth/site-token.js';
 import { resolvePublishedUrl, MAX_URL_LENGTH } from '../services/sites/published-content.js';
@@ -294,7 +295,7 @@ export async function serveWithSiteToken(
   const grant = await verifySiteToken(app.secret, token);
   // Rate limit: a valid token per token (as API tokens are), anything else per client address.
   if (!grant) {
-    await limit(`ip:${req.socket.remoteAddress ?? 'unknown'}`);
+    await limit(`ip:${clientAddress(req, app.config) ?? 'unknown'}`);
     throw unauthenticated('Invalid or expired site token; resolve the URL again for a new one');
   }
   await limit(`st:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}`);

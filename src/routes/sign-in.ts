@@ -5,6 +5,7 @@ import { gone, notFound } from '../core/errors.js';
 import { route, type Reply } from '../http/route.js';
 import { entityId } from '../http/validate.js';
 import { readFormBody } from '../http/body.js';
+import { clientAddress } from '../http/client-address.js';
 import * as service from '../services/sign-in.js';
 
 /**
@@ -54,7 +55,7 @@ export const signInRoutes = [
     params: { token: entityId },
     handler: async ({ app, req, params }) => {
       await readFormBody(req, app.config.bodyLimitBytes);
-      const r = await service.completeSignIn(app, params.token, req.socket.remoteAddress ?? null);
+      const r = await service.completeSignIn(app, params.token, clientAddress(req, app.config));
       return pageReply(req, r);
     },
   }),

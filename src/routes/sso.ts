@@ -6,6 +6,7 @@ import { unauthenticated } from '../core/errors.js';
 import { entityId } from '../http/validate.js';
 import { readFormBody } from '../http/body.js';
 import { cookieValue } from '../http/cookies.js';
+import { clientAddress } from '../http/client-address.js';
 import * as sso from '../services/sso.js';
 
 const html = (body: string, status = 200, headers: Record<string, string> = {}): Reply => ({
@@ -59,7 +60,7 @@ export const ssoRoutes = [
           params.samlProviderId,
           form.get('SAMLResponse') ?? undefined,
           log,
-          req.socket.remoteAddress ?? null,
+          clientAddress(req, app.config),
         );
         const secure = app.config.publicUrl.startsWith('https:') ? '; Secure' : '';
         const maxAge = Math.floor(sso.SESSION_TTL_MS / 1000);
@@ -82,7 +83,7 @@ export const ssoRoutes = [
     path: '/sso/welcome',
     auth: false,
     handler: async ({ app, req }) => {
-      const page = await sso.welcomePage(app, cookieValue(req, sso.SESSION_COOKIE), req.socket.remoteAddress ?? null);
+      const page = await sso.welcomePage(app, cookieValue(req, sso.SESSION_COOKIE), clientAddress(req, app.config));
       if (page) return html(page);
       if (wantsHtml(req)) return html(sso.loginFailedPage(), 401);
       throw unauthenticated("No session: sign in through your organization's identity provider");

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { route, ok } from '../http/route.js';
 import { entityId } from '../http/validate.js';
+import { clientAddress } from '../http/client-address.js';
 import * as service from '../services/users.js';
 
 export const userRoutes = [
@@ -25,6 +26,6 @@ export const userRoutes = [
       .strict()
       .refine((b) => Object.keys(b).length > 0, { message: 'give displayName or photoURL' }),
     handler: async ({ app, principal, params, body, req }) =>
-      ok(await service.updateUserById(app, principal, params.userId, body, req.socket.remoteAddress ?? null)),
+      ok(await service.updateUserById(app, principal, params.userId, body, clientAddress(req, app.config))),
   }),
 ];

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { route, ok, noContent, type Reply } from '../../http/route.js';
 import { readRawBody } from '../../http/body.js';
+import { clientAddress } from '../../http/client-address.js';
 import { validate } from '../../http/validate.js';
 import { createRateLimiter } from '../../http/rate-limit.js';
 import { invalid } from '../../core/errors.js';
@@ -61,7 +62,7 @@ export async function trackForSite(
   const site = await insights.trackableSite(app, orgId, siteId);
   const events = parseEvents(req, raw);
   const request: insights.TrackRequest = {
-    address: req.socket.remoteAddress ?? 'unknown',
+    address: clientAddress(req, app.config) ?? 'unknown',
     userAgent: String(req.headers['user-agent'] ?? '').slice(0, 1024),
     optedOut: optedOut(req),
     claims,
