@@ -85,18 +85,35 @@ list.addEventListener('mousedown',function(e){e.preventDefault()});
 })})();
 `;
 
-// The Ask box: the question goes to "~site/ask"; the answer (HTML the server escaped, links to
-// the pages it cites) shows in a panel under the header. A page opened with "?ask=<question>"
-// (GitBook's links) opens the panel with that question. Without JavaScript the form opens the Ask page.
+// The Ask box: the answer (HTML the server escaped, links to the pages it cites) shows in a panel
+// under the header as it grows: "~site/ask/stream" (Server-Sent Events read with fetch and a stream
+// reader: `answer` events hold the answer so far, `done` the whole answer and its sources). If the
+// stream cannot be read or breaks before its end, the question goes to the JSON endpoint
+// ("~site/ask") instead. A new question cancels the one still streaming. The panel is aria-busy
+// until the answer is complete, so a screen reader reads it once. A page opened with
+// "?ask=<question>" (GitBook's links) opens the panel with that question. Without JavaScript the
+// form opens the Ask page.
 const ASK_JS = `(function(){document.addEventListener('DOMContentLoaded',function(){
 var form=document.querySelector('header.site form.ask'),input=form&&form.querySelector('input[name=q]');if(!form||!input||!window.fetch)return;
-var endpoint=form.getAttribute('action').replace(/\\/ask$/,'/~site/ask');var panel=null,seq=0;
-function ask(q){q=q.trim();if(!q)return;var n=++seq;
+var endpoint=form.getAttribute('action').replace(/\\/ask$/,'/~site/ask');var panel=null,seq=0,ctrl=null;
+function end(b,html,failed){panel.removeAttribute('aria-busy');if(failed)b.textContent='The question could not be answered.';else b.innerHTML=html||'';b.dataset.done='1'}
+function whole(q,n,b){return fetch(endpoint+'?q='+encodeURIComponent(q),{headers:{accept:'application/json'},credentials:'same-origin'})
+.then(function(r){return r.ok?r.json():Promise.reject(r.status)}).then(function(a){if(n===seq)end(b,a.html)})}
+function streamed(q,n,b){if(!window.TextDecoder||!window.AbortController)return Promise.reject('unsupported');ctrl=new AbortController();
+return fetch(endpoint+'/stream?q='+encodeURIComponent(q),{headers:{accept:'text/event-stream'},credentials:'same-origin',signal:ctrl.signal}).then(function(r){
+if(!r.ok||!r.body||!r.body.getReader||!/^text\\/event-stream/.test(r.headers.get('content-type')||''))return Promise.reject(r.status);
+var reader=r.body.getReader(),dec=new TextDecoder(),buf='',over=false;
+function event(block){var type='message',data='';block.split('\\n').forEach(function(l){if(l.indexOf('event:')===0)type=l.slice(6).trim();else if(l.indexOf('data:')===0)data+=l.slice(5).replace(/^ /,'')});
+if(!data||n!==seq)return;var a=JSON.parse(data);
+if(type==='answer'){b.innerHTML=a.html||'';b.dataset.partial='1'}else if(type==='done'){over=true;end(b,a.html)}else if(type==='error'){over=true;end(b,'',true)}}
+function pump(){return reader.read().then(function(x){if(n!==seq){reader.cancel().catch(function(){});return}
+if(x.value)buf+=dec.decode(x.value,{stream:true});for(var i;(i=buf.indexOf('\\n\\n'))>=0;){event(buf.slice(0,i));buf=buf.slice(i+2)}
+if(over)return;if(x.done)return Promise.reject('cut');return pump()})}
+return pump()})}
+function ask(q){q=q.trim();if(!q)return;var n=++seq;if(ctrl){ctrl.abort();ctrl=null}
 if(!panel){panel=document.createElement('section');panel.className='ask-panel';panel.setAttribute('aria-live','polite');panel.setAttribute('aria-label','Answer');var h=document.querySelector('header.site');h.parentNode.insertBefore(panel,h.nextSibling)}
-panel.hidden=false;panel.textContent='';var t=document.createElement('h2');t.textContent=q;panel.appendChild(t);var b=document.createElement('div');b.className='answer';b.setAttribute('role','status');b.textContent='Looking for an answer\\u2026';panel.appendChild(b);
-fetch(endpoint+'?q='+encodeURIComponent(q),{headers:{accept:'application/json'},credentials:'same-origin'})
-.then(function(r){return r.ok?r.json():Promise.reject(r.status)}).then(function(a){if(n!==seq)return;b.innerHTML=a.html||'';b.dataset.done='1'})
-.catch(function(){if(n===seq){b.textContent='The question could not be answered.';b.dataset.done='1'}})}
+panel.hidden=false;panel.setAttribute('aria-busy','true');panel.textContent='';var t=document.createElement('h2');t.textContent=q;panel.appendChild(t);var b=document.createElement('div');b.className='answer';b.setAttribute('role','status');b.textContent='Looking for an answer\\u2026';panel.appendChild(b);
+streamed(q,n,b).catch(function(){if(n===seq&&!b.dataset.done)return whole(q,n,b)}).catch(function(){if(n===seq)end(b,'',true)})}
 form.addEventListener('submit',function(e){e.preventDefault();ask(input.value)});
 var given=new URLSearchParams(location.search).get('ask');if(given){input.value=given.slice(0,512);ask(input.value)}
 })})();

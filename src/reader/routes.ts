@@ -30,6 +30,7 @@ import { askReaderSite } from '../services/ask.js';
 import { serveMcp } from './mcp.js';
 import { serveReaderInsights } from './insights-endpoint.js';
 import { answerHtml } from './answer-html.js';
+import { askStreamReply } from './ask-stream.js';
 import { siteAtHost, siteHostName, type HostedSite } from '../services/sites/hosts.js';
 import { siteBaseUrl, sitePathBaseUrl } from '../presenters/sites.js';
 import { decodeOrKeep } from '../util/uri.js';
@@ -49,7 +50,7 @@ import {
   type Reader,
 } from './access.js';
 import { assetByName, assetsVersion } from './assets.js';
-import { siteFont, siteRedirect, spaceRedirect, themeExtras } from './site-extras.js';
+import { siteFont, siteRedirect, sitemapXml, spaceRedirect, themeExtras } from './site-extras.js';
 import { readerExternalLinks } from '../services/sites/external-links.js';
 import { askEnabled, askHtml, notFoundHtml, pageHtml, searchHtml, themeStylesheet, type Chrome } from './layout.js';
 
@@ -71,8 +72,6 @@ function chrome(app: AppContext, site: ServedSite, extra: Partial<Chrome> = {}):
   };
 }
 
-const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
-
 async function machineFile(app: AppContext, r: Reader, name: string): Promise<Reply | null> {
   const base = r.site.base;
   const text = (body: string, type: string): Reply => ({
@@ -87,11 +86,7 @@ async function machineFile(app: AppContext, r: Reader, name: string): Promise<Re
   }
   if (name === 'sitemap.xml') {
     if (r.site.visibility !== 'public') return null;
-    const pages = (await readerPages(app, r.site, r.ctx)).filter((p) => !p.noIndex);
-    return text(
-      `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${pages.map((p) => `<url><loc>${xml(p.url)}</loc></url>`).join('\n')}\n</urlset>\n`,
-      'application/xml; charset=utf-8',
-    );
+    return text(await sitemapXml(app, r.site, r.ctx), 'application/xml; charset=utf-8'); // src/reader/site-extras.ts
   }
   if (name === 'llms.txt') {
     const pages = await readerPages(app, r.site, r.ctx);
@@ -236,6 +231,11 @@ async function serve(app: AppContext, req: IncomingMessage, at: SiteTarget, rest
     if (rest === '~gitbook/mcp') return await serveMcp(app, req, site, chrome(app, site).title);
     if (rest === '~gitbook/insights') return await serveReaderInsights(app, req, site);
     reader = await admit(app, req, site);
+    if (rest === '~site/ask/stream') {
+      // The Ask box's answer as it grows (Server-Sent Events, src/reader/ask-stream.ts).
+      if (!askEnabled(chrome(app, site).settings)) throw notFound();
+      return await askStreamReply(app, req, reader, (requestUrl(req).searchParams.get('q') ?? '').slice(0, 512));
+    }
     if (rest === 'ask' || rest === '~site/ask') {
       if (!askEnabled(chrome(app, site).settings)) throw notFound();
       // The Ask box: JSON for its script, a page without JavaScript.

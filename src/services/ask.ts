@@ -134,6 +134,7 @@ async function* answering(
   q: string,
   passages: Passage[],
   signal?: AbortSignal,
+  latestOnly = false,
 ): AsyncGenerator<{ markdown: string; used: number[] | null }> {
   const backend = backendOf(app);
   const timeout = AbortSignal.timeout(app.config.ask.timeoutMs);
@@ -155,6 +156,8 @@ async function* answering(
     });
   for (;;) {
     if (queue.length) {
+      // Each text is the whole answer so far: a consumer that renders every step may skip to the newest.
+      if (latestOnly && queue.length > 1) queue.splice(0, queue.length - 1);
       const t = queue.shift()!;
       if (!done || queue.length) yield { markdown: t, used: null };
       continue;
@@ -228,8 +231,24 @@ export async function streamAskInSite(
   return streamed(app, q, passages, format, signal);
 }
 
-/** The reader site's Ask box: passages from what this reader may see, links into the site. */
-export async function askReaderSite(app: AppContext, site: ServedSite, ctx: ConditionContext, query: string): Promise<ReaderAnswer> {
+/** One step of the reader's answer: the whole answer so far; `sources` only on the last. */
+export interface ReaderAnswerStep {
+  markdown: string;
+  sources: ReaderAnswer['sources'] | null;
+}
+
+/**
+ * The reader site's Ask box, as it grows: passages from what this reader may see, links into the
+ * site. Checks the question and searches first (a refusal is an error status), then returns the
+ * steps; a consumer slower than the back-end gets the newest text only, never a backlog.
+ */
+export async function streamAskReaderSite(
+  app: AppContext,
+  site: ServedSite,
+  ctx: ConditionContext,
+  query: string,
+  signal?: AbortSignal,
+): Promise<{ question: string; steps: AsyncGenerator<ReaderAnswerStep> }> {
   const q = question(query);
   const hits = await searchReadable(app, site, ctx, retrievalQuery(q), MAX_PASSAGES);
   const passages: Passage[] = hits.map((h) => ({
@@ -242,12 +261,20 @@ export async function askReaderSite(app: AppContext, site: ServedSite, ctx: Cond
     revisionId: h.revisionId,
     sectionIds: h.sections.flatMap((s) => (s.id ? [s.id] : [])),
   }));
-  let last: { markdown: string; used: number[] | null } | undefined;
-  for await (const step of answering(app, q, passages)) last = step;
-  const used = last?.used ?? [];
-  return {
-    question: q,
-    markdown: last?.markdown ?? '',
-    sources: used.map((i) => ({ title: passages[i].title, url: passages[i].url, section: passages[i].section })),
-  };
+  async function* steps(): AsyncGenerator<ReaderAnswerStep> {
+    for await (const step of answering(app, q, passages, signal, true))
+      yield {
+        markdown: step.markdown,
+        sources: step.used && step.used.map((i) => ({ title: passages[i].title, url: passages[i].url, section: passages[i].section })),
+      };
+  }
+  return { question: q, steps: steps() };
+}
+
+/** The reader site's Ask box, answered whole (its JSON endpoint and the Ask page). */
+export async function askReaderSite(app: AppContext, site: ServedSite, ctx: ConditionContext, query: string): Promise<ReaderAnswer> {
+  const { question: q, steps } = await streamAskReaderSite(app, site, ctx, query);
+  let last: ReaderAnswerStep | undefined;
+  for await (const step of steps) last = step;
+  return { question: q, markdown: last?.markdown ?? '', sources: last?.sources ?? [] };
 }
