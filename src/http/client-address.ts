@@ -69,8 +69,10 @@ export function clientAddress(req: IncomingMessage, config: Pick<Config, 'trustP
   const socket = req.socket.remoteAddress;
   if (!socket) return null;
   if (config.trustProxy.length === 0) return normalizeAddress(socket);
+  const trust = trustOf(config.trustProxy);
+  if (!trust(socket, 0)) return normalizeAddress(socket); // an untrusted peer's header is not even parsed
   const view = { socket: { remoteAddress: socket }, headers: { 'x-forwarded-for': boundedHeader(req.headers['x-forwarded-for']) } };
-  const hops = proxyaddr.all(view as unknown as IncomingMessage, trustOf(config.trustProxy));
+  const hops = proxyaddr.all(view as unknown as IncomingMessage, trust);
   let found = hops[hops.length - 1];
   if (hops.length > 1 && isIP(found) === 0) found = hops[hops.length - 2];
   return normalizeAddress(found);
