@@ -37,7 +37,7 @@ export async function trackableSite(app: AppContext, orgId: string | null, siteI
 
 /** What the request that carried events says about its sender. */
 export interface TrackRequest {
-  /** The client's address (the socket's): hashed, never stored. */
+  /** The client's address (the socket's, or the one a trusted proxy passed on: TRUST_PROXY): hashed, never stored. */
   address: string;
   userAgent: string;
   /** `DNT: 1` or `Sec-GPC: 1`. */
