@@ -50,7 +50,7 @@ import {
   type Reader,
 } from './access.js';
 import { assetByName, assetsVersion } from './assets.js';
-import { siteFont, siteRedirect, spaceRedirect, themeExtras } from './site-extras.js';
+import { siteFont, siteRedirect, sitemapXml, spaceRedirect, themeExtras } from './site-extras.js';
 import { readerExternalLinks } from '../services/sites/external-links.js';
 import { askEnabled, askHtml, notFoundHtml, pageHtml, searchHtml, themeStylesheet, type Chrome } from './layout.js';
 
@@ -72,8 +72,6 @@ function chrome(app: AppContext, site: ServedSite, extra: Partial<Chrome> = {}):
   };
 }
 
-const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
-
 async function machineFile(app: AppContext, r: Reader, name: string): Promise<Reply | null> {
   const base = r.site.base;
   const text = (body: string, type: string): Reply => ({
@@ -88,11 +86,7 @@ async function machineFile(app: AppContext, r: Reader, name: string): Promise<Re
   }
   if (name === 'sitemap.xml') {
     if (r.site.visibility !== 'public') return null;
-    const pages = (await readerPages(app, r.site, r.ctx)).filter((p) => !p.noIndex);
-    return text(
-      `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${pages.map((p) => `<url><loc>${xml(p.url)}</loc></url>`).join('\n')}\n</urlset>\n`,
-      'application/xml; charset=utf-8',
-    );
+    return text(await sitemapXml(app, r.site, r.ctx), 'application/xml; charset=utf-8'); // src/reader/site-extras.ts
   }
   if (name === 'llms.txt') {
     const pages = await readerPages(app, r.site, r.ctx);
