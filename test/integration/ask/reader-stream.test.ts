@@ -23,8 +23,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await chat?.close();
 });
+// The answer's own time limit far past the test's: only the reader going away can stop an answer here.
 const { t } = useTestApp(() => ({
-  env: { ASK_PROVIDER: 'openai', ASK_OPENAI_URL: chat.url, ASK_OPENAI_KEY: 'sk-test', ASK_ALLOW_PRIVATE: 'true' },
+  env: {
+    ASK_PROVIDER: 'openai',
+    ASK_OPENAI_URL: chat.url,
+    ASK_OPENAI_KEY: 'sk-test',
+    ASK_ALLOW_PRIVATE: 'true',
+    ASK_TIMEOUT_MS: '3600000',
+  },
 }));
 
 let d: DocsSite;
