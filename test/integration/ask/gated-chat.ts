@@ -13,6 +13,8 @@ export interface GatedChat {
   nextRequest(): Promise<void>;
   /** Resolves when a streamed answer's connection closes before its last chunk. */
   nextCut(): Promise<void>;
+  /** Cuts the connections of the answers streaming now (a model that fails mid-answer). */
+  breakStreams(): void;
   close(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export async function startGatedChat(chunks: string[]): Promise<GatedChat> {
   const waiters: { go(): void; dead: boolean }[] = [];
   const arrived: (() => void)[] = [];
   const cuts: (() => void)[] = [];
+  const live = new Set<import('node:http').ServerResponse>();
   const take = (closed: { dead: boolean }) =>
     new Promise<void>((go) => {
       if (permits > 0) {
@@ -49,7 +52,9 @@ export async function startGatedChat(chunks: string[]): Promise<GatedChat> {
         return;
       }
       const state = { dead: false, done: false };
+      live.add(res);
       res.on('close', () => {
+        live.delete(res);
         state.dead = true;
         if (!state.done) for (const c of cuts.splice(0)) c();
       });
@@ -71,6 +76,9 @@ export async function startGatedChat(chunks: string[]): Promise<GatedChat> {
     release,
     nextRequest: () => new Promise<void>((r) => arrived.push(r)),
     nextCut: () => new Promise<void>((r) => cuts.push(r)),
+    breakStreams: () => {
+      for (const res of live) res.destroy();
+    },
     close: srv.close,
   };
 }

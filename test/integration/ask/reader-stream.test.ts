@@ -145,6 +145,19 @@ describe("the reader's streamed Ask", () => {
     expect(chat.requests.length).toBe(before);
   });
 
+  it('a model failing mid-answer ends the stream with an error event, after what was shown', async () => {
+    const res = await fetch(streamUrl(d.base, 'What is the quota per minute?'));
+    chat.release();
+    const next = events(res);
+    expect((await next())?.event).toBe('answer');
+    chat.breakStreams();
+    const ev = await next();
+    expect(ev?.event).toBe('error');
+    expect(ev!.data.error.code).toBe(502);
+    expect(ev!.data.error.message).not.toContain('sk-test');
+    expect(await next()).toBeNull();
+  });
+
   it("a reader who goes away stops the model's answer", async () => {
     const arrived = chat.nextRequest();
     const cut = chat.nextCut();
