@@ -14,6 +14,8 @@ export interface ExternalLinkRow {
   draft: boolean;
   condition: string | null;
   position: number;
+  /** The docs.yaml `key` of the link (site-level Git Sync), null until a sync or a write-back gave it one. */
+  git_key: string | null;
   created_at: Date;
 }
 
@@ -27,6 +29,8 @@ export interface ExternalLinkPatch {
   url?: string;
   draft?: boolean;
   condition?: string | null;
+  position?: number;
+  gitKey?: string | null;
 }
 
 const COLUMNS: Record<keyof ExternalLinkPatch, string> = {
@@ -39,6 +43,8 @@ const COLUMNS: Record<keyof ExternalLinkPatch, string> = {
   url: 'url',
   draft: 'draft',
   condition: 'condition',
+  position: 'position',
+  gitKey: 'git_key',
 };
 const JSON_COLUMNS = new Set(['localizedTitle', 'localizedDescription']);
 
@@ -58,8 +64,8 @@ export async function insertExternalLink(
 ): Promise<void> {
   await db.query(
     `INSERT INTO site_external_links (id, site_id, section_group_id, title, localized_title, description,
-       localized_description, icon, url, draft, condition, position)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+       localized_description, icon, url, draft, condition, position, git_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
     [
       l.id,
       l.siteId,
@@ -73,6 +79,7 @@ export async function insertExternalLink(
       l.draft ?? false,
       l.condition ?? null,
       l.position,
+      l.gitKey ?? null,
     ],
   );
 }

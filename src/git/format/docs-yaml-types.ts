@@ -5,11 +5,14 @@ export const DOCS_YAML_FILES = ['docs.yaml', 'gitbook-docs.yaml'] as const;
 export const DOCS_YAML_LIMITS = Object.freeze({
   /** Longest file, in characters (a real 13-space site is about 5 KB). */
   chars: 1_000_000,
-  /** Most sections, section groups, site spaces and external links (the site's own bounds). */
+  /**
+   * Most sections, section groups, site spaces and external links (the site's own bounds: a site
+   * holds at most 50 external links, MAX_LINKS of src/services/sites/external-links.ts).
+   */
   sections: 100,
   groups: 50,
   spaces: 500,
-  links: 100,
+  links: 50,
   /**
    * Section groups: the description nests them one level (a group may hold groups that hold none);
    * a site made through the API may nest them 5 deep, so a file written back from one is read, with

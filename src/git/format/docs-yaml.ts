@@ -133,6 +133,8 @@ class Reader {
     }
     if (!isScalar(v) || typeof v.value !== 'string') this.fail(pair, `${where} must be a string`);
     const s = (v as { value: string }).value;
+    // PostgreSQL text holds no NUL character (a double-quoted "\0" would write one).
+    if (s.includes('\0')) this.fail(pair, `${where} must not contain NUL characters`);
     if (o.min !== undefined && s.length < o.min) this.fail(pair, `${where} must have at least ${o.min} character${o.min > 1 ? 's' : ''}`);
     if (o.max !== undefined && s.length > o.max) this.fail(pair, `${where} must have at most ${o.max} characters`);
     return s;
@@ -180,7 +182,8 @@ class Reader {
   count(kind: keyof Reader['counts'], node: YamlNode) {
     this.counts[kind]++;
     const limit = DOCS_YAML_LIMITS[kind];
-    if (this.counts[kind] > limit) this.fail(node, `a site has at most ${limit} ${kind === 'groups' ? 'section groups' : kind}`);
+    if (this.counts[kind] > limit)
+      this.fail(node, `a site has at most ${limit} ${kind === 'groups' ? 'section groups' : kind === 'links' ? 'external links' : kind}`);
   }
 }
 
@@ -289,11 +292,13 @@ function readLink(r: Reader, m: YAMLMap, pairs: Map<string, Pair>, where: string
   r.count('links', m);
   const key = r.claimKey(pairs.get('key'), where);
   const url = r.string(pairs.get('url'), `${where}.url`, { required: true, max: 2048 })!;
-  if (!/^https?:\/\/[^\s]+$/i.test(url)) r.fail(pairs.get('url'), `${where}.url must be an absolute http(s) URL`);
+  if (!/^https?:\/\/[^\s\x00-\x1f\x7f]+$/i.test(url) || !URL.canParse(url))
+    r.fail(pairs.get('url'), `${where}.url must be an absolute http(s) URL`);
   return prune({
     type: 'external-link',
     key,
-    title: r.string(pairs.get('title'), `${where}.title`, { required: true, min: 1, max: 128 })!,
+    // The description's SiteExternalLinkTitle: 2 to 128 characters, as the site's links take them.
+    title: r.string(pairs.get('title'), `${where}.title`, { required: true, min: 2, max: 128 })!,
     localizedTitle: r.localized(pairs.get('localizedTitle'), `${where}.localizedTitle`, 128),
     url,
     description: r.string(pairs.get('description'), `${where}.description`, { max: 256 }),

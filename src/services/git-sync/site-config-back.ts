@@ -7,17 +7,20 @@ import * as structure from '../../db/repos/site-structure.js';
 import { getSite, lockSiteStructure } from '../../db/repos/sites.js';
 import * as translations from '../../db/repos/translations.js';
 import { getSiteGitConfig, putSiteGitConfig } from '../../db/repos/site-git-configs.js';
+import { listExternalLinks, updateExternalLink } from '../../db/repos/site-external-links.js';
 import { notFound } from '../../core/errors.js';
 import { slugify, uniquePath } from '../../sites/structure.js';
 import {
   normalizeDirectory,
   type DocsYamlConfig,
+  type DocsYamlExternalLink,
   type DocsYamlGroup,
   type DocsYamlNode,
   type DocsYamlSection,
   type DocsYamlSpace,
 } from '../../git/format/docs-yaml.js';
 import { childrenOf, loadTree } from '../sites/structure.js';
+import { linkNode, placeLinks } from './site-links.js';
 
 // ---- back to docs.yaml ---------------------------------------------------------------------------
 
@@ -35,28 +38,16 @@ function nodesByKey(nodes: DocsYamlNode[], out = new Map<string, DocsYamlNode>()
   return out;
 }
 
-/** Keeps the external links of a stored level in the new one: after the sibling they followed, else first. */
-function withLinks(level: DocsYamlNode[], stored: DocsYamlNode[] | undefined): DocsYamlNode[] {
-  if (!stored) return level;
-  const out = [...level];
-  stored.forEach((n, i) => {
-    if (n.type !== 'external-link') return;
-    const before = i > 0 ? stored[i - 1].key : null;
-    const at = before === null ? -1 : out.findIndex((x) => x.key === before);
-    out.splice(at + 1, 0, n);
-  });
-  return out;
-}
-
 /** `default: true` when it is; otherwise what the file said (an explicit false stays written). */
 const flag = (value: boolean, stored: boolean | undefined) => (value ? true : stored === false ? false : undefined);
 
 /**
  * The docs.yaml config the site's current structure gives: titles, paths, descriptions, icons,
- * defaults, groups, per-language titles and variants from the site; what the site does not model
- * (external links, drafts, unknown keys, directories) from the config last applied. A site space
- * the file never had gets the directory `./<its path>` (the export writes its space there) or,
- * when its space is the translation of another, `directory: null` with its language. Entries made
+ * defaults, groups, external links, per-language titles and variants from the site; what the site
+ * does not model (drafts of sections, groups and spaces, unknown keys, directories) from the config
+ * last applied. A site space the file never had gets the directory `./<its path>` (the export
+ * writes its space there; a space the site shows twice, one directory) or, when its space is the
+ * translation of another, `directory: null` with its language. Entries made
  * through the API get their key now (kept on the row, as GitBook does when it saves the mapping),
  * and the config is remembered as the site's: the file written from it applies back unchanged.
  */
@@ -65,11 +56,12 @@ export async function siteConfigOf(app: AppContext, siteId: string): Promise<Doc
   if (!site) throw notFound(`Site "${siteId}" not found`);
   return withTx(app.db, async (c) => {
     await lockSiteStructure(c, siteId);
-    const keys: { table: 'section' | 'group' | 'site-space'; id: string; key: string }[] = [];
+    const keys: { table: KeyTable; id: string; key: string }[] = [];
     const config = await configOf(c, site, keys);
     for (const k of keys) {
       if (k.table === 'section') await structure.updateSection(c, k.id, { gitKey: k.key });
       else if (k.table === 'group') await structure.updateGroup(c, k.id, { gitKey: k.key });
+      else if (k.table === 'link') await updateExternalLink(c, k.id, { gitKey: k.key });
       else await structure.updateSiteSpace(c, k.id, { gitKey: k.key });
     }
     await putSiteGitConfig(c, siteId, JSON.stringify(config));
@@ -77,13 +69,16 @@ export async function siteConfigOf(app: AppContext, siteId: string): Promise<Doc
   });
 }
 
+type KeyTable = 'section' | 'group' | 'site-space' | 'link';
+
 async function configOf(
   db: Queryable,
   site: NonNullable<Awaited<ReturnType<typeof getSite>>>,
-  newKeys: { table: 'section' | 'group' | 'site-space'; id: string; key: string }[],
+  newKeys: { table: KeyTable; id: string; key: string }[],
 ): Promise<DocsYamlConfig> {
   const tree = await loadTree(db, site);
   const rows = await structure.listAllSiteSpaces(db, site.id);
+  const linkRows = await listExternalLinks(db, site.id);
   const stored = storedConfig(await getSiteGitConfig(db, site.id));
   const storedKeys = nodesByKey(stored?.site.structure ?? []);
   const spaceIds = [...new Set(rows.map((r) => r.space_id))];
@@ -92,8 +87,10 @@ async function configOf(
     (await translations.listOrgTranslations(db, site.organization_id)).filter((t) => t.result_space_id).map((t) => [t.result_space_id!, t]),
   );
 
-  const usedKeys = new Set<string>([...tree.sections, ...tree.groups, ...rows].map((r) => r.git_key).filter((k): k is string => !!k));
-  const keyFor = (table: 'section' | 'group' | 'site-space', row: { id: string; git_key?: string | null }, wanted: string) => {
+  const usedKeys = new Set<string>(
+    [...tree.sections, ...tree.groups, ...rows, ...linkRows].map((r) => r.git_key).filter((k): k is string => !!k),
+  );
+  const keyFor = (table: KeyTable, row: { id: string; git_key?: string | null }, wanted: string) => {
     if (row.git_key) return row.git_key;
     const key = uniquePath(wanted, usedKeys);
     usedKeys.add(key);
@@ -103,6 +100,12 @@ async function configOf(
   const usedDirs = new Set<string>();
   for (const n of storedKeys.values())
     if (n.type === 'space' && n.content.directory !== null) usedDirs.add(normalizeDirectory(n.content.directory));
+  // One space, one directory: a site space added for a space the file already reads takes its directory.
+  const dirOfSpace = new Map<string, string>();
+  for (const r of rows) {
+    const n = r.git_key ? storedKeys.get(r.git_key) : undefined;
+    if (n?.type === 'space' && n.content.directory !== null && !dirOfSpace.has(r.space_id)) dirOfSpace.set(r.space_id, n.content.directory);
+  }
 
   const spaceNode = (row: structure.SiteSpaceRow, sectionPath: string | null): DocsYamlSpace => {
     const key = keyFor('site-space', row, `space-${sectionPath ? `${sectionPath}-` : ''}${row.path}`);
@@ -116,9 +119,14 @@ async function configOf(
     } else if (translation) {
       content = { directory: null, language: translation.language };
     } else {
-      const dir = uniquePath(slugify(row.path, 'space'), usedDirs);
-      usedDirs.add(dir);
-      content = { directory: `./${dir}`, ...(space?.language ? { language: space.language } : {}) };
+      let directory = dirOfSpace.get(row.space_id);
+      if (directory === undefined) {
+        const dir = uniquePath(slugify(row.path, 'space'), usedDirs);
+        usedDirs.add(dir);
+        directory = `./${dir}`;
+        dirOfSpace.set(row.space_id, directory);
+      }
+      content = { directory, ...(space?.language ? { language: space.language } : {}) };
     }
     if (content.language === undefined) delete content.language;
     const node: DocsYamlSpace = {
@@ -169,7 +177,7 @@ async function configOf(
       ...(g.localized_title ? { localizedTitle: g.localized_title } : {}),
       icon: g.icon ?? undefined,
       draft: was?.draft,
-      children: withLinks(level(g.id, depth + 1), was?.children) as DocsYamlGroup['children'],
+      children: placeLinks(level(g.id, depth + 1), linksIn(g.id), was?.children) as DocsYamlGroup['children'],
       extra: was?.extra,
     } satisfies DocsYamlGroup);
   };
@@ -181,9 +189,19 @@ async function configOf(
           item.type === 'site-section' ? sectionNode(item.row as structure.SectionRow) : groupNode(item.row as structure.GroupRow, depth),
         );
 
+  // The site's external links of one level (a site without sections cannot list any in docs.yaml).
+  const linksIn = (parent: string | null): DocsYamlExternalLink[] =>
+    linkRows
+      .filter((l) => l.section_group_id === parent)
+      .map((l) => {
+        const key = keyFor('link', l, `link-${slugify(l.title, 'link')}`);
+        const old = storedKeys.get(key);
+        return linkNode(l, key, old?.type === 'external-link' ? old : undefined);
+      });
+
   let nodes: DocsYamlNode[];
   if (tree.sections.length) {
-    nodes = withLinks(level(null, 0), stored?.site.structure);
+    nodes = placeLinks(level(null, 0), linksIn(null), stored?.site.structure);
   } else {
     nodes = rows.filter((r) => r.section_id === null).map((r) => spaceNode(r, null));
   }

@@ -9,6 +9,10 @@
 // - the site's structure changed through the API and docs.yaml did not move: the docs.yaml the
 //   structure gives (siteConfigOf) is committed on the head, that file alone, and pushed; a
 //   structure that gives the same file writes no commit. Both moved: the repository wins.
+// - `direction: export`: the file is never applied; the first run writes the docs.yaml the site
+//   gives (on an empty repository or a missing branch, as the branch's first commit), and each
+//   directory it names gets a space sync of its own (linked, one-way too) whose run exports the
+//   space into it. Import and bidirectional syncs of a branch without docs.yaml fail, saying so.
 // After a run that saw the branch move, the runs of the site's spaces synced from that branch are
 // asked for (they import their folders); a space import asks its language variants to run again.
 import { createHash } from 'node:crypto';
@@ -31,11 +35,19 @@ import {
 import { listAllSiteSpaces } from '../../db/repos/site-structure.js';
 import { getSite } from '../../db/repos/sites.js';
 import { newId } from '../../util/ids.js';
-import { cacheKey, GitSyncError, withRepository, type Repository } from '../../git/repo.js';
+import { cacheKey, GitSyncError, withRepository, type RepoFileEntry, type Repository } from '../../git/repo.js';
 import { remoteFor } from '../../git/sync.js';
 import { remoteBranchHead } from '../../git/remote-head.js';
 import { RepoFormatError } from '../../git/format/errors.js';
-import { findDocsYaml, parseDocsYaml, resolveDirectory, writeDocsYaml, type DocsYamlSpace } from '../../git/format/docs-yaml.js';
+import {
+  findDocsYaml,
+  parseDocsYaml,
+  resolveDirectory,
+  spacesOf,
+  writeDocsYaml,
+  type DocsYamlConfig,
+  type DocsYamlSpace,
+} from '../../git/format/docs-yaml.js';
 import type { GitJobPayload } from '../../queue/registry.js';
 import type { OperationRun } from '../operation-run.js';
 import { createSpace } from '../spaces.js';
@@ -47,7 +59,8 @@ import { branchOf } from './conflicts.js';
 
 export interface SiteRunResult {
   action: 'none' | 'import' | 'export';
-  head: string;
+  /** The branch head the run read (null: the branch did not exist; a first export made it). */
+  head: string | null;
   commit?: string;
   /** The site's structure changed (import). */
   changed?: boolean;
@@ -108,14 +121,23 @@ async function siteSyncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): 
   const site = await getSite(app.db, siteId);
   if (!site) throw new JobSkipped('The site was deleted');
   const head = await remoteBranchHead(remoteFor(app, payloadOf(s)), s.ref);
-  if (!head) throw new GitSyncError(`The remote has no branch "${branchOf(s.ref)}"`, 'not-found');
-  await run.progress(0.1);
   const firstSync = !s.synced_commit;
+  if (!head) {
+    // An empty repository, or a branch not made yet: a first export makes it with the site's docs.yaml.
+    if (!firstSync) throw new GitSyncError(`The branch "${branchOf(s.ref)}" no longer exists on the remote`, 'upstream');
+    if (s.direction !== 'export')
+      throw new GitSyncError(
+        `No docs.yaml (or gitbook-docs.yaml) to import: the remote has no branch "${branchOf(s.ref)}" (a sync with direction "export" writes the site's docs.yaml there)`,
+        'not-found',
+      );
+  }
+  await run.progress(0.1);
   const headMoved = head !== s.synced_commit;
 
   // What the branch holds, read under the repository's cache lock; the site is changed after it
   // (the space runs of the same repository do not wait for the site's).
   const seen = await withSiteRepository(app, s, async (repo) => {
+    if (!head) return { importing: false, path: null, text: null };
     if (!(await repo.hasObject(head))) await repo.fetch(s.ref);
     const now = await docsYamlAt(repo, head, s.project_directory);
     let docsMoved = firstSync;
@@ -133,9 +155,10 @@ async function siteSyncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): 
   await run.progress(0.2);
 
   if (seen.importing) {
-    if (!seen.path || seen.text === null)
+    if (!head || !seen.path || seen.text === null)
       throw new GitSyncError(
-        `No docs.yaml (or gitbook-docs.yaml) in ${s.project_directory ? `"${s.project_directory}"` : 'the repository root'}`,
+        `No docs.yaml (or gitbook-docs.yaml) in ${s.project_directory ? `"${s.project_directory}"` : 'the repository root'}` +
+          (firstSync ? ' to import (a sync with direction "export" writes the site\'s docs.yaml there)' : ''),
       );
     // A bad file fails here, before anything is applied.
     const parsed = parseDocsYaml(seen.text, seen.path);
@@ -170,23 +193,27 @@ async function siteSyncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): 
   let configHash = s.synced_config_hash;
   let version = site.version;
   if (s.direction !== 'import' && (site.version !== s.synced_site_version || !configHash)) {
-    const text = writeDocsYaml(await siteConfigOf(app, siteId));
+    const config = await siteConfigOf(app, siteId);
+    const text = writeDocsYaml(config);
     version = (await getSite(app.db, siteId))!.version;
     if (hashOf(text) !== configHash || (firstSync && s.direction === 'export')) {
       await setGitSyncStatus(app.db, s, 'exporting');
       const commit = await withSiteRepository(app, s, (repo) => writeBack(repo, s, head, text));
+      // One-way to the repository: each directory the file names is written by its space's own sync.
+      const linked = s.direction === 'export' ? await followDirectories(app, s, await directoriesOf(app, siteId, config)) : false;
       await recordSiteSyncSuccess(app.db, s, {
-        commit: commit ?? head,
+        commit: (commit ?? head)!,
         siteVersion: version,
         configHash: hashOf(text),
         exported: commit,
       });
-      const spaceRuns = headMoved ? await requestSpaceRuns(app, s) : [];
+      const spaceRuns = headMoved || linked ? await requestSpaceRuns(app, s) : [];
       return { action: 'export', head, ...(commit ? { commit } : { unchanged: true }), spaceRuns };
     }
     configHash = hashOf(text);
   }
-  await recordSiteSyncSuccess(app.db, s, { commit: head, siteVersion: version, configHash: configHash ?? '' });
+  // Here the branch exists: without it, only a first export gets this far, and it wrote above.
+  await recordSiteSyncSuccess(app.db, s, { commit: head!, siteVersion: version, configHash: configHash ?? '' });
   const spaceRuns = headMoved ? await requestSpaceRuns(app, s) : [];
   return { action: 'none', head, spaceRuns };
 }
@@ -196,8 +223,10 @@ async function siteSyncOnce(app: AppContext, s: GitSyncRow, run: OperationRun): 
  * pushed without force (a branch that moved meanwhile refuses it: the run fails and the next one
  * imports). Returns the new commit, or null when the head already holds that text.
  */
-async function writeBack(repo: Repository, s: GitSyncRow, head: string, text: string): Promise<string | null> {
-  const now = await docsYamlAt(repo, head, s.project_directory);
+async function writeBack(repo: Repository, s: GitSyncRow, head: string | null, text: string): Promise<string | null> {
+  const now = head
+    ? await docsYamlAt(repo, head, s.project_directory)
+    : { files: new Map<string, RepoFileEntry>(), path: null, entry: null };
   const bytes = Buffer.from(text, 'utf8');
   if (now.entry && (await repo.readBlob(now.entry.oid)).equals(bytes)) return null;
   const base = s.project_directory ? `${s.project_directory}/` : '';
@@ -207,10 +236,10 @@ async function writeBack(repo: Repository, s: GitSyncRow, head: string, text: st
   tree.set(path, entry);
   let given = false;
   const treeOid = await repo.writeFilesAndTree(tree, [entry], async () => (given ? null : ((given = true), bytes)));
-  if ((await repo.commitInfo(head)).tree === treeOid) return null;
+  if (head && (await repo.commitInfo(head)).tree === treeOid) return null;
   const commit = await repo.commit({
     tree: treeOid,
-    parents: [head],
+    parents: head ? [head] : [],
     message: `Update ${path.split('/').pop()}: the site's structure`,
     author: AUTHOR,
   });
@@ -252,11 +281,13 @@ async function spaceForDirectory(app: AppContext, s: GitSyncRow, directory: stri
  * space sync linked to this one (a space with content of its own then gets the folder's content in a
  * change request, as any first sync). A space synced from elsewhere is left as it is.
  */
-async function followDirectories(app: AppContext, s: GitSyncRow, spaces: AppliedSiteSpace[]): Promise<void> {
+async function followDirectories(app: AppContext, s: GitSyncRow, spaces: AppliedSiteSpace[]): Promise<boolean> {
+  let changed = false;
   for (const entry of spaces) {
     const projectDirectory = resolveDirectory(s.project_directory, entry.directory);
     const sync = await getGitSyncOfSpace(app.db, entry.spaceId);
     if (!sync) {
+      changed = true;
       await insertSpaceGitSync(app.db, {
         ...linkedSettings(s, projectDirectory),
         id: newId(),
@@ -269,10 +300,31 @@ async function followDirectories(app: AppContext, s: GitSyncRow, spaces: Applied
     } else if (sync.site_sync_id === s.id) {
       // The site sync's settings (a PUT changed them) and the entry's directory, kept in step.
       const moved = sync.url !== s.url || sync.ref !== s.ref || sync.project_directory !== projectDirectory;
-      if (moved || sync.credentials !== s.credentials || sync.direction !== s.direction)
+      if (moved || sync.credentials !== s.credentials || sync.direction !== s.direction) {
+        changed = true;
         await updateGitSyncSettings(app.db, sync.id, linkedSettings(s, projectDirectory), moved);
+      }
     }
   }
+  return changed;
+}
+
+/**
+ * The directories of a config written from the site (siteConfigOf, which gave every site space its
+ * key), each with the space its site space shows: one entry per space (a space the site shows
+ * twice is written once, in its first directory).
+ */
+async function directoriesOf(app: AppContext, siteId: string, config: DocsYamlConfig): Promise<AppliedSiteSpace[]> {
+  const byKey = new Map((await listAllSiteSpaces(app.db, siteId)).filter((r) => r.git_key).map((r) => [r.git_key!, r]));
+  const seen = new Set<string>();
+  const out: AppliedSiteSpace[] = [];
+  for (const { space } of spacesOf(config.site.structure)) {
+    const row = byKey.get(space.key);
+    if (!row || space.content.directory === null || seen.has(row.space_id)) continue;
+    seen.add(row.space_id);
+    out.push({ key: space.key, directory: space.content.directory, spaceId: row.space_id, siteSpaceId: row.id });
+  }
+  return out;
 }
 
 /** The settings of a space sync a site sync makes for one of its directories (webhooks only: the site run asks for its runs). */

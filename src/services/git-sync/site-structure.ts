@@ -1,38 +1,16 @@
-// Whole sites from docs.yaml: the site's sections, section groups and site spaces made to match a
+// Whole sites from docs.yaml: the site's sections, section groups, site spaces and external links made to match a
 // config inside one transaction (see site-config.ts); every write is compared first, so applying
 // the same config again writes nothing.
-import type { PoolClient } from 'pg';
 import * as structure from '../../db/repos/site-structure.js';
 import { getSite, updateSite } from '../../db/repos/sites.js';
 import { invalid } from '../../core/errors.js';
 import { newId } from '../../util/ids.js';
 import { conditionError } from '../../sites/conditions.js';
-import {
-  sectionsOf,
-  spacesOf,
-  type DocsYamlConfig,
-  type DocsYamlNode,
-  type DocsYamlSection,
-  type Localized,
-} from '../../git/format/docs-yaml.js';
+import { sectionsOf, spacesOf, type DocsYamlConfig, type DocsYamlNode, type DocsYamlSection } from '../../git/format/docs-yaml.js';
 import { loadTree } from '../sites/structure.js';
 import { Matcher } from './site-matcher.js';
-
-const canonical = (v: unknown): string =>
-  v && typeof v === 'object' && !Array.isArray(v)
-    ? `{${Object.keys(v)
-        .sort()
-        .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-        .join(',')}}`
-    : JSON.stringify(v ?? null);
-const localizedOrNull = (l: Localized | undefined) => (l && Object.keys(l).length ? l : null);
-
-/** The fields of `want` that differ from `have` (localized texts compared by content). */
-function diff(have: Record<string, unknown>, want: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(want)) if (canonical(have[k]) !== canonical(v)) out[k] = v;
-  return out;
-}
+import { applyLinks } from './site-links.js';
+import { diff, localizedOrNull, write, type Tx } from './site-tx.js';
 
 function checkConditionOf(node: { key: string; condition?: string }) {
   const error = node.condition ? conditionError(node.condition) : null;
@@ -41,16 +19,7 @@ function checkConditionOf(node: { key: string; condition?: string }) {
 
 // ---- the structure ----------------------------------------------------------------------------------
 
-export interface Tx {
-  c: PoolClient;
-  siteId: string;
-  changed: boolean;
-}
-
-async function write(tx: Tx, fn: () => Promise<unknown>) {
-  tx.changed = true;
-  await fn();
-}
+export type { Tx } from './site-tx.js';
 
 const tempPath = (id: string) => `~${id}`;
 
@@ -122,7 +91,7 @@ export async function applyStructure(tx: Tx, config: DocsYamlConfig, spaceOf: Ma
         position++;
         await placeSection(n, parent, position);
       }
-      // External links are kept in the stored config only (sites have none yet); spaces at the root are step 4.
+      // External links are placed once the groups are (step 5); spaces at the root are step 4.
     }
   };
 
@@ -259,6 +228,8 @@ export async function applyStructure(tx: Tx, config: DocsYamlConfig, spaceOf: Ma
   // 5. What no entry keeps goes (sections take nothing kept with them: their kept site spaces moved).
   for (const s of tree.sections) if (!m.isUsed(s.id)) await write(tx, () => structure.deleteSection(c, siteId, s.id));
   for (const g of tree.groups) if (!m.isUsed(g.id)) await write(tx, () => structure.deleteGroup(c, siteId, g.id));
+  // External links, in the groups they now belong to (site-links.ts).
+  await applyLinks(tx, config, groupId);
 
   // 6. Defaults: the marked (or first) section, and the marked (or first) site space of each.
   const after = await loadTree(c, site);

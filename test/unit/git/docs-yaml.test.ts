@@ -269,6 +269,83 @@ describe('parseDocsYaml', () => {
     expect(failure(bomb)).toMatch(/alias/i);
   });
 
+  it('reads external links at the root and in groups, as the site holds them, and writes them back byte for byte', () => {
+    const text = `site:
+  title: Links
+  structure:
+    - type: section
+      key: section-docs
+      title: Docs
+      path: docs
+      default: true
+      children:
+        - type: space
+          key: space-docs
+          title: Docs
+          path: docs
+          default: true
+          content:
+            directory: ./docs
+    - type: external-link
+      key: link-status
+      title: Status
+      localizedTitle:
+        fr: État
+      url: https://status.example.com/
+      description: 'Uptime: live'
+      icon: signal
+      condition: visitor.claims.staff == true
+    - type: section-group
+      key: group-more
+      title: More
+      children:
+        - type: external-link
+          key: link-forum
+          title: Forum
+          url: https://forum.example.com/?tab=latest
+          draft: false
+          rank: 3
+`;
+    const { config, warnings } = parseDocsYaml(text);
+    expect(warnings).toEqual([expect.stringMatching(/^docs\.yaml:35: site\.structure\[2\]\.children\[0\]: unknown key "rank"/)]);
+    expect(config.site.structure[1]).toEqual({
+      type: 'external-link',
+      key: 'link-status',
+      title: 'Status',
+      localizedTitle: { fr: 'État' },
+      url: 'https://status.example.com/',
+      description: 'Uptime: live',
+      icon: 'signal',
+      condition: 'visitor.claims.staff == true',
+    });
+    expect(writeDocsYaml(config)).toBe(text);
+  });
+
+  it('refuses external links the site could not hold: short titles, bad URLs, NUL characters, more than 50', () => {
+    const docs =
+      '    - type: section\n      key: docs\n      title: Docs\n      path: docs\n      children:\n' +
+      '        - type: space\n          key: space-docs\n          title: Docs\n          path: docs\n          content:\n            directory: ./docs\n';
+    const link = (fields: string) => `    - type: external-link\n      key: l\n${fields}`;
+    expect(failure(withStructure(docs + link('      title: S\n      url: https://x.example/\n')))).toMatch(
+      /^docs\.yaml:\d+: site\.structure\[1\]\.title must have at least 2 characters$/,
+    );
+    expect(failure(withStructure(docs + link('      title: Status\n      url: ftp://x.example/\n')))).toMatch(
+      /url must be an absolute http\(s\) URL/,
+    );
+    expect(failure(withStructure(docs + link('      title: Status\n      url: http://[x/\n')))).toMatch(
+      /url must be an absolute http\(s\) URL/,
+    );
+    expect(failure(withStructure(docs + link('      title: "St\\0atus"\n      url: https://x.example/\n')))).toMatch(
+      /title must not contain NUL characters/,
+    );
+    const many = Array.from(
+      { length: DOCS_YAML_LIMITS.links + 1 },
+      (_, i) => `    - type: external-link\n      key: l${i}\n      title: Link ${i}\n      url: https://x.example/${i}\n`,
+    ).join('');
+    expect(DOCS_YAML_LIMITS.links).toBe(50);
+    expect(failure(withStructure(docs + many))).toMatch(/a site has at most 50 external links/);
+  });
+
   it('finds docs.yaml, else gitbook-docs.yaml, at the top of the project directory', () => {
     expect(findDocsYaml(['docs.yaml', 'gitbook-docs.yaml', 'a/README.md'], '')).toBe('docs.yaml');
     expect(findDocsYaml(['gitbook-docs.yaml'], null)).toBe('gitbook-docs.yaml');
