@@ -1,4 +1,4 @@
--- Site-level Git Sync applies docs.yaml's external links (issue 27, item 4): each link a docs.yaml
+-- Site-level Git Sync applies docs.yaml's external links: each link a docs.yaml
 -- made, or that a write-back gave a key, carries the file's `key`, its identity from one sync to
 -- the next, as sections, section groups and site spaces do (migration 0020).
 ALTER TABLE site_external_links ADD COLUMN git_key text;
