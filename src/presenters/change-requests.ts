@@ -14,6 +14,7 @@ export function toChangeRequest(app: AppContext, cr: ChangeRequestRow, mainRevis
     number: cr.number,
     status: cr.status,
     subject: cr.subject,
+    ...(cr.description ? { description: cr.description } : {}),
     ...(cr.created_by ? { createdBy: user(cr.created_by, cr.creator_name, cr.creator_email, cr.creator_photo) } : {}),
     createdAt: cr.created_at.toISOString(),
     updatedAt: cr.updated_at.toISOString(),
@@ -25,6 +26,12 @@ export function toChangeRequest(app: AppContext, cr: ChangeRequestRow, mainRevis
     ...(cr.revision_merged_ancestor ? { revisionMergedAncestor: cr.revision_merged_ancestor } : {}),
     ...(cr.revision_merged ? { revisionMerged: cr.revision_merged } : {}),
     comments: cr.comments,
+    // The external links, always a list; no `expanded` (no ticket connector here).
+    links: cr.links.map((l) => ({
+      id: l.id,
+      ref: { kind: 'url' as const, url: l.ref.url },
+      ...(l.title !== undefined ? { title: l.title } : {}),
+    })),
     // True exactly when main content moved on since the change request was created or last updated.
     outdated: cr.status !== 'merged' && mainRevision !== (cr.revision_merged_ancestor ?? cr.revision_initial),
     urls: {

@@ -8,6 +8,38 @@ import { readFlags, pageFlags, okJsonParts } from './content.js';
 const crParams = { spaceId: entityId, changeRequestId: entityId };
 const subject = z.string().max(100, { message: 'must be at most 100 characters' });
 
+/**
+ * A change request's description: the description's JSONDocument (not nullable: send a document
+ * without nodes to empty it). Its nodes and size are checked by the service (400 naming the node).
+ */
+export const changeRequestDescription = z
+  .object(
+    { object: z.literal('document'), data: z.record(z.string(), z.unknown()).default({}), nodes: z.array(z.any()) },
+    { message: 'must be a JSON document {"object": "document", "data", "nodes"}' },
+  )
+  .passthrough();
+/** The description's ChangeRequestLinkInput list; `expanded` (read-only) is accepted and dropped. */
+const changeRequestLinks = z
+  .array(
+    z
+      .object({
+        id: entityId.optional(),
+        ref: z
+          .object({
+            kind: z.literal('url'),
+            url: z
+              .url({ protocol: /^https?$/, message: 'must be an http or https URL' })
+              .max(2048, { message: 'must be at most 2048 characters' }),
+          })
+          .strict(),
+        title: z.string().max(128, { message: 'must be at most 128 characters' }).optional(),
+        expanded: z.unknown().optional(),
+      })
+      .strict()
+      .transform(({ expanded: _expanded, ...link }) => link),
+  )
+  .max(10, { message: 'at most 10 links' });
+
 const documentInput = z.union([
   z.object({ markdown: z.string().max(2_000_000) }).strict(),
   z
@@ -104,7 +136,14 @@ export const changeRequestRoutes = [
     method: 'PATCH',
     path: '/v1/spaces/:spaceId/change-requests/:changeRequestId',
     params: crParams,
-    body: z.object({ subject: subject.optional(), status: z.enum(['draft', 'open', 'archived']).optional() }).strict(),
+    body: z
+      .object({
+        subject: subject.optional(),
+        description: changeRequestDescription.optional(),
+        links: changeRequestLinks.optional(),
+        status: z.enum(['draft', 'open', 'archived']).optional(),
+      })
+      .strict(),
     handler: async ({ app, principal, params, body }) =>
       ok(await service.updateChangeRequest(app, principal, params.spaceId, params.changeRequestId, body)),
   }),

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { route, ok, created, noContent, type Reply } from '../http/route.js';
 import { entityId, listQuery } from '../http/validate.js';
 import * as service from '../services/reviews.js';
+import { changeRequestDescription } from './change-requests.js';
 
 const crParams = { spaceId: entityId, changeRequestId: entityId };
 const format = z.enum(['markdown', 'document']).default('markdown');
@@ -110,8 +111,8 @@ export const reviewRoutes = [
       .object({
         users: userIds,
         subject: z.string().max(100, { message: 'must be at most 100 characters' }).optional(),
-        // Accepted as the description allows; change requests keep no description on this platform.
-        description: jsonDocument.optional(),
+        // Stored as the change request's description (as PATCH stores it).
+        description: changeRequestDescription.optional(),
       })
       .strict(),
     handler: async ({ app, principal, params, body }) =>

@@ -21,6 +21,7 @@ import { storeFileBytes } from '../content/files.js';
 import { afterChangeRequestChange, afterContentChange } from './content-hooks.js';
 import type { ContentTarget } from './content.js';
 import { checkMergeRules } from './reviews.js';
+import { checkDescription, resolveLinks, type ChangeRequestLinkInput } from './change-request-details.js';
 
 /** Where a change request's content is read from (its latest revision). */
 export async function changeRequestTarget(
@@ -80,15 +81,28 @@ export async function updateChangeRequest(
   p: Principal,
   spaceId: string,
   ref: string,
-  patch: { subject?: string; status?: 'draft' | 'open' | 'archived' },
+  patch: {
+    subject?: string;
+    status?: 'draft' | 'open' | 'archived';
+    description?: Record<string, unknown>;
+    links?: ChangeRequestLinkInput[];
+  },
 ) {
   const { cr } = await requireChangeRequest(app, p, spaceId, ref, 'edit');
   if (cr.status === 'merged' && patch.status) throw conflict('A merged change request cannot change status');
-  // Re-checked in the UPDATE itself: a merge committing meanwhile wins.
-  if (patch.status && !(await crs.updateChangeRequest(app.db, cr.id, patch, { unlessMerged: true }))) {
-    throw conflict('A merged change request cannot change status');
-  }
-  if (!patch.status) await crs.updateChangeRequest(app.db, cr.id, patch);
+  // Checked (on the Markdown pool) before the transaction: no row lock waits on it.
+  const description = patch.description === undefined ? undefined : await checkDescription(app, patch.description, 'body.description');
+  await withTx(app.db, async (c) => {
+    // Links given by id are matched against the links kept now, under the row's lock: two writes
+    // of the list one after the other, never one over a list it did not see.
+    const links = patch.links && resolveLinks((await crs.getChangeRequest(c, spaceId, cr.id, true))!.links, patch.links, 'body.links');
+    const fields = { subject: patch.subject, status: patch.status, description, links };
+    // Re-checked in the UPDATE itself: a merge committing meanwhile wins.
+    if (patch.status && !(await crs.updateChangeRequest(c, cr.id, fields, { unlessMerged: true }))) {
+      throw conflict('A merged change request cannot change status');
+    }
+    if (!patch.status) await crs.updateChangeRequest(c, cr.id, fields);
+  });
   return getChangeRequest(app, p, spaceId, cr.id);
 }
 

@@ -20,6 +20,7 @@ import { toChangeRequest } from '../presenters/change-requests.js';
 import { toContributor, toRequestedReviewer, toReview } from '../presenters/reviews.js';
 import type { OutputFormat } from '../presenters/comments.js';
 import { getComment, postComment } from './comments.js';
+import { checkDescription } from './change-request-details.js';
 import { sendReviewRequest } from './mail.js';
 
 /** At most this many users per review request. */
@@ -240,12 +241,13 @@ export async function requestReviewers(
   p: Principal,
   spaceId: string,
   ref: string,
-  input: { users: string[]; subject?: string },
+  input: { users: string[]; subject?: string; description?: Record<string, unknown> },
 ) {
   const { cr, space, role } = await requireChangeRequest(app, p, spaceId, ref, 'read');
   if (!atLeast(role, 'edit') && cr.created_by !== p.userId)
     throw forbidden(`Your role on this space (${role}) does not allow requesting reviews`);
   requireEditable(cr);
+  const description = input.description && (await checkDescription(app, input.description, 'body.description'));
   const users = [...new Set(input.users)];
   if (!users.length) throw invalid('Invalid request: body.users: give at least one user');
   if (users.length > MAX_REQUESTED_USERS) throw invalid(`Invalid request: body.users: at most ${MAX_REQUESTED_USERS} users`);
@@ -258,7 +260,7 @@ export async function requestReviewers(
   if ((await repo.reviewerCountAfter(app.db, cr.id, users)) > MAX_REVIEWERS) {
     throw limitExceeded(`A change request can have at most ${MAX_REVIEWERS} requested reviewers`);
   }
-  if (input.subject !== undefined) await updateChangeRequest(app.db, cr.id, { subject: input.subject });
+  if (input.subject !== undefined || description) await updateChangeRequest(app.db, cr.id, { subject: input.subject, description });
   const rows = await repo.requestReviewers(app.db, cr.id, users, p.userId, cr.revision);
   // Each reviewer is told by e-mail (in the background; logged when no SMTP server is configured).
   const url = toChangeRequest(app, cr, space.revision_id).urls.app;

@@ -2,11 +2,21 @@ import type { Queryable } from '../pool.js';
 
 export type ChangeRequestStatus = 'draft' | 'open' | 'archived' | 'merged';
 
+/** One external link of a change request, as stored (the description's ChangeRequestLink, without `expanded`). */
+export interface ChangeRequestLinkRow {
+  id: string;
+  ref: { kind: 'url'; url: string };
+  title?: string;
+}
+
 export interface ChangeRequestRow {
   id: string;
   space_id: string;
   number: number;
   subject: string;
+  /** The description's JSON document as given, null when none. */
+  description: Record<string, unknown> | null;
+  links: ChangeRequestLinkRow[];
   status: ChangeRequestStatus;
   created_by: string | null;
   created_at: Date;
@@ -111,6 +121,8 @@ export async function updateChangeRequest(
   id: string,
   patch: Partial<{
     subject: string;
+    description: Record<string, unknown>;
+    links: ChangeRequestLinkRow[];
     status: ChangeRequestStatus;
     revision: string;
     revision_merged_ancestor: string;
@@ -123,8 +135,10 @@ export async function updateChangeRequest(
   const params: unknown[] = [id];
   for (const [k, v] of Object.entries(patch)) {
     if (v === undefined) continue;
-    params.push(v);
-    sets.push(`${k} = $${params.length}`);
+    // jsonb columns get JSON text: node-postgres would send an array as a PostgreSQL array.
+    const json = k === 'description' || k === 'links';
+    params.push(json ? JSON.stringify(v) : v);
+    sets.push(`${k} = $${params.length}${json ? '::jsonb' : ''}`);
   }
   if (!sets.length) return true;
   if (patch.status === 'merged') sets.push('merged_at = clock_timestamp()');
