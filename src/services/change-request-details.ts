@@ -61,3 +61,23 @@ export function resolveLinks(
     return { id: l.id ?? newId(), ref: { kind: 'url', url: l.ref.url }, ...(l.title !== undefined ? { title: l.title } : {}) };
   });
 }
+
+/**
+ * Whether a description says something (the `require_change_request_description` merge rule): a
+ * leaf with text other than white space, or a block that is not a paragraph (an image, a code
+ * block...). Iterative, over a document already bounded on write.
+ */
+export function descriptionHasContent(doc: Record<string, unknown> | null): boolean {
+  if (!doc) return false;
+  const stack: unknown[] = Array.isArray(doc.nodes) ? [...doc.nodes] : [];
+  while (stack.length) {
+    const n = stack.pop();
+    if (!n || typeof n !== 'object') continue;
+    const node = n as { object?: unknown; type?: unknown; text?: unknown; leaves?: unknown; nodes?: unknown };
+    if (typeof node.text === 'string' && node.text.trim()) return true;
+    if (node.object === 'block' && node.type !== 'paragraph') return true;
+    if (Array.isArray(node.leaves)) stack.push(...node.leaves);
+    if (Array.isArray(node.nodes)) stack.push(...node.nodes);
+  }
+  return false;
+}

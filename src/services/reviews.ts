@@ -20,7 +20,7 @@ import { toChangeRequest } from '../presenters/change-requests.js';
 import { toContributor, toRequestedReviewer, toReview } from '../presenters/reviews.js';
 import type { OutputFormat } from '../presenters/comments.js';
 import { getComment, postComment } from './comments.js';
-import { checkDescription } from './change-request-details.js';
+import { checkDescription, descriptionHasContent } from './change-request-details.js';
 import { sendReviewRequest } from './mail.js';
 
 /** At most this many users per review request. */
@@ -47,6 +47,7 @@ export const SUPPORTED_RULES = [
   'allow_bypass',
   'require_up_to_date_change_request',
   'require_change_request_subject',
+  'require_change_request_description',
   'require_author_to_merge',
 ] as const;
 
@@ -113,6 +114,9 @@ export async function checkMergeRules(db: Queryable, space: Pick<SpaceRow, 'id' 
         break;
       case 'require_change_request_subject':
         if (!cr.subject.trim()) fail('a subject');
+        break;
+      case 'require_change_request_description':
+        if (!descriptionHasContent(cr.description)) fail('a description');
         break;
       case 'require_author_to_merge':
         if (cr.created_by !== mergerId) fail('its author to merge it');

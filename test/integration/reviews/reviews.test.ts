@@ -202,6 +202,25 @@ describe('change request reviews', () => {
     expect((await t.api('POST', `/v1/spaces/${space}/change-requests/${cr2.id}/merge`, { token: reviewer.token })).status).toBe(409);
     expect((await t.api('POST', `/v1/spaces/${space}/change-requests/${cr2.id}/merge`, { token: org.adminToken })).status).toBe(200);
 
+    // require_change_request_description: no description, or one of blank paragraphs, is refused.
+    await admin.spaces.updateSpaceById(space, { mergeRules: { type: 'rules', rules: [{ rule: 'require_change_request_description' }] } });
+    const cr4 = (await admin.spaces.createChangeRequest(space, { subject: 'Described' })).data;
+    await addPage(org.adminToken, space, cr4.id, 'Fourth', 'Body.');
+    const paragraph = (text: string) => ({
+      object: 'block',
+      type: 'paragraph',
+      nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }],
+    });
+    const undescribed = await t.api('POST', `/v1/spaces/${space}/change-requests/${cr4.id}/merge`, { token: org.adminToken });
+    expect(undescribed.status).toBe(409);
+    expect(undescribed.body.error.message).toContain('a description');
+    await admin.spaces.updateChangeRequestById(space, cr4.id, { description: { object: 'document', data: {}, nodes: [paragraph('  ')] } });
+    expect((await t.api('POST', `/v1/spaces/${space}/change-requests/${cr4.id}/merge`, { token: org.adminToken })).status).toBe(409);
+    await admin.spaces.updateChangeRequestById(space, cr4.id, {
+      description: { object: 'document', data: {}, nodes: [paragraph('Why: the quotas changed.')] },
+    });
+    expect((await t.api('POST', `/v1/spaces/${space}/change-requests/${cr4.id}/merge`, { token: org.adminToken })).status).toBe(200);
+
     // Back to none: merges need nothing.
     await admin.spaces.updateSpaceById(space, { mergeRules: { type: 'none' } });
     const cr3 = (await admin.spaces.createChangeRequest(space, { subject: 'Free' })).data;
