@@ -128,13 +128,16 @@ export async function liveExternalLinks(app: AppContext, site: SiteRow): Promise
   return rows;
 }
 
-/** The external links one reader sees: live ones whose condition holds for their claims. */
+/** The rows of the external links one reader sees: live ones whose condition holds for their claims, in order. */
+export async function visibleExternalLinks(app: AppContext, site: SiteRow, ctx: ConditionContext): Promise<repo.ExternalLinkRow[]> {
+  return (await liveExternalLinks(app, site)).filter((l) => evaluateCondition(l.condition, ctx));
+}
+
+/** The external links one reader sees (`visibleExternalLinks`), as the reader site's header takes them. */
 export async function readerExternalLinks(
   app: AppContext,
   site: SiteRow,
   ctx: ConditionContext,
 ): Promise<{ title: string; href: string; parent: string | null }[]> {
-  return (await liveExternalLinks(app, site))
-    .filter((l) => evaluateCondition(l.condition, ctx))
-    .map((l) => ({ title: l.title, href: l.url, parent: l.section_group_id }));
+  return (await visibleExternalLinks(app, site, ctx)).map((l) => ({ title: l.title, href: l.url, parent: l.section_group_id }));
 }

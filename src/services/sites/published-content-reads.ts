@@ -18,6 +18,7 @@ import { readerContext, unsignedClaims, variantsOf, type VisibleSite } from '../
 import type { ConditionContext } from '../../sites/conditions.js';
 import { publishedSite, readerStructure, shareKeyOpens, snapshotOf, type ReaderSiteRow } from './reader.js';
 import { TreePresenter, type SiteTree } from './structure.js';
+import { visibleExternalLinks } from './external-links.js';
 import { selectObjects } from '../../db/repos/content-objects.js';
 import { publishedContentSite } from './sites.js';
 import { specVersionContent } from '../openapi.js';
@@ -139,7 +140,11 @@ export function searchableSpaces(
 
 // ---- getPublishedContentSite ----------------------------------------------------------------------
 
-/** The published site as the token's reader sees it: sections and site spaces its claims show. */
+/**
+ * The published site as the token's reader sees it: sections and site spaces its claims show, and
+ * the external links the reader site shows them (live, condition holding for the claims; a link
+ * whose group is hidden shows at the root, as in the reader's header).
+ */
 export async function publishedSiteForScope(app: AppContext, scope: SiteScope, shareKey: string | undefined) {
   const { site } = scope;
   const visibleSections = new Set(scope.visible.sections.map((s) => s.id));
@@ -169,7 +174,8 @@ export async function publishedSiteForScope(app: AppContext, scope: SiteScope, s
   };
   const rows = [...scope.readableSpaces].map((id) => scope.spaces.get(id)!).filter(Boolean);
   const opts = shareKey && scope.grant.shareKey === shareKey ? { shareKey } : {};
-  return publishedContentSite(app, site, TreePresenter.forReader(app, tree, rows, opts), null, opts);
+  const links = await visibleExternalLinks(app, site, scope.ctx);
+  return publishedContentSite(app, site, TreePresenter.forReader(app, tree, rows, opts, links), null, opts);
 }
 
 // ---- OpenAPI specs the site's pages use ----------------------------------------------------------

@@ -221,7 +221,7 @@ export async function getPublishedSite(app: AppContext, p: Principal, orgId: str
   const { site, role } = await requireSite(app.db, p, orgId, siteId, 'read');
   if (!site.published) throw notFound(`Site "${siteId}" is not published`);
   const opts = await urlOptions(app, siteId, q.shareKey);
-  const presenter = await TreePresenter.create(app, p, await loadTree(app.db, site), opts);
+  const presenter = await TreePresenter.create(app, p, await loadTree(app.db, site), opts, 'live');
   return publishedContentSite(app, site, presenter, role, opts);
 }
 

@@ -6,6 +6,12 @@
  * sections and section groups sharing one sibling order (as does each group). Site spaces keep
  * their own order inside their section. `sortSiteStructure` reorders an item among its siblings;
  * moving between levels goes through the item's own update (a section's `siteSectionGroupId`).
+ *
+ * External links (src/services/sites/external-links.ts) show in a `sections` structure: root links
+ * in `structure`, a group's links in its `children`, each level's links after its sections and
+ * groups. A link keeps its own order (`position`, one sequence for the whole site, not shared with
+ * the sections), so no relative order between a level's sections and links is kept to follow. A
+ * `siteSpaces` structure has no place for links in the description's shape: they are left out.
  */
 import type { AppContext } from '../../context.js';
 import type { Principal } from '../../auth/principal.js';
@@ -14,11 +20,13 @@ import { withTx } from '../../db/pool.js';
 import * as repo from '../../db/repos/site-structure.js';
 import type { GroupRow, SectionRow, SiteSpaceRow } from '../../db/repos/site-structure.js';
 import { bumpSiteVersion, lockSiteStructure, type SiteRow } from '../../db/repos/sites.js';
+import { listExternalLinks, type ExternalLinkRow } from '../../db/repos/site-external-links.js';
 
 import { accessWithSpaceGrants, spaceRole } from '../../policies/spaces.js';
 import { requireSite } from '../../policies/sites.js';
 import { invalid, notFound } from '../../core/errors.js';
 import { toGroup, toSection, toSiteSpace, type UrlOptions } from '../../presenters/sites.js';
+import { toSiteExternalLink } from '../../presenters/site-settings.js';
 import { placeAmong, PlacementError, type Sibling, type SiblingPointer } from '../../sites/structure.js';
 import { presentSpace } from '../spaces.js';
 import { validShareKey } from './share-links.js';
@@ -45,24 +53,54 @@ export class TreePresenter {
     readonly tree: SiteTree,
     private spaces: Map<string, object & { title: string }>,
     private opts: UrlOptions,
+    /** The external links shown, in the site's order (`position`). */
+    private links: ExternalLinkRow[],
   ) {}
 
-  static async create(app: AppContext, p: Principal, tree: SiteTree, opts: UrlOptions = {}): Promise<TreePresenter> {
+  /**
+   * For a member. `links`: the site's external links to show, all of them by default (drafts and
+   * conditional ones included, as every section shows to members whatever its condition), or only
+   * the live ones (not draft: what the site publishes).
+   */
+  static async create(
+    app: AppContext,
+    p: Principal,
+    tree: SiteTree,
+    opts: UrlOptions = {},
+    links: 'all' | 'live' = 'all',
+  ): Promise<TreePresenter> {
     const ids = [...new Set(tree.siteSpaces.map((s) => s.space_id))];
-    const [rows, { ctx, spaceGrants: explicit }] = await Promise.all([
+    const [rows, { ctx, spaceGrants: explicit }, shown] = await Promise.all([
       repo.spacesByIds(app.db, ids),
       accessWithSpaceGrants(app.db, tree.site.organization_id, p, ids),
+      listExternalLinks(app.db, tree.site.id).then((all) => (links === 'live' ? all.filter((l) => !l.draft) : all)),
     ]);
     const spaces = new Map(rows.map((r) => [r.id, presentSpace(app, r, spaceRole(ctx, r, explicit.get(r.id)))]));
     // A space trashed between the two reads leaves the site like the others in the trash.
     const live = { ...tree, siteSpaces: tree.siteSpaces.filter((ss) => spaces.has(ss.space_id)) };
-    return new TreePresenter(app, live, spaces, opts);
+    return new TreePresenter(app, live, spaces, opts, shown);
   }
 
-  /** For a site token's reader (no member): the given spaces only, presented without a role. */
-  static forReader(app: AppContext, tree: SiteTree, rows: Parameters<typeof presentSpace>[1][], opts: UrlOptions = {}): TreePresenter {
+  /**
+   * For a site token's reader (no member): the given spaces only, presented without a role, and the
+   * given external links (those the reader sees; a link whose group is not in `tree` shows at the root).
+   */
+  static forReader(
+    app: AppContext,
+    tree: SiteTree,
+    rows: Parameters<typeof presentSpace>[1][],
+    opts: UrlOptions = {},
+    links: ExternalLinkRow[] = [],
+  ): TreePresenter {
     const spaces = new Map(rows.map((r) => [r.id, presentSpace(app, r, null)]));
-    return new TreePresenter(app, { ...tree, siteSpaces: tree.siteSpaces.filter((ss) => spaces.has(ss.space_id)) }, spaces, opts);
+    const groups = new Set(tree.groups.map((g) => g.id));
+    const placed = links.map((l) => (l.section_group_id && !groups.has(l.section_group_id) ? { ...l, section_group_id: null } : l));
+    return new TreePresenter(app, { ...tree, siteSpaces: tree.siteSpaces.filter((ss) => spaces.has(ss.space_id)) }, spaces, opts, placed);
+  }
+
+  /** The external links directly under a group (null: the root), in the site's order. */
+  private linksIn(groupId: string | null): object[] {
+    return this.links.filter((l) => (l.section_group_id ?? null) === groupId).map(toSiteExternalLink);
   }
 
   siteSpace(ss: SiteSpaceRow) {
@@ -86,7 +124,7 @@ export class TreePresenter {
     return toGroup(
       g,
       sections.map((s) => this.section(s)),
-      children,
+      [...children, ...this.linksIn(g.id)],
     );
   }
 
@@ -95,9 +133,12 @@ export class TreePresenter {
       return { type: 'siteSpaces', structure: this.tree.siteSpaces.filter((ss) => ss.section_id === null).map((ss) => this.siteSpace(ss)) };
     return {
       type: 'sections',
-      structure: childrenOf(this.tree, null).map((c) =>
-        c.type === 'site-section' ? this.section(c.row as SectionRow) : this.group(c.row as GroupRow),
-      ),
+      structure: [
+        ...childrenOf(this.tree, null).map((c) =>
+          c.type === 'site-section' ? this.section(c.row as SectionRow) : this.group(c.row as GroupRow),
+        ),
+        ...this.linksIn(null),
+      ],
     };
   }
 }
