@@ -79,7 +79,19 @@ function markTree(runs: readonly Run[]): PhrasingContent[] {
 }
 
 class Writer {
+  /** How many quotes the blocks being written are in (a tag line there would be quoted text). */
+  private quoted = 0;
+
   constructor(private readonly format: FormatRef) {}
+
+  private quotedBlocks(nodes: readonly DocumentBlock[] | undefined): RootContent[] {
+    this.quoted++;
+    try {
+      return this.blocks(nodes);
+    } finally {
+      this.quoted--;
+    }
+  }
 
   phrasing(nodes: readonly DocumentInlineContent[] | readonly unknown[]): PhrasingContent[] {
     const out: PhrasingContent[] = [];
@@ -150,7 +162,14 @@ class Writer {
         ];
       case 'code': {
         const value = (node.nodes ?? []).map((line) => lineText(line?.nodes ?? [])).join('\n');
-        return [{ type: 'code', lang: node.data?.syntax || null, meta: null, value }];
+        const fence: RootContent = { type: 'code', lang: node.data?.syntax || null, meta: null, value };
+        // GitBook's options as the `{% code %}` frame around the fence, wherever the block is (top
+        // level, a tab, a step, a column, an update, an expandable block, a list item, an `if`):
+        // the frame is raw text that the list or container around it indents like its other lines.
+        // In a quote (or a hint written as one) a tag line would be text: there, a bare fence.
+        const opts = codeOptions(node.data);
+        if (!opts || this.quoted > 0) return [fence];
+        return [{ type: 'html', value: `{% code${opts} %}\n${serializeMdast({ type: 'root', children: [fence] })}{% endcode %}` }];
       }
       case 'code-line':
         return [{ type: 'code', lang: null, meta: null, value: lineText(node.nodes ?? []) }];
@@ -170,10 +189,9 @@ class Writer {
       case 'list-item':
         return this.blocks(node.nodes);
       case 'blockquote':
-        return [{ type: 'blockquote', children: this.blocks(node.nodes) as BlockContent[] }];
       case 'hint':
         // Only top-level hints are written as `{% hint %}` (see documentToMarkdown); nested ones are quotes.
-        return [{ type: 'blockquote', children: this.blocks(node.nodes) as BlockContent[] }];
+        return [{ type: 'blockquote', children: this.quotedBlocks(node.nodes) as BlockContent[] }];
       case 'divider':
         return [{ type: 'thematicBreak' }];
       case 'images':
@@ -312,6 +330,21 @@ function blockInlines(block: DocumentBlock): DocumentInlineContent[] {
 const attr = (v: unknown) => String(v ?? '').replace(/"/g, '%22');
 const escapeHtml = (v: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+/**
+ * A code block's GitBook options (DocumentBlockCode data) as the attributes of the `{% code %}` frame,
+ * in the order GitBook writes them; '' when it has none (a bare fence).
+ */
+function codeOptions(data: Record<string, unknown> | undefined): string {
+  const d = data ?? {};
+  return [
+    typeof d.title === 'string' ? ` title="${attr(d.title)}"` : '',
+    d.overflow === 'wrap' ? ' overflow="wrap"' : '',
+    typeof d.lineNumbers === 'boolean' ? ` lineNumbers="${d.lineNumbers}"` : '',
+    typeof d.fullWidth === 'boolean' ? ` fullWidth="${d.fullWidth}"` : '',
+    typeof d.expandable === 'boolean' ? ` expandable="${d.expandable}"` : '',
+  ].join('');
+}
+
 /** GitBook's blocks written back as the tags GitBook writes (see parse.ts); null for other blocks. */
 function gitbookChunk(block: DocumentBlock, writer: Writer, format: FormatRef): string | null {
   const body = (nodes: DocumentBlock[] | undefined) => serializeMdast({ type: 'root', children: writer.blocks(nodes ?? []) });
@@ -354,18 +387,6 @@ function gitbookChunk(block: DocumentBlock, writer: Writer, format: FormatRef): 
     case 'swagger': {
       const src = b.data?.ref ? format(b.data.ref) : '';
       return `{% openapi src="${attr(src)}" path="${attr(b.data?.path)}" method="${attr(b.data?.method)}" %}\n[${src}](${src})\n{% endopenapi %}\n`;
-    }
-    case 'code': {
-      // GitBook's options (DocumentBlockCode data) as the `{% code %}` frame GitBook writes; none: a bare fence.
-      const d = b.data ?? {};
-      const opts = [
-        d.title ? ` title="${attr(d.title)}"` : '',
-        d.overflow === 'wrap' ? ' overflow="wrap"' : '',
-        typeof d.lineNumbers === 'boolean' ? ` lineNumbers="${d.lineNumbers}"` : '',
-        typeof d.fullWidth === 'boolean' ? ` fullWidth="${d.fullWidth}"` : '',
-        typeof d.expandable === 'boolean' ? ` expandable="${d.expandable}"` : '',
-      ].join('');
-      return opts ? `{% code${opts} %}\n${body([block])}{% endcode %}\n` : null;
     }
     case 'openapi-operation':
       return `{% openapi-operation spec="${attr(b.data?.ref?.spec)}" path="${attr(b.data?.path)}" method="${attr(b.data?.method)}" %}\n{% endopenapi-operation %}\n`;

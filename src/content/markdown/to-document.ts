@@ -422,7 +422,8 @@ class Converter {
         const out = this.blocks(node.children, ctx);
         const code = out.find((b): b is DocumentBlockCode => b.type === 'code');
         if (code) {
-          if (a.title) code.data.title = a.title;
+          // An empty title is kept too: GitBook writes `title=""`, and the frame it stands in comes back.
+          if (a.title !== undefined) code.data.title = a.title;
           if (a.overflow === 'wrap' || a.overflow === 'scroll') code.data.overflow = a.overflow;
           if (a.lineNumbers !== undefined) code.data.lineNumbers = a.lineNumbers === 'true';
           if (a.fullWidth !== undefined) code.data.fullWidth = a.fullWidth === 'true';
