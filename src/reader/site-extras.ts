@@ -12,7 +12,7 @@ import { readerStructure, readingOrder, snapshotOf, type ServedSite } from '../s
 import { readerPages } from '../services/sites/reader-lists.js';
 import type { Snapshot } from '../content/snapshot.js';
 import { alternateVariants, hreflangAlternates, hreflangOf, type Alternate } from '../sites/alternates.js';
-import { sitePath, type ReaderSection, type ReaderSiteSpace } from '../sites/reader.js';
+import { sitePath, variantsOf, type ReaderSection, type ReaderSiteSpace } from '../sites/reader.js';
 import { withQuery } from '../sites/redirects.js';
 import type { ConditionContext } from '../sites/conditions.js';
 import { customFontCss, HEADER_EXTRA_CSS } from './layout-links.js';
@@ -92,11 +92,21 @@ function indexablePaths(snapshot: Snapshot): Set<string> {
  * (src/sites/alternates.ts) among the URLs the sitemap lists. Work: one lookup per page and variant.
  */
 export async function sitemapXml(app: AppContext, site: ServedSite, ctx: ConditionContext): Promise<string> {
-  const pages = (await readerPages(app, site, ctx)).filter((p) => !p.noIndex);
-  const listed = new Set(pages.map((p) => p.url));
-  const alternates = new Map<string, Alternate[]>();
   const { visible, spaces } = await readerStructure(app, site, ctx);
   const sections: (ReaderSection | null)[] = visible.sections.length ? visible.sections : [null];
+  // One URL per page, the canonical one: a variant's first page is listed at the variant's home.
+  const homes = new Map<string, string>();
+  const firstPaths = new Map<string, string>();
+  for (const section of sections)
+    for (const ss of variantsOf(visible, section).filter((x) => !x.hidden)) {
+      const first = readingOrder(await snapshotOf(app, spaces.get(ss.space_id)!))[0];
+      if (!first) continue;
+      firstPaths.set(ss.id, first.path);
+      homes.set(`${site.base}/${sitePath(visible, section, ss, first.path)}`, `${site.base}/${sitePath(visible, section, ss, '')}`);
+    }
+  const pages = (await readerPages(app, site, ctx)).filter((p) => !p.noIndex).map((p) => homes.get(p.url) ?? p.url);
+  const listed = new Set(pages);
+  const alternates = new Map<string, Alternate[]>();
   for (const section of sections) {
     const variants = alternateVariants(visible, section);
     const languageOf = (id: string) => spaces.get(id)?.language;
@@ -111,7 +121,8 @@ export async function sitemapXml(app: AppContext, site: ServedSite, ctx: Conditi
       for (const path of paths.get(ss.id)!) {
         // sitePath's URL, with each variant's prefix made once.
         const encoded = path.split('/').map(encodeURIComponent).join('/');
-        const url = (x: ReaderSiteSpace) => `${site.base}/${[prefixes.get(x.id), encoded].filter(Boolean).join('/')}`;
+        const url = (x: ReaderSiteSpace) =>
+          `${site.base}/${[prefixes.get(x.id), firstPaths.get(x.id) === path ? '' : encoded].filter(Boolean).join('/')}`;
         const own = url(ss);
         if (!listed.has(own)) continue;
         const alts = hreflangAlternates(visible, section, ss, {
@@ -126,5 +137,5 @@ export async function sitemapXml(app: AppContext, site: ServedSite, ctx: Conditi
     `<url><loc>${xml(loc)}</loc>${(alternates.get(loc) ?? [])
       .map((a) => `<xhtml:link rel="alternate" hreflang="${xml(a.hreflang)}" href="${xml(a.href)}"/>`)
       .join('')}</url>`;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">\n${pages.map((p) => entry(p.url)).join('\n')}\n</urlset>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">\n${pages.map(entry).join('\n')}\n</urlset>\n`;
 }

@@ -198,9 +198,12 @@ export interface ReaderLocation {
   space: SpaceRow;
   snapshot: Snapshot;
   page: TreePage;
-  /** Path of the page under the site base (defaults omitted, no leading slash). */
+  /**
+   * The page's one URL under the site base (defaults omitted, no leading slash): its canonical URL,
+   * in the sitemap and the alternates; a variant's first page is at the variant's home (`''`, `fr`).
+   */
   path: string;
-  /** The immutable render key: site version, revision, page, audience. */
+  /** The immutable render key: site version, revision, page, audience, what the page shows of space rows. */
   key: string;
 }
 
@@ -279,9 +282,11 @@ async function findPage(app: AppContext, site: ServedSite, segments: string[], c
   if (!r) throw notFound('Not found');
   const space = spaces.get(r.siteSpace.space_id)!;
   const snapshot = await snapshotOf(app, space);
-  const page = r.pagePath ? snapshot.byPath.get(r.pagePath) : readingOrder(snapshot)[0];
+  const first = firstReadable(snapshot);
+  const page = r.pagePath ? snapshot.byPath.get(r.pagePath) : first;
   if (!page || !(page.node.type === 'document' || page.node.type === 'computed')) throw notFound('Not found');
-  const path = sitePath(visible, r.section, r.siteSpace, r.pagePath ? page.path : '');
+  // One URL per page: a variant's first page is its home (`/`, `/fr`), by whichever path reached.
+  const path = sitePath(visible, r.section, r.siteSpace, page === first ? '' : page.path);
   // The audience: what the reader's claims decided (visible sections and variants, header links).
   const ss = tree.siteSpaces.find((x) => x.id === r.siteSpace.id);
   const links = (withOverrides(effectiveCustomization(site.customization), ss?.customization ?? null).header?.links ?? []) as {
@@ -307,8 +312,14 @@ async function findPage(app: AppContext, site: ServedSite, segments: string[], c
         page.node.id,
         path,
         audienceOf(visible),
-        // The languages of the section's variants (hreflang alternates): a space's language is not in the site version.
-        variantsOf(visible, r.section).map((x) => spaces.get(x.space_id)?.language ?? ''),
+        // What the page shows of space rows, which do not move the site version: the section's
+        // variants' languages (hreflang alternates) and titles (the variant switcher, when the site
+        // space has none of its own); the space's last update and Git URL (the page's meta line).
+        variantsOf(visible, r.section).map((x) => [spaces.get(x.space_id)?.language ?? '', x.title ?? spaces.get(x.space_id)?.title ?? '']),
+        space.updated_at?.getTime() ?? null,
+        space.git_sync?.url ?? null,
+        // The canonical base (canonical URL, alternates) follows the organization's hosts too.
+        siteBaseUrl(app, site),
         linkOutcomes,
         conditional,
       ]),
@@ -520,13 +531,12 @@ export async function readerPage(app: AppContext, loc: ReaderLocation, ctx: Cond
  * it, matched as the variant switcher matches it (same path, a readable page; no fallback to the
  * variant's home). URLs are on the canonical base, as `<link rel=canonical>`; the page's own URL is
  * its canonical one, and the other variants' take the same form (the variant's home when the page
- * was reached as its own variant's home and is the other's first page too). Per variant, one lookup
- * in the revision's path index (the cached snapshot's `byPath`).
+ * is that variant's first page, as its own canonical URL and the sitemap have it). Per variant, one
+ * lookup in the revision's path index (the cached snapshot's `byPath`).
  */
 async function pageAlternates(app: AppContext, loc: ReaderLocation): Promise<Alternate[]> {
   const { site, visible, section, siteSpace, page, spaces } = loc;
   const base = siteBaseUrl(app, site);
-  const home = loc.path === sitePath(visible, section, siteSpace, '');
   const snapshotFor = async (ss: ReaderSiteSpace) => snapshotOf(app, spaces.get(ss.space_id)!);
   const found = new Map<string, boolean>();
   const targets = new Map<string, string>();
@@ -535,7 +545,7 @@ async function pageAlternates(app: AppContext, loc: ReaderLocation): Promise<Alt
     const other = await snapshotFor(ss);
     const same = other.byPath.get(page.path);
     found.set(ss.id, !!same && readable(same));
-    targets.set(ss.id, home && same && firstReadable(other) === same ? '' : page.path);
+    targets.set(ss.id, same && firstReadable(other) === same ? '' : page.path);
   }
   return hreflangAlternates(visible, section, siteSpace, {
     languageOf: (ss) => spaces.get(ss.space_id)?.language,

@@ -110,12 +110,12 @@ describe('hreflang alternates in sitemap.xml', () => {
     const entries = sitemapEntries(r.text);
     expect([...entries.keys()].sort()).toEqual(
       [
-        `${B}/getting-started`,
+        `${B}/`, // "Getting started", listed at its canonical URL (its variant's home)
         `${B}/install`,
         `${B}/only-in-english`,
-        `${B}/fr/getting-started`,
+        `${B}/fr`,
         `${B}/fr/install`,
-        `${B}/api/reference`,
+        `${B}/api`,
       ].sort(),
     );
     const install = [
@@ -129,7 +129,7 @@ describe('hreflang alternates in sitemap.xml', () => {
       ['en', `${B}/only-in-english`],
       ['x-default', `${B}/only-in-english`],
     ]);
-    expect(entries.get(`${B}/api/reference`)).toEqual([]);
+    expect(entries.get(`${B}/api`)).toEqual([]);
   });
 
   it('lists the variant a condition shows to this reader, with its alternates', async () => {
