@@ -4,6 +4,7 @@
 // Over HTTP against a site with language variants built through the API (lang-site.ts).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
+import { editContent } from '../../helpers/content.js';
 import { langSite, type LangSite } from './lang-site.js';
 
 const { t } = useTestApp();
@@ -75,14 +76,43 @@ describe('one URL per page', () => {
       ['fr', `${B}/fr`],
       ['x-default', `${B}/`],
     ]);
-    for (const [loc, alts] of entries) {
-      const page = await get(loc.slice(t.baseUrl.length));
-      expect(page.status, loc).toBe(200);
-      expect(canonicalOf(page.text), loc).toBe(loc);
-      expect(alternates(page.text), loc).toEqual(alts);
-    }
+    await expectHeadsAgree(entries);
+  });
+
+  it("names a page by its variant's home wherever it is that variant's first page only", async () => {
+    // The French variant now opens on "Install"; the English one still on "Getting started".
+    await editContent(t, s.spaces.fr, (d) => {
+      const install = d.childIds(null).find((id) => d.page(id)?.title === 'Install')!;
+      d.movePage(install, null, 0);
+    });
+    expect(canonicalOf((await get(`${s.base}/fr/install`)).text)).toBe(`${B}/fr`);
+    expect(alternates((await get(`${s.base}/install`)).text)).toEqual([
+      ['en', `${B}/install`],
+      ['fr', `${B}/fr`],
+      ['x-default', `${B}/install`],
+    ]);
+    const frStart = await get(`${s.base}/fr/getting-started`);
+    expect(canonicalOf(frStart.text)).toBe(`${B}/fr/getting-started`);
+    expect(alternates(frStart.text)).toEqual([
+      ['en', `${B}/`],
+      ['fr', `${B}/fr/getting-started`],
+      ['x-default', `${B}/`],
+    ]);
+    const entries = sitemapEntries((await t.api('GET', `${s.base}/sitemap.xml`)).text);
+    expect([...entries.keys()].filter((u) => u.startsWith(`${B}/fr`)).sort()).toEqual([`${B}/fr`, `${B}/fr/getting-started`]);
+    await expectHeadsAgree(entries);
   });
 });
+
+/** Each sitemap entry's page has that URL as canonical and the entry's alternates in its head. */
+async function expectHeadsAgree(entries: Map<string, [string, string][]>) {
+  for (const [loc, alts] of entries) {
+    const page = await get(loc.slice(t.baseUrl.length));
+    expect(page.status, loc).toBe(200);
+    expect(canonicalOf(page.text), loc).toBe(loc);
+    expect(alternates(page.text), loc).toEqual(alts);
+  }
+}
 
 describe('the page cache', () => {
   it("shows a space's new title at the next request, after the old one was served and cached", async () => {
