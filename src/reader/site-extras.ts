@@ -86,7 +86,8 @@ function indexablePaths(snapshot: Snapshot): Set<string> {
 }
 
 /**
- * `sitemap.xml` (public sites): every page the reader may see but `noIndex` ones, each with an
+ * `sitemap.xml` (public sites): every page the reader may see but `noIndex` ones, at its canonical
+ * URL (a variant's first page at the variant's home, as `<link rel=canonical>` has it), each with an
  * `<xhtml:link rel="alternate" hreflang>` per language variant of its section listing the same page
  * (and `x-default`, the section's default variant), the rule of the page head
  * (src/sites/alternates.ts) among the URLs the sitemap lists. Work: one lookup per page and variant.
