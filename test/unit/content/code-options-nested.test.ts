@@ -117,7 +117,7 @@ describe('code block options inside containers', () => {
       '{% tabs %}\n{% tab title="A" %}\n{% code title="README.md" %}\n````markdown\n```js\n{% endcode %}\n```\n````\n{% endcode %}\n{% endtab %}\n{% endtabs %}\n';
     const codes = codeBlocks(roundTrip(md));
     expect(codes[0].block.data).toEqual({ syntax: 'markdown', title: 'README.md' });
-    expect(codes[0].block.nodes).toHaveLength(3);
+    expect((codes[0].block as { nodes: unknown[] }).nodes).toHaveLength(3);
   });
 });
 
