@@ -338,7 +338,7 @@ function codeOptions(data: Record<string, unknown> | undefined): string {
   const d = data ?? {};
   return [
     typeof d.title === 'string' ? ` title="${attr(d.title)}"` : '',
-    d.overflow === 'wrap' ? ' overflow="wrap"' : '',
+    d.overflow === 'wrap' || d.overflow === 'scroll' ? ` overflow="${d.overflow}"` : '',
     typeof d.lineNumbers === 'boolean' ? ` lineNumbers="${d.lineNumbers}"` : '',
     typeof d.fullWidth === 'boolean' ? ` fullWidth="${d.fullWidth}"` : '',
     typeof d.expandable === 'boolean' ? ` expandable="${d.expandable}"` : '',

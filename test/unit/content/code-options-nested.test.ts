@@ -108,6 +108,11 @@ describe('code block options inside containers', () => {
     );
   });
 
+  it('an explicit overflow="scroll" (the default) is written back as it was read', () => {
+    const md = '{% stepper %}\n{% step %}\n{% code overflow="scroll" %}\n```\nx\n```\n{% endcode %}\n{% endstep %}\n{% endstepper %}\n';
+    expect(codeBlocks(roundTrip(md))[0].block.data).toEqual({ overflow: 'scroll' });
+  });
+
   it('a block without options stays a bare fence inside a container', () => {
     roundTrip('{% tabs %}\n{% tab title="A" %}\n```sh\nls\n```\n{% endtab %}\n{% endtabs %}\n');
   });
