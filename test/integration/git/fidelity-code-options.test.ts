@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown, markdownToDocument } from '../../../src/content/markdown.js';
+import { canonicalFrame, codeFrames } from '../../helpers/code-frames.js';
 import { GITBOOK_FIXTURES, requireFixtures } from '../../helpers/fixtures.js';
 
 const GITBOOK = requireFixtures(GITBOOK_FIXTURES);
@@ -22,67 +23,6 @@ function markdownFiles(dir: string): string[] {
   return out;
 }
 
-const TAG = /^\s*\{%\s*(end)?([a-z][a-z-]*)\b.*%\}\s*$/;
-const FENCE = /^\s*(`{3,}|~{3,})/;
-
-interface Frame {
-  /** The frame as written: `{% code … %}` line to `{% endcode %}` line. */
-  text: string;
-  /** The block tags it stands in (`tabs`, `tab`, `hint`, …) and `details`, outermost first. */
-  within: string[];
-}
-
-/** Every `{% code %}` frame of a page, with the containers it stands in (fenced code is skipped). */
-function frames(md: string): Frame[] {
-  const lines = md.split('\n');
-  const out: Frame[] = [];
-  const stack: string[] = [];
-  let fence: string | null = null;
-  let start = -1;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    const f = FENCE.exec(line);
-    if (fence) {
-      if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
-      continue;
-    }
-    if (f) {
-      fence = f[1];
-      continue;
-    }
-    if (/^\s*<details[\s>]/i.test(line)) stack.push('details');
-    if (/<\/details>\s*$/i.test(line) && stack.at(-1) === 'details') stack.pop();
-    const t = TAG.exec(line);
-    if (!t) continue;
-    if (t[2] === 'code') {
-      if (!t[1]) start = i;
-      else if (start >= 0) {
-        out.push({ text: lines.slice(start, i + 1).join('\n'), within: [...stack] });
-        start = -1;
-      }
-    } else if (['hint', 'tabs', 'tab', 'stepper', 'step', 'columns', 'column', 'updates', 'update', 'if', 'prompt'].includes(t[2])) {
-      if (!t[1]) stack.push(t[2]);
-      else if (stack.at(-1) === t[2]) stack.pop();
-    }
-  }
-  return out;
-}
-
-/**
- * A frame in GitBook's own shape: `{% code a="x" b="y" %}`, the fence right below, `{% endcode %}`
- * right after it. Hand-written frames (blank lines inside, two spaces before an option) keep their
- * options and code but come back in this shape.
- */
-function canonical(frame: string): string {
-  const lines = frame.split('\n');
-  const attrs = [...lines[0].matchAll(/([A-Za-z][\w-]*)="([^"]*)"/g)].map((m) => ` ${m[1]}="${m[2]}"`).join('');
-  const body = lines
-    .slice(1, -1)
-    .join('\n')
-    .replace(/^\n+|\n+$/g, '');
-  return `{% code${attrs} %}\n${body}\n{% endcode %}`;
-}
-
 describe('real GitBook pages: code block options through the document', () => {
   it('every {% code %} frame, nested or not, comes back with its options and code (code in hints aside)', () => {
     const lost: string[] = [];
@@ -93,13 +33,13 @@ describe('real GitBook pages: code block options through the document', () => {
       const md = readFileSync(file, 'utf8').replace(/^---\n[\s\S]*?\n---\n/, '');
       if (!md.includes('{% code')) continue;
       const back = documentToMarkdown(markdownToDocument(md));
-      const written = frames(back).map((f) => f.text);
-      for (const frame of frames(md)) {
+      const written = codeFrames(back).map((f) => f.text);
+      for (const frame of codeFrames(md)) {
         if (frame.within.includes('hint')) continue;
         checked++;
         for (const c of new Set(frame.within)) nested.set(c, (nested.get(c) ?? 0) + 1);
         // Byte for byte when written in GitBook's shape; else the same options and code in that shape.
-        const expected = canonical(frame.text);
+        const expected = canonicalFrame(frame.text);
         if (expected === frame.text) exact++;
         const i = written.indexOf(expected);
         if (i >= 0) written.splice(i, 1);
