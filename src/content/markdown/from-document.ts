@@ -188,9 +188,16 @@ class Writer {
       }
       case 'list-item':
         return this.blocks(node.nodes);
-      case 'blockquote':
       case 'hint':
-        // Only top-level hints are written as `{% hint %}` (see documentToMarkdown); nested ones are quotes.
+        // A hint in a tab, a step, a column, an update, an expandable block or a list item is written as
+        // its tag, as at the top level (documentToMarkdown); in a quote a tag line would be quoted text:
+        // there, a quote.
+        if (this.quoted === 0) {
+          const inner = serializeMdast({ type: 'root', children: this.blocks(node.nodes) });
+          return [{ type: 'html', value: `{% hint style="${node.data?.style ?? 'info'}" %}\n${inner}{% endhint %}` }];
+        }
+        return [{ type: 'blockquote', children: this.quotedBlocks(node.nodes) as BlockContent[] }];
+      case 'blockquote':
         return [{ type: 'blockquote', children: this.quotedBlocks(node.nodes) as BlockContent[] }];
       case 'divider':
         return [{ type: 'thematicBreak' }];

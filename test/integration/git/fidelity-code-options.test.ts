@@ -55,3 +55,26 @@ describe('real GitBook pages: code block options through the document', () => {
     expect(nested.get('details')).toBeGreaterThan(5);
   }, 300_000);
 });
+
+describe('real GitBook pages: hints through the document', () => {
+  it('every {% hint %} tag comes back with its style, in containers too', () => {
+    // A style the description does not have (`tip`) is read as `info`, the description's default.
+    const hints = (md: string) =>
+      (md.match(/^[ \t]*\{% hint style="[a-z]+" %\}$/gm) ?? []).map((l) =>
+        l.trim().replace(/"(?!info|warning|danger|success)[a-z]+"/, '"info"'),
+      );
+    const changed: string[] = [];
+    let inContainers = 0;
+    for (const file of markdownFiles(GITBOOK)) {
+      const md = readFileSync(file, 'utf8').replace(/^---\n[\s\S]*?\n---\n/, '');
+      if (!md.includes('{% hint')) continue;
+      const before = hints(md);
+      const after = hints(documentToMarkdown(markdownToDocument(md)));
+      if (JSON.stringify(before) !== JSON.stringify(after))
+        changed.push(`${path.relative(GITBOOK, file)}: ${before.length} → ${after.length}`);
+      if (/\{% (tab|step|column|update) [^%]*%\}\n(?:(?!\{% end)[\s\S])*?\{% hint/.test(md)) inContainers++;
+    }
+    expect(changed).toEqual([]);
+    expect(inContainers).toBeGreaterThan(10);
+  }, 300_000);
+});

@@ -210,3 +210,50 @@ describe('code blocks with options written from a JSON document', () => {
     expect(md).not.toContain('{%');
   });
 });
+
+describe('hints inside containers are written back as hints', () => {
+  it('in tabs, steps, columns, updates and expandable blocks: the {% hint %} tag and its style come back', () => {
+    const hint = '{% hint style="warning" %}\nMind the **gap**.\n{% endhint %}\n';
+    for (const md of [
+      `{% tabs %}\n{% tab title="A" %}\n${hint}{% endtab %}\n{% endtabs %}\n`,
+      `{% stepper %}\n{% step %}\n### Install\n\n${hint}{% endstep %}\n{% endstepper %}\n`,
+      `{% columns %}\n{% column %}\n${hint}{% endcolumn %}\n{% endcolumns %}\n`,
+      `{% updates format="full" %}\n{% update date="2024-01-31" %}\n${hint}{% endupdate %}\n{% endupdates %}\n`,
+      `<details>\n\n<summary>More</summary>\n\n${hint}\n</details>\n`,
+    ]) {
+      const doc = roundTrip(md);
+      expect(JSON.stringify(doc)).toContain('"type":"hint","key":"k');
+      expect(JSON.stringify(doc)).toContain('"style":"warning"');
+    }
+  });
+
+  it('in a quote, a hint is written as a quote (a tag line there would be quoted text)', () => {
+    const doc = {
+      object: 'document',
+      data: {},
+      nodes: [
+        {
+          object: 'block',
+          type: 'blockquote',
+          data: {},
+          nodes: [
+            {
+              object: 'block',
+              type: 'hint',
+              data: { style: 'info' },
+              nodes: [
+                {
+                  object: 'block',
+                  type: 'paragraph',
+                  data: {},
+                  nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Note', marks: [] }] }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    } as unknown as JSONDocument;
+    expect(documentToMarkdown(doc)).toBe('> > Note\n');
+  });
+});
