@@ -331,7 +331,8 @@ function blockInlines(block: DocumentBlock): DocumentInlineContent[] {
 
 /**
  * GitBook JSON document → Markdown (GFM). The inverse of markdownToDocument for the node types it
- * produces: top-level hints and files are written as `{% hint style="…" %}…{% endhint %}` and
+ * produces: hints (outside quotes) are written as `{% hint style="…" %}…{% endhint %}`, code blocks
+ * with options in their `{% code %}` frame wherever they are, top-level files as
  * `{% file src="…" %}{% endfile %}`; links and images use `formatRef` for their destination.
  */
 const attr = (v: unknown) => String(v ?? '').replace(/"/g, '%22');
