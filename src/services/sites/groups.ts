@@ -72,7 +72,7 @@ const presentGroup = (app: AppContext, p: Principal, site: SiteRow, id: string) 
 
 export async function listGroups(app: AppContext, p: Principal, orgId: string, siteId: string, q: { page?: string; limit?: number }) {
   const { site } = await requireSite(app.db, p, orgId, siteId, 'read');
-  const presenter = await TreePresenter.create(app, p, await loadTree(app.db, site));
+  const presenter = await TreePresenter.create(app, p, await loadTree(app.db, site), {}, 'all');
   const items = groupsInOrder(presenter.tree).map((g, i) => ({ g, i }));
   return pageInMemory(
     items,

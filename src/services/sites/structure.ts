@@ -58,22 +58,23 @@ export class TreePresenter {
   ) {}
 
   /**
-   * For a member. `links`: the site's external links to show, all of them by default (drafts and
-   * conditional ones included, as every section shows to members whatever its condition), or only
-   * the live ones (not draft: what the site publishes).
+   * For a member. `links`: the site's external links to show, for an answer that holds them (the
+   * structure, section groups): `all` (drafts and conditional ones included, as every section shows
+   * to members whatever its condition) or `live` (not draft: what the site publishes); `none` (the
+   * default: sections and site spaces hold no links) reads none.
    */
   static async create(
     app: AppContext,
     p: Principal,
     tree: SiteTree,
     opts: UrlOptions = {},
-    links: 'all' | 'live' = 'all',
+    links: 'all' | 'live' | 'none' = 'none',
   ): Promise<TreePresenter> {
     const ids = [...new Set(tree.siteSpaces.map((s) => s.space_id))];
     const [rows, { ctx, spaceGrants: explicit }, shown] = await Promise.all([
       repo.spacesByIds(app.db, ids),
       accessWithSpaceGrants(app.db, tree.site.organization_id, p, ids),
-      listExternalLinks(app.db, tree.site.id).then((all) => (links === 'live' ? all.filter((l) => !l.draft) : all)),
+      links === 'none' ? [] : listExternalLinks(app.db, tree.site.id).then((all) => (links === 'live' ? all.filter((l) => !l.draft) : all)),
     ]);
     const spaces = new Map(rows.map((r) => [r.id, presentSpace(app, r, spaceRole(ctx, r, explicit.get(r.id)))]));
     // A space trashed between the two reads leaves the site like the others in the trash.
@@ -185,7 +186,7 @@ export async function urlOptions(app: AppContext, siteId: string, shareKey?: str
 
 export async function getStructure(app: AppContext, p: Principal, orgId: string, siteId: string, q: { shareKey?: string }) {
   const { site } = await requireSite(app.db, p, orgId, siteId, 'read');
-  const presenter = await TreePresenter.create(app, p, await loadTree(app.db, site), await urlOptions(app, siteId, q.shareKey));
+  const presenter = await TreePresenter.create(app, p, await loadTree(app.db, site), await urlOptions(app, siteId, q.shareKey), 'all');
   return presenter.structure();
 }
 
@@ -248,7 +249,13 @@ export async function sortItem(
 
 /** One item of the site as the API shows it (after a write); 404 when it is gone meanwhile. */
 export async function presentItem(app: AppContext, p: Principal, site: SiteRow, item: StructurePointer) {
-  const presenter = await TreePresenter.create(app, p, await loadTree(app.db, site));
+  const presenter = await TreePresenter.create(
+    app,
+    p,
+    await loadTree(app.db, site),
+    {},
+    item.type === 'site-section-group' ? 'all' : 'none',
+  );
   const t = presenter.tree;
   const gone = () => notFound(`${item.type} "${item.id}" not found in this site`);
   if (item.type === 'site-space') {

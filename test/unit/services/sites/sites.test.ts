@@ -17,6 +17,7 @@ import { addMember, freshOrg, rejection, seedOrg, seedSection, seedSite, seedSit
 
 vi.mock('../../../../src/db/repos/sites.js', () => import('../../../helpers/fakes/repos/sites.js'));
 vi.mock('../../../../src/db/repos/site-structure.js', () => import('../../../helpers/fakes/repos/site-structure.js'));
+vi.mock('../../../../src/db/repos/site-external-links.js', () => import('../../../helpers/fakes/repos/site-external-links.js'));
 vi.mock('../../../../src/db/repos/site-share-links.js', () => import('../../../helpers/fakes/repos/site-share-links.js'));
 vi.mock('../../../../src/db/repos/site-permissions.js', () => import('../../../helpers/fakes/repos/site-permissions.js'));
 vi.mock('../../../../src/db/repos/members.js', () => import('../../../helpers/fakes/repos/members.js'));
