@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
 import { linksIn } from './helpers.js';
-import { langSite, type LangSite } from './lang-site.js';
+import { headAlternates, langSite, sitemapEntries, type LangSite } from './lang-site.js';
 
 const { t } = useTestApp();
 
@@ -18,28 +18,12 @@ beforeAll(async () => {
 const get = (path: string) => t.api('GET', path, { headers: { accept: 'text/html' } });
 const beta = (path: string) => `${path}${path.includes('?') ? '&' : '?'}visitor.beta=yes`;
 
-/** Every hreflang alternate of the page head, in order. */
-function alternates(html: string): [string, string][] {
-  const head = html.slice(0, html.indexOf('</head>'));
-  return [...head.matchAll(/<link rel="alternate" hreflang="([^"]+)" href="([^"]+)">/g)].map((m) => [m[1], m[2].replace(/&amp;/g, '&')]);
-}
-
-/** The `<url>` entries of a sitemap: loc → its xhtml:link alternates. */
-function sitemapEntries(xml: string): Map<string, [string, string][]> {
-  return new Map(
-    [...xml.matchAll(/<url><loc>([^<]+)<\/loc>(.*?)<\/url>/g)].map((m) => [
-      m[1],
-      [...m[2].matchAll(/<xhtml:link rel="alternate" hreflang="([^"]+)" href="([^"]+)"\/>/g)].map((x) => [x[1], x[2]] as [string, string]),
-    ]),
-  );
-}
-
 describe('hreflang alternates in the page head', () => {
   it('names the page in each language variant that has it, itself and x-default included', async () => {
     const page = await get(`${s.base}/install`);
     expect(page.status).toBe(200);
     expect(page.text).toContain(`<link rel="canonical" href="${B}/install">`);
-    expect(alternates(page.text)).toEqual([
+    expect(headAlternates(page.text)).toEqual([
       ['en', `${B}/install`],
       ['fr', `${B}/fr/install`],
       ['x-default', `${B}/install`],
@@ -47,7 +31,7 @@ describe('hreflang alternates in the page head', () => {
     // The same set from the French page.
     const fr = await get(`${s.base}/fr/install`);
     expect(fr.status).toBe(200);
-    expect(alternates(fr.text)).toEqual(alternates(page.text));
+    expect(headAlternates(fr.text)).toEqual(headAlternates(page.text));
   });
 
   it("leaves out a variant without the page (no fallback to the variant's home)", async () => {
@@ -55,7 +39,7 @@ describe('hreflang alternates in the page head', () => {
     expect(page.status).toBe(200);
     // The switcher falls back to the French home; the head names no French page.
     expect(linksIn(page.text, '<details class="variant"', '</details>')).toContain(`${B}/fr`);
-    expect(alternates(page.text)).toEqual([
+    expect(headAlternates(page.text)).toEqual([
       ['en', `${B}/only-in-english`],
       ['x-default', `${B}/only-in-english`],
     ]);
@@ -63,16 +47,16 @@ describe('hreflang alternates in the page head', () => {
 
   it('leaves out a variant a condition hides from this reader, and shows it to readers who meet it', async () => {
     expect((await get(`${s.base}/de/install`)).status).toBe(404);
-    expect(alternates((await get(`${s.base}/install`)).text).map(([l]) => l)).not.toContain('de');
+    expect(headAlternates((await get(`${s.base}/install`)).text).map(([l]) => l)).not.toContain('de');
     const withClaim = await get(beta(`${s.base}/install`));
     expect(withClaim.status).toBe(200);
-    expect(alternates(withClaim.text)).toEqual([
+    expect(headAlternates(withClaim.text)).toEqual([
       ['en', `${B}/install`],
       ['fr', `${B}/fr/install`],
       ['de', `${B}/de/install`],
       ['x-default', `${B}/install`],
     ]);
-    expect(alternates((await get(beta(`${s.base}/only-in-english`))).text)).toEqual([
+    expect(headAlternates((await get(beta(`${s.base}/only-in-english`))).text)).toEqual([
       ['en', `${B}/only-in-english`],
       ['de', `${B}/de/only-in-english`],
       ['x-default', `${B}/only-in-english`],
@@ -82,22 +66,22 @@ describe('hreflang alternates in the page head', () => {
   it('names no hidden variant, and a page of a hidden variant or of a section without languages has none', async () => {
     const hidden = await get(`${s.base}/pt-br/install`);
     expect(hidden.status).toBe(200);
-    expect(alternates(hidden.text)).toEqual([]);
-    expect(alternates((await get(`${s.base}/install`)).text).map(([l]) => l)).not.toContain('pt-BR');
+    expect(headAlternates(hidden.text)).toEqual([]);
+    expect(headAlternates((await get(`${s.base}/install`)).text).map(([l]) => l)).not.toContain('pt-BR');
     const api = await get(`${s.base}/api/reference`);
     expect(api.status).toBe(200);
-    expect(alternates(api.text)).toEqual([]);
+    expect(headAlternates(api.text)).toEqual([]);
   });
 
   it("a variant's home page names the other variants' homes, as its canonical URL has it", async () => {
     const home = await get(`${s.base}/`);
     expect(home.text).toContain(`<link rel="canonical" href="${B}/">`);
-    expect(alternates(home.text)).toEqual([
+    expect(headAlternates(home.text)).toEqual([
       ['en', `${B}/`],
       ['fr', `${B}/fr`],
       ['x-default', `${B}/`],
     ]);
-    expect(alternates((await get(`${s.base}/fr`)).text)).toEqual(alternates(home.text));
+    expect(headAlternates((await get(`${s.base}/fr`)).text)).toEqual(headAlternates(home.text));
   });
 });
 
@@ -187,7 +171,7 @@ describe('after the site or a space changes', () => {
     expect(patched.status, patched.text).toBe(200);
     const after = await get(`${s.base}/install`);
     expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
-    expect(alternates(after.text)).toEqual([
+    expect(headAlternates(after.text)).toEqual([
       ['en', `${B}/install`],
       ['es', `${B}/fr/install`],
       ['x-default', `${B}/install`],
@@ -202,7 +186,7 @@ describe('after the site or a space changes', () => {
     expect(r.status, r.text).toBe(200);
     const viaPath = await get(`${s.base}/install`);
     expect(viaPath.text).toContain(`<link rel="canonical" href="${host}/install">`);
-    expect(alternates(viaPath.text)).toEqual([
+    expect(headAlternates(viaPath.text)).toEqual([
       ['en', `${host}/install`],
       ['es', `${host}/fr/install`],
       ['x-default', `${host}/install`],

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app.js';
 import { editContent } from '../../helpers/content.js';
-import { langSite, type LangSite } from './lang-site.js';
+import { headAlternates, langSite, sitemapEntries, type LangSite } from './lang-site.js';
 
 const { t } = useTestApp();
 
@@ -19,20 +19,6 @@ beforeAll(async () => {
 const get = (path: string) => t.api('GET', path, { headers: { accept: 'text/html' } });
 
 const canonicalOf = (html: string) => /<link rel="canonical" href="([^"]+)">/.exec(html)?.[1];
-
-function alternates(html: string): [string, string][] {
-  const head = html.slice(0, html.indexOf('</head>'));
-  return [...head.matchAll(/<link rel="alternate" hreflang="([^"]+)" href="([^"]+)">/g)].map((m) => [m[1], m[2]]);
-}
-
-function sitemapEntries(xml: string): Map<string, [string, string][]> {
-  return new Map(
-    [...xml.matchAll(/<url><loc>([^<]+)<\/loc>(.*?)<\/url>/g)].map((m) => [
-      m[1],
-      [...m[2].matchAll(/<xhtml:link rel="alternate" hreflang="([^"]+)" href="([^"]+)"\/>/g)].map((x) => [x[1], x[2]] as [string, string]),
-    ]),
-  );
-}
 
 /** The variant switcher's entries: [title, href]. */
 function switcher(html: string): [string, string][] {
@@ -62,8 +48,8 @@ describe('one URL per page', () => {
       ['fr', `${B}/fr`],
       ['x-default', `${B}/`],
     ];
-    expect(alternates((await get(`${s.base}/fr/getting-started`)).text)).toEqual(home);
-    expect(alternates((await get(`${s.base}/getting-started`)).text)).toEqual(home);
+    expect(headAlternates((await get(`${s.base}/fr/getting-started`)).text)).toEqual(home);
+    expect(headAlternates((await get(`${s.base}/getting-started`)).text)).toEqual(home);
   });
 
   it('lists in sitemap.xml each page at its canonical URL, with the alternates its head carries', async () => {
@@ -86,14 +72,14 @@ describe('one URL per page', () => {
       d.movePage(install, null, 0);
     });
     expect(canonicalOf((await get(`${s.base}/fr/install`)).text)).toBe(`${B}/fr`);
-    expect(alternates((await get(`${s.base}/install`)).text)).toEqual([
+    expect(headAlternates((await get(`${s.base}/install`)).text)).toEqual([
       ['en', `${B}/install`],
       ['fr', `${B}/fr`],
       ['x-default', `${B}/install`],
     ]);
     const frStart = await get(`${s.base}/fr/getting-started`);
     expect(canonicalOf(frStart.text)).toBe(`${B}/fr/getting-started`);
-    expect(alternates(frStart.text)).toEqual([
+    expect(headAlternates(frStart.text)).toEqual([
       ['en', `${B}/`],
       ['fr', `${B}/fr/getting-started`],
       ['x-default', `${B}/`],
@@ -110,7 +96,7 @@ async function expectHeadsAgree(entries: Map<string, [string, string][]>) {
     const page = await get(loc.slice(t.baseUrl.length));
     expect(page.status, loc).toBe(200);
     expect(canonicalOf(page.text), loc).toBe(loc);
-    expect(alternates(page.text), loc).toEqual(alts);
+    expect(headAlternates(page.text), loc).toEqual(alts);
   }
 }
 

@@ -84,3 +84,19 @@ export async function langSite(t: TestApp, o: Org): Promise<LangSite> {
   await call(t, o, 'POST', `/sites/${site.id}/publish`);
   return { o, siteId: site.id, base: `/site/${site.id}`, groupId: group.id, spaces: { en, fr } };
 }
+
+/** Every hreflang alternate of a page head, in order: [hreflang, href]. */
+export function headAlternates(html: string): [string, string][] {
+  const head = html.slice(0, html.indexOf('</head>'));
+  return [...head.matchAll(/<link rel="alternate" hreflang="([^"]+)" href="([^"]+)">/g)].map((m) => [m[1], m[2].replace(/&amp;/g, '&')]);
+}
+
+/** The `<url>` entries of a sitemap: loc → its xhtml:link alternates. */
+export function sitemapEntries(xml: string): Map<string, [string, string][]> {
+  return new Map(
+    [...xml.matchAll(/<url><loc>([^<]+)<\/loc>(.*?)<\/url>/g)].map((m) => [
+      m[1],
+      [...m[2].matchAll(/<xhtml:link rel="alternate" hreflang="([^"]+)" href="([^"]+)"\/>/g)].map((x) => [x[1], x[2]] as [string, string]),
+    ]),
+  );
+}
