@@ -20,6 +20,7 @@ import { newId } from '../../util/ids.js';
 import { conditionError } from '../../sites/conditions.js';
 import { sectionsOf, type DocsYamlConfig, type DocsYamlExternalLink, type DocsYamlNode } from '../../git/format/docs-yaml.js';
 import { diff, localizedOrNull, write, type Tx } from './site-tx.js';
+import { httpUrlError } from '../../util/uri.js';
 
 interface Wanted {
   node: DocsYamlExternalLink;
@@ -44,13 +45,8 @@ function linksOf(config: DocsYamlConfig, groupId: Map<string, string>): Wanted[]
 function checkLink(n: DocsYamlExternalLink) {
   const error = n.condition ? conditionError(n.condition) : null;
   if (error) throw invalid(`docs.yaml: "${n.key}": condition: ${error}`);
-  let protocol = '';
-  try {
-    protocol = new URL(n.url).protocol;
-  } catch {
-    // refused below
-  }
-  if (protocol !== 'http:' && protocol !== 'https:') throw invalid(`docs.yaml: "${n.key}": url: only absolute http and https URLs`);
+  const urlError = httpUrlError(n.url);
+  if (urlError) throw invalid(`docs.yaml: "${n.key}": url: ${urlError}`);
 }
 
 /**

@@ -17,6 +17,7 @@ import { newId } from '../../util/ids.js';
 import { toSiteExternalLink } from '../../presenters/site-settings.js';
 import { evaluateCondition, type ConditionContext } from '../../sites/conditions.js';
 import { checkCondition } from './sections.js';
+import { httpUrlError } from '../../util/uri.js';
 
 export const MAX_LINKS = 50;
 
@@ -33,14 +34,8 @@ export interface ExternalLinkInput {
 }
 
 function checkUrl(url: string | undefined) {
-  if (url === undefined) return;
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw invalid('Invalid request: body.url: not an absolute URL');
-  }
-  if (!/^https?:$/.test(u.protocol)) throw invalid('Invalid request: body.url: only http and https URLs');
+  const error = url === undefined ? null : httpUrlError(url);
+  if (error) throw invalid(`Invalid request: body.url: ${error}`);
 }
 
 async function checkParent(db: Queryable, siteId: string, parent: string | null | undefined) {

@@ -28,6 +28,7 @@ import { loadTree, sectionsInOrder, type SiteTree } from './structure.js';
 import { snapshotOf } from './reader.js';
 import type { Snapshot, TreePage } from '../../content/snapshot.js';
 import type { ConditionContext } from '../../sites/conditions.js';
+import { httpUrlError } from '../../util/uri.js';
 
 export const MAX_REDIRECTS = 5000;
 export const MAX_BULK = 500;
@@ -122,13 +123,8 @@ function findPageByPath(snapshot: Snapshot, path: string): TreePage | undefined 
 /** A destination checked against the site (400 naming what is wrong); `path` ones become pages. */
 async function checkDestination(app: AppContext, v: SiteView, d: InputDestination, where: string): Promise<Destination> {
   if (d.kind === 'external') {
-    let url: URL;
-    try {
-      url = new URL(d.url);
-    } catch {
-      throw invalid(`Invalid request: ${where}.url: not an absolute URL`);
-    }
-    if (!/^https?:$/.test(url.protocol)) throw invalid(`Invalid request: ${where}.url: only http and https URLs`);
+    const error = httpUrlError(d.url);
+    if (error) throw invalid(`Invalid request: ${where}.url: ${error}`);
     return { kind: 'external', url: d.url };
   }
   if (d.kind === 'path') {
