@@ -8,7 +8,7 @@ import type { Reply } from '../http/route.js';
 import { notFound } from '../core/errors.js';
 import { siteRedirectFor, spaceRedirectFor } from '../services/sites/redirects.js';
 import { openFontFile, siteCustomFonts } from '../services/sites/fonts.js';
-import { readerStructure, readingOrder, snapshotOf, type ServedSite } from '../services/sites/reader.js';
+import { firstReadable, readerStructure, readingOrder, snapshotOf, type ServedSite } from '../services/sites/reader.js';
 import { readerPages } from '../services/sites/reader-lists.js';
 import type { Snapshot } from '../content/snapshot.js';
 import { alternateVariants, hreflangAlternates, hreflangOf, type Alternate } from '../sites/alternates.js';
@@ -100,7 +100,7 @@ export async function sitemapXml(app: AppContext, site: ServedSite, ctx: Conditi
   const firstPaths = new Map<string, string>();
   for (const section of sections)
     for (const ss of variantsOf(visible, section).filter((x) => !x.hidden)) {
-      const first = readingOrder(await snapshotOf(app, spaces.get(ss.space_id)!))[0];
+      const first = firstReadable(await snapshotOf(app, spaces.get(ss.space_id)!));
       if (!first) continue;
       firstPaths.set(ss.id, first.path);
       homes.set(`${site.base}/${sitePath(visible, section, ss, first.path)}`, `${site.base}/${sitePath(visible, section, ss, '')}`);

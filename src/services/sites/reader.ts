@@ -554,8 +554,8 @@ async function pageAlternates(app: AppContext, loc: ReaderLocation): Promise<Alt
   });
 }
 
-/** The first page of a revision in reading order (its home), without walking the rest. */
-function firstReadable(snapshot: Snapshot): TreePage | undefined {
+/** `readingOrder(snapshot)[0]` (a revision's home), without walking the rest. */
+export function firstReadable(snapshot: Snapshot): TreePage | undefined {
   const walk = (list: TreePage[]): TreePage | undefined => {
     for (const p of list) {
       if (p.node.hidden) continue;
